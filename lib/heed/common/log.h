@@ -1,0 +1,26 @@
+// Logging set-up. Library .cpp files call spdlog directly; no header includes spdlog.
+#pragma once
+
+#include <string>
+
+namespace heed {
+
+enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
+
+struct LogConfig {
+  std::string name = "heed";       // logger name, shown as [name]
+  LogLevel level = LogLevel::kWarn;  // filters default to warn, train and bench to info
+  std::string file;                // optional extra log file
+};
+
+// Creates the process logger: stderr (colour only on a terminal) plus an optional file.
+void init_logging(const LogConfig& config);
+
+// "trace|debug|info|warn|error|off" → LogLevel; throws ConfigError otherwise.
+LogLevel parse_log_level(const std::string& name);
+std::string to_string(LogLevel level);
+
+// Level raised (verbose > 0) or lowered (verbose < 0) by that many steps, clamped.
+LogLevel shift_log_level(LogLevel level, int steps);
+
+}  // namespace heed

@@ -1,0 +1,39 @@
+// Reads text lines from a file or stdin ("-"), counting them for error messages.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+namespace heed::io {
+
+class LineReader {
+ public:
+  // Opens path ("-" = stdin). Throws FileError if it cannot be opened.
+  explicit LineReader(const std::string& path);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // Next line without its "\n" (and without one "\r" before it). False at end of input.
+  // A final line without "\n" still counts. Throws FileError on a read error.
+  bool next(std::string& line);
+
+  // 1-based number of the line last returned by next().
+  long long line_number() const { return line_number_; }
+  const std::string& path() const { return path_; }
+  // The name to show in messages: the path, or "<stdin>".
+  std::string display_name() const;
+
+ private:
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  bool owns_file_ = false;
+  char* buffer_ = nullptr;
+  size_t capacity_ = 0;
+  long long line_number_ = 0;
+};
+
+// Number of lines in a file (as next() would count them).
+long long count_lines(const std::string& path);
+
+}  // namespace heed::io

@@ -1,0 +1,143 @@
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "heed/common/error.h"
+#include "heed/io/line_reader.h"
+#include "heed/io/line_writer.h"
+#include "heed/io/stream_pipeline.h"
+#include "support/temp_dir.h"
+
+using namespace heed;
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+}  // namespace
+
+TEST_CASE("line_reader: CRLF, NUL bytes, missing final newline, empty lines", "[io][fast]") {
+  test::TempDir dir;
+  std::string path = dir.path("in.txt");
+  spit(path, std::string("a\r\n\nb\0c\nlast", 12));
+  io::LineReader reader(path);
+  std::string line;
+  REQUIRE(reader.next(line));
+  CHECK(line == "a");
+  REQUIRE(reader.next(line));
+  CHECK(line.empty());
+  REQUIRE(reader.next(line));
+  CHECK(line == std::string("b\0c", 3));
+  REQUIRE(reader.next(line));
+  CHECK(line == "last");
+  CHECK(reader.line_number() == 4);
+  CHECK_FALSE(reader.next(line));
+  CHECK(io::count_lines(path) == 4);
+}
+
+TEST_CASE("line_reader: a missing file is a FileError naming it", "[io][fast]") {
+  try {
+    io::LineReader reader("/nonexistent/heed.txt");
+    FAIL("no exception");
+  } catch (const FileError& e) {
+    CHECK(std::string(e.what()).find("/nonexistent/heed.txt") != std::string::npos);
+  }
+}
+
+TEST_CASE("line_writer: commit renames atomically; no commit leaves nothing", "[io][fast]") {
+  test::TempDir dir;
+  std::string path = dir.path("out.txt");
+  spit(path, "old\n");
+  {
+    io::LineWriter writer(path);
+    writer.write_line("new");
+    CHECK(slurp(path) == "old\n");  // the target is untouched until commit
+  }
+  CHECK(slurp(path) == "old\n");
+  CHECK(dir.entries() == 1);  // the temporary file is gone
+  {
+    io::LineWriter writer(path);
+    writer.write_line("new");
+    writer.commit();
+  }
+  CHECK(slurp(path) == "new\n");
+  CHECK(dir.entries() == 1);
+}
+
+TEST_CASE("line_writer: unwritable directory and full disk are WriteErrors", "[io][fast]") {
+  CHECK_THROWS_AS(io::LineWriter("/nonexistent-dir/x.txt"), WriteError);
+  CHECK_THROWS_AS(io::check_writable("/nonexistent-dir/x.txt"), WriteError);
+  if (access("/dev/full", W_OK) == 0) {
+    // /dev/full fails every write with ENOSPC: write to it through a stdout-like writer.
+    std::FILE* saved = stdout;
+    std::FILE* full = std::fopen("/dev/full", "w");
+    REQUIRE(full);
+    stdout = full;
+    bool threw = false;
+    try {
+      io::LineWriter writer("-");
+      writer.write_line("x");
+      writer.flush();
+    } catch (const WriteError& e) {
+      threw = std::string(e.what()).find("No space left") != std::string::npos;
+    }
+    stdout = saved;
+    std::fclose(full);
+    CHECK(threw);
+  }
+}
+
+TEST_CASE("stream_pipeline: order preserved with several threads", "[io][fast]") {
+  test::TempDir dir;
+  std::string in = dir.path("in.txt"), out = dir.path("out.txt");
+  std::string text;
+  for (int i = 1; i <= 1000; ++i) text += std::to_string(i) + "\n";
+  spit(in, text);
+  io::LineReader reader(in);
+  io::LineWriter writer(out);
+  io::PipelineOptions options;
+  options.threads = 3;
+  options.batch_lines = 64;
+  long long n = io::process_lines(reader, writer, options,
+                                  [](std::string_view line, long long number, std::string& o) {
+                                    o = std::string(line) + "=" + std::to_string(number);
+                                  });
+  writer.commit();
+  CHECK(n == 1000);
+  std::string expected;
+  for (int i = 1; i <= 1000; ++i) expected += std::to_string(i) + "=" + std::to_string(i) + "\n";
+  CHECK(slurp(out) == expected);
+}
+
+TEST_CASE("stream_pipeline: the earliest error wins, earlier lines are written", "[io][fast]") {
+  test::TempDir dir;
+  std::string in = dir.path("in.txt"), out = dir.path("out.txt");
+  spit(in, "1\n2\nbad\n4\nbad\n");
+  io::LineReader reader(in);
+  io::LineWriter writer(out);
+  io::PipelineOptions options;
+  options.threads = 2;
+  try {
+    io::process_lines(reader, writer, options,
+                      [](std::string_view line, long long number, std::string& o) {
+                        if (line == "bad") throw DataError(at_line("in", number, "bad line"));
+                        o = line;
+                      });
+    FAIL("no exception");
+  } catch (const DataError& e) {
+    CHECK(std::string(e.what()) == "in:3: bad line");
+  }
+  writer.commit();
+  CHECK(slurp(out) == "1\n2\n");
+}

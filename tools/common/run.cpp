@@ -1,0 +1,50 @@
+#include "run.h"
+
+#include <boost/program_options/errors.hpp>
+#include <spdlog/spdlog.h>
+
+#include <clocale>
+#include <cstdio>
+#include <iostream>
+
+#include "heed/common/error.h"
+
+namespace heed::cli {
+namespace {
+
+int report(const std::string& tool, const std::string& what, int code) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "heed-%s: error: %s\n", tool.c_str(), what.c_str());
+  return code;
+}
+
+}  // namespace
+
+int run_tool(int argc, char** argv, const std::string& tool, const ToolMain& body) {
+  std::setlocale(LC_ALL, "C");
+  std::ios::sync_with_stdio(false);
+  try {
+    int code = body(argc, argv);
+    if (std::fflush(stdout) != 0) {
+      if (errno == EPIPE) return 0;
+      return report(tool, "cannot write '<stdout>': " + errno_message(errno),
+                    static_cast<int>(ExitCode::kIoError));
+    }
+    return code;
+  } catch (const BrokenPipe&) {
+    return 0;
+  } catch (const Interrupted& e) {
+    spdlog::warn("{}", e.what());
+    std::fflush(stdout);
+    return exit_code_for(e);
+  } catch (const boost::program_options::error& e) {
+    return report(tool, std::string(e.what()) + " (see heed-" + tool + " --help)",
+                  static_cast<int>(ExitCode::kUsage));
+  } catch (const std::exception& e) {
+    return report(tool, e.what(), exit_code_for(e));
+  } catch (...) {
+    return report(tool, "unknown error", static_cast<int>(ExitCode::kSoftware));
+  }
+}
+
+}  // namespace heed::cli
