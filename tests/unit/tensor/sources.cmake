@@ -1,0 +1,2 @@
+list(APPEND HEED_TEST_SOURCES
+)
