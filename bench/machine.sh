@@ -1,0 +1,25 @@
+# Prints the machine a benchmark ran on (sourced by the bench scripts; output on stdout as
+# "# key: value" comment lines so that TSV readers skip it).
+heed_machine_report() {
+  local cpu
+  cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+  echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "# cpu: ${cpu:-unknown} ($(nproc) cores visible)"
+  echo "# cpu flags: $(grep -m1 '^flags' /proc/cpuinfo | grep -oE 'avx512_bf16|amx_bf16|avx512f|avx2' | sort -u | tr '\n' ' ')"
+  echo "# memory: $(free -g | awk '/Mem:/ {print $2}') GiB"
+  echo "# kernel: $(uname -r)"
+}
+
+# median of the numbers given as arguments
+heed_median() {
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# seconds taken by a command (its output discarded unless redirected inside)
+heed_time() {
+  local start end
+  start=$(date +%s.%N)
+  "$@" > /dev/null
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc -l
+}

@@ -1,0 +1,31 @@
+# Shared by demo.sh and test.sh: install what is missing (Debian 12), then build heed.
+# Sourced, not run. Works from any directory and when re-run.
+set -euo pipefail
+HEED_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+HEED_BUILD=${HEED_BUILD:-$HEED_ROOT/build}
+HEED_BIN=$HEED_BUILD/bin
+
+heed_log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# Installs the Debian packages in "$@" that are not installed yet.
+heed_install() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  heed_log "installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+HEED_BUILD_PACKAGES=(cmake make g++ libdnnl-dev ocl-icd-opencl-dev libboost-program-options-dev
+                     libicu-dev catch2 libspdlog-dev)
+
+heed_build() {
+  heed_log "building heed in $HEED_BUILD"
+  cmake -S "$HEED_ROOT" -B "$HEED_BUILD" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  cmake --build "$HEED_BUILD" -j "$(nproc)"
+}

@@ -1,0 +1,44 @@
+# Helpers for the CLI contract tests. Source it; call finish at the end.
+set -u
+BIN=${1:?usage: <test>.sh BIN_DIR DATA_DIR}
+DATA=${2:-}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+PASSED=0
+FAILED=0
+
+ok() { PASSED=$((PASSED + 1)); }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*" >&2; }
+
+# expect_exit CODE NAME -- COMMAND...: runs COMMAND with stdout/stderr in $TMP/out, $TMP/err.
+expect_exit() {
+  local want=$1 name=$2; shift 3
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  local got=$?
+  if [ "$got" = "$want" ]; then ok; else fail "$name: exit $got, expected $want; stderr: $(head -c 300 "$TMP/err")"; fi
+}
+
+# expect_error_line TOOL NAME PATTERN: stderr is one line "heed-TOOL: error: ..." matching PATTERN.
+expect_error_line() {
+  local tool=$1 name=$2 pattern=$3
+  local lines
+  lines=$(wc -l < "$TMP/err")
+  if [ "$lines" = 1 ] && grep -q "^heed-$tool: error: " "$TMP/err" && grep -qE -- "$pattern" "$TMP/err"; then
+    ok
+  else
+    fail "$name: stderr is not one error line matching '$pattern': $(head -c 300 "$TMP/err")"
+  fi
+}
+
+expect_same() { # NAME FILE1 FILE2
+  if cmp -s "$2" "$3"; then ok; else fail "$1: $2 and $3 differ"; diff <(head -c 2000 "$2") <(head -c 2000 "$3") | head -10 >&2; fi
+}
+
+expect_eq() { # NAME GOT WANT
+  if [ "$2" = "$3" ]; then ok; else fail "$1: got '$2', expected '$3'"; fi
+}
+
+finish() {
+  echo "$PASSED passed, $FAILED failed"
+  [ "$FAILED" = 0 ]
+}

@@ -1,0 +1,223 @@
+#!/usr/bin/python3
+"""Independent PyTorch implementation of heed's encoder-decoder (docs/attention.md).
+
+Run with Debian's interpreter, /usr/bin/python3, which has python3-torch and python3-numpy.
+
+  reference_model.py MODEL BATCH HEED_RESULT [--loss-rtol 1e-5] [--grad-rtol 1e-4]
+
+MODEL is a heed model file (safetensors), BATCH a safetensors file with the int32 tensors
+src [N,S], src_len [N], tgt_in [N,T], tgt_out [N,T], tgt_len [N], and HEED_RESULT a safetensors
+file with heed's 'loss' [1] and one 'grad/<parameter name>' per parameter. The script rebuilds
+the model from the config stored in MODEL's metadata, computes the loss and the gradients with
+PyTorch autograd in float64, and compares. It prints one line per parameter and a summary line,
+and exits 1 if any tolerance is exceeded.
+
+The implementation deliberately uses PyTorch's own modules (packed bidirectional nn.LSTM/nn.GRU
+for the encoder, nn.LSTMCell/nn.GRUCell for the decoder) so that it shares no code or layout
+decisions with heed's oneDNN implementation.
+"""
+import argparse
+import json
+import math
+import struct
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+DTYPES = {"F32": np.float32, "F64": np.float64, "I32": np.int32, "I64": np.int64,
+          "BF16": np.uint16, "U8": np.uint8}
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (header_len,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + header_len])
+    meta = header.pop("__metadata__", {})
+    base = 8 + header_len
+    tensors = {}
+    for name, info in header.items():
+        begin, end = info["data_offsets"]
+        arr = np.frombuffer(data[base + begin:base + end], dtype=DTYPES[info["dtype"]])
+        tensors[name] = arr.reshape(info["shape"]).copy()
+    return tensors, meta
+
+
+class Model(torch.nn.Module):
+    def __init__(self, cfg, weights):
+        super().__init__()
+        self.cfg = cfg
+        self.p = torch.nn.ParameterDict()
+        for name, value in weights.items():
+            self.p[name.replace("/", "__")] = torch.nn.Parameter(
+                torch.tensor(value, dtype=torch.float64))
+        self.cell = cfg["cell"]
+        H = cfg["hidden"]
+        self.bi = cfg["bidirectional"]
+        self.enc_layers = cfg["encoder_layers"]
+        self.dec_layers = cfg["decoder_layers"]
+        hd = H // 2 if self.bi else H
+        rnn_cls = torch.nn.LSTM if self.cell == "lstm" else torch.nn.GRU
+        # One module per encoder layer, both directions, packed: exact for variable lengths.
+        self.enc = torch.nn.ModuleList()
+        for layer in range(self.enc_layers):
+            in_size = cfg["embed"] if layer == 0 else H
+            rnn = rnn_cls(in_size, hd, batch_first=True, bidirectional=self.bi).double()
+            dirs = [("fwd", "")] + ([("bwd", "_reverse")] if self.bi else [])
+            for d, suffix in dirs:
+                for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                    setattr(rnn, f"{kind}_l0{suffix}",
+                            self.param(f"encoder/rnn_{layer}/{d}/{kind}"))
+            self.enc.append(rnn)
+        cell_cls = torch.nn.LSTMCell if self.cell == "lstm" else torch.nn.GRUCell
+        self.dec = torch.nn.ModuleList()
+        for layer in range(self.dec_layers):
+            w = self.param(f"decoder/rnn_{layer}/weight_ih")
+            cell = cell_cls(w.shape[1], H).double()
+            for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                setattr(cell, kind, self.param(f"decoder/rnn_{layer}/{kind}"))
+            self.dec.append(cell)
+
+    def param(self, name):
+        return self.p[name.replace("/", "__")]
+
+    def has(self, name):
+        return name.replace("/", "__") in self.p
+
+    def encode(self, src, src_len):
+        x = F.embedding(src, self.param("encoder/embedding/weight"))
+        finals = None
+        for rnn in self.enc:
+            packed = pack_padded_sequence(x, src_len, batch_first=True, enforce_sorted=False)
+            out, state = rnn(packed)
+            x, _ = pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])
+            h_n = state[0] if self.cell == "lstm" else state
+            finals = torch.cat([h_n[0], h_n[1]], dim=-1) if self.bi else h_n[0]
+        return x, finals  # [N,S,K], [N,K]
+
+    def attention(self, q, keys, keys_pre, mask):
+        kind = self.cfg["attention"]
+        if kind == "none":
+            return q.new_zeros(q.shape[0], 0)
+        if kind in ("dot", "scaled-dot"):
+            e = torch.einsum("nk,nsk->ns", q, keys)
+            if kind == "scaled-dot":
+                e = e / math.sqrt(keys.shape[-1])
+        elif kind == "general":
+            e = torch.einsum("nk,nsk->ns", q, keys_pre)
+        elif kind in ("additive", "mlp"):
+            wq = q @ self.param("decoder/attention/w_query").T
+            t = torch.tanh(keys_pre + wq[:, None, :])
+            e = t @ self.param("decoder/attention/v")
+        else:
+            raise SystemExit(f"reference has no attention '{kind}'")
+        e = e.masked_fill(~mask, -1e9)
+        a = torch.softmax(e, dim=-1)
+        return torch.einsum("ns,nsk->nk", a, keys)
+
+    def precompute_keys(self, keys):
+        kind = self.cfg["attention"]
+        if kind == "general":
+            return keys @ self.param("decoder/attention/weight").T  # row q^T W h = (W h)·q
+        if kind in ("additive", "mlp"):
+            return keys @ self.param("decoder/attention/w_key").T + self.param("decoder/attention/bias")
+        return None
+
+    def initial_state(self, finals, n):
+        H = self.cfg["hidden"]
+        states = []
+        for layer in range(self.dec_layers):
+            if self.cfg["bridge"] == "dense":
+                w = self.param("bridge/weight")[layer * H:(layer + 1) * H]
+                b = self.param("bridge/bias")[layer * H:(layer + 1) * H]
+                h = torch.tanh(finals @ w.T + b)
+            else:
+                h = finals.new_zeros(n, H)
+            states.append((h, torch.zeros_like(h)) if self.cell == "lstm" else h)
+        return states
+
+    def step_rnn(self, x, states):
+        new = []
+        for layer, cell in enumerate(self.dec):
+            s = cell(x, states[layer])
+            new.append(s)
+            x = s[0] if self.cell == "lstm" else s
+        return x, new
+
+    def loss(self, src, src_len, tgt_in, tgt_out, tgt_len):
+        cfg = self.cfg
+        keys, finals = self.encode(src, src_len)
+        n, S = src.shape
+        mask = torch.arange(S)[None, :] < src_len[:, None]
+        keys_pre = self.precompute_keys(keys)
+        states = self.initial_state(finals, n)
+        emb = F.embedding(tgt_in, self.param("decoder/embedding/weight"))
+        H = cfg["hidden"]
+        feed = emb.new_zeros(n, H)
+        outs = []
+        for t in range(tgt_in.shape[1]):
+            if cfg["decoder"] == "luong":
+                x = torch.cat([emb[:, t], feed], -1) if cfg["input_feeding"] else emb[:, t]
+                h, states = self.step_rnn(x, states)
+                c = self.attention(h, keys, keys_pre, mask)
+                o = torch.tanh(torch.cat([c, h], -1) @ self.param("decoder/attn_out/weight").T)
+                feed = o
+            else:
+                top = states[-1][0] if self.cell == "lstm" else states[-1]
+                c = self.attention(top, keys, keys_pre, mask)
+                o, states = self.step_rnn(torch.cat([emb[:, t], c], -1), states)
+            outs.append(o)
+        o = torch.stack(outs, 1)
+        logits = o @ self.param("decoder/output/weight").T + self.param("decoder/output/bias")
+        tmask = torch.arange(tgt_in.shape[1])[None, :] < tgt_len[:, None]
+        ce = F.cross_entropy(logits[tmask], tgt_out[tmask].long(),
+                             label_smoothing=cfg.get("label_smoothing", 0.0))
+        return ce
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model")
+    ap.add_argument("batch")
+    ap.add_argument("heed_result")
+    ap.add_argument("--loss-rtol", type=float, default=1e-5)
+    ap.add_argument("--grad-rtol", type=float, default=1e-4)
+    ap.add_argument("--grad-atol", type=float, default=1e-6,
+                    help="absolute floor of the relative error's denominator")
+    args = ap.parse_args()
+
+    weights, meta = read_safetensors(args.model)
+    cfg = json.loads(meta["config"])
+    batch, _ = read_safetensors(args.batch)
+    heed, _ = read_safetensors(args.heed_result)
+    torch.set_grad_enabled(True)
+    model = Model(cfg, weights)
+    b = {k: torch.tensor(v.astype(np.int64)) for k, v in batch.items()}
+    loss = model.loss(b["src"], b["src_len"], b["tgt_in"], b["tgt_out"], b["tgt_len"])
+    loss.backward()
+
+    ok = True
+    heed_loss = float(heed["loss"].reshape(-1)[0])
+    rel = abs(heed_loss - loss.item()) / max(abs(loss.item()), 1e-12)
+    ok &= rel <= args.loss_rtol
+    print(f"loss\theed={heed_loss:.8g}\ttorch={loss.item():.8g}\trel={rel:.2e}")
+    worst = 0.0
+    for name in weights:
+        g_ref = model.param(name).grad
+        g_ref = np.zeros(weights[name].shape) if g_ref is None else g_ref.numpy()
+        g_heed = heed["grad/" + name].astype(np.float64)
+        scale = max(np.abs(g_ref).max(), args.grad_atol)
+        err = float(np.abs(g_heed - g_ref).max() / scale)
+        worst = max(worst, err)
+        flag = "" if err <= args.grad_rtol else "\tFAIL"
+        ok &= err <= args.grad_rtol
+        print(f"grad\t{name}\tmax_rel={err:.2e}{flag}")
+    print(f"summary\tloss_rel={rel:.2e}\tworst_grad_rel={worst:.2e}\t{'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+// heed-tokenize: tokenize / detokenize text, learn and apply BPE, count vocabularies.
+// A filter: stdin → stdout by default, one sentence per line, line count preserved.
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/options.h"
+#include "common/run.h"
+#include "heed/common/error.h"
+#include "heed/common/rng.h"
+#include "heed/common/timer.h"
+#include "heed/io/line_reader.h"
+#include "heed/io/line_writer.h"
+#include "heed/io/stream_pipeline.h"
+#include "heed/text/bpe.h"
+#include "heed/text/bpe_learner.h"
+#include "heed/text/tokenizer.h"
+#include "heed/text/unicode.h"
+#include "heed/text/vocab.h"
+
+namespace {
+
+using namespace heed;
+namespace po = boost::program_options;
+
+enum class Mode { kTokenize, kDetokenize, kLearnBpe, kVocab };
+enum class OnInvalid { kError, kReplace, kSkip };
+
+struct TokenizeCliConfig {
+  Mode mode = Mode::kTokenize;
+  std::vector<std::string> inputs{"-"};  // learn-bpe and vocab may read several files
+  std::string output = "-";
+  text::TokenizerOptions tokenizer;
+  std::string bpe_codes;          // apply these BPE codes while tokenizing
+  text::BpeOptions bpe;           // BPE-dropout
+  OnInvalid on_invalid = OnInvalid::kError;
+  text::BpeLearnOptions learn;    // learn-bpe
+  text::VocabCountOptions vocab;  // vocab
+  int threads = 1;
+  std::uint64_t seed = 1;
+};
+
+const char* kModes[] = {"tokenize", "detokenize", "learn-bpe", "vocab"};
+
+Mode take_mode(int& argc, char**& argv) {
+  if (argc > 1) {
+    std::string first = argv[1];
+    for (int m = 0; m < 4; ++m) {
+      if (first == kModes[m]) {
+        argv[1] = argv[0];
+        --argc;
+        ++argv;
+        return static_cast<Mode>(m);
+      }
+    }
+  }
+  return Mode::kTokenize;
+}
+
+// Parses options into cfg; returns false when the tool must exit 0 at once.
+bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
+  cfg.mode = take_mode(argc, argv);
+  const std::string mode_name = kModes[static_cast<int>(cfg.mode)];
+  cli::CommandLine cl({"tokenize",
+                       "[tokenize|detokenize|learn-bpe|vocab] [options] [-i IN] [-o OUT]",
+                       "Tokenizes text with ICU word boundaries and joiner marks so that "
+                       "'heed-tokenize detokenize' restores it exactly; learns and applies BPE "
+                       "(subword-nmt codes); counts vocabularies. Reads stdin and writes stdout "
+                       "unless -i/-o are given. Mode given: " + mode_name + ".",
+                       LogLevel::kWarn});
+  std::string tok_mode = "conservative", normalize = "nfc", on_invalid = "error";
+  const text::TokenizerOptions defaults;
+  cl.group("Input/output").add_options()
+      ("input,i", po::value(&cfg.inputs)->default_value(cfg.inputs, "-"),
+       "input file ('-' = stdin); learn-bpe and vocab accept several")
+      ("output,o", po::value(&cfg.output)->default_value(cfg.output),
+       "output file ('-' = stdout), written atomically")
+      ("on-invalid", po::value(&on_invalid)->default_value(on_invalid),
+       "invalid UTF-8: error (exit 65 naming file and line), replace (U+FFFD) or skip "
+       "(empty output line)");
+  cl.group("Tokenization").add_options()
+      ("mode", po::value(&tok_mode)->default_value(tok_mode),
+       "conservative (keeps 2,000 and soft-landing) or aggressive (splits them)")
+      ("normalize", po::value(&normalize)->default_value(normalize),
+       "Unicode normalization: nfc, nfkc or none")
+      ("lowercase", po::bool_switch(&cfg.tokenizer.lowercase), "lowercase every token (lossy)")
+      ("case-feature", po::bool_switch(&cfg.tokenizer.case_feature),
+       "lowercase tokens and mark their case so detokenize restores it")
+      ("bpe", po::value(&cfg.bpe_codes), "apply these BPE codes (subword-nmt format)")
+      ("bpe-dropout", po::value(&cfg.bpe.dropout)->default_value(cfg.bpe.dropout),
+       "BPE-dropout probability (0 = off), seeded by --seed and the line number");
+  cl.group("learn-bpe").add_options()
+      ("merges", po::value(&cfg.learn.merges)->default_value(cfg.learn.merges),
+       "number of merge operations to learn")
+      ("min-frequency", po::value(&cfg.learn.min_frequency)->default_value(cfg.learn.min_frequency),
+       "stop when the most frequent pair is rarer than this");
+  cl.group("vocab").add_options()
+      ("min-count", po::value(&cfg.vocab.min_count)->default_value(cfg.vocab.min_count),
+       "drop tokens seen fewer times")
+      ("max-size", po::value(&cfg.vocab.max_size)->default_value(cfg.vocab.max_size),
+       "keep at most this many tokens (0 = all)");
+  if (!cl.parse(argc, argv)) return false;
+
+  cli::check_choice("mode", tok_mode, {"conservative", "aggressive"});
+  cfg.tokenizer.mode = tok_mode == "aggressive" ? text::TokenizeMode::kAggressive
+                                                : text::TokenizeMode::kConservative;
+  cli::check_choice("normalize", normalize, {"nfc", "nfkc", "none"});
+  cfg.tokenizer.normalization = normalize == "nfkc"  ? text::Normalization::kNfkc
+                                : normalize == "nfc" ? text::Normalization::kNfc
+                                                     : text::Normalization::kNone;
+  cli::check_choice("on-invalid", on_invalid, {"error", "replace", "skip"});
+  cfg.on_invalid = on_invalid == "replace" ? OnInvalid::kReplace
+                   : on_invalid == "skip"  ? OnInvalid::kSkip
+                                           : OnInvalid::kError;
+  if (cfg.bpe.dropout < 0.0f || cfg.bpe.dropout >= 1.0f) {
+    throw ConfigError("--bpe-dropout must be in [0, 1)");
+  }
+  if (cfg.bpe.dropout > 0.0f && cfg.bpe_codes.empty()) {
+    throw ConfigError("--bpe-dropout needs --bpe CODES");
+  }
+  if (cfg.mode != Mode::kLearnBpe && cfg.mode != Mode::kVocab && cfg.inputs.size() != 1) {
+    throw ConfigError("--input: " + mode_name + " reads one input");
+  }
+  if (cfg.learn.merges <= 0) throw ConfigError("--merges must be positive");
+  cfg.tokenizer.validate();
+  cfg.threads = cl.threads();
+  cfg.seed = cl.common().seed;
+  io::check_writable(cfg.output);
+  return true;
+}
+
+// Checks (and per --on-invalid repairs) one line's UTF-8. Returns false to skip the line.
+bool check_utf8(std::string_view line, const std::string& file, long long number,
+                OnInvalid policy, std::string& repaired, std::atomic<long long>& invalid) {
+  auto bad = text::find_invalid_utf8(line);
+  if (!bad) return true;
+  ++invalid;
+  switch (policy) {
+    case OnInvalid::kError:
+      throw DataError(at_line(file, number,
+                              "invalid UTF-8 at byte " + std::to_string(*bad + 1) +
+                                  " (use --on-invalid replace or skip to go on)"));
+    case OnInvalid::kReplace:
+      repaired = text::replace_invalid_utf8(line);
+      return true;
+    case OnInvalid::kSkip:
+      spdlog::warn("[tokenize] {}", at_line(file, number, "invalid UTF-8, line left empty"));
+      return false;
+  }
+  return false;
+}
+
+int run_stream(const TokenizeCliConfig& cfg) {
+  std::shared_ptr<const text::Bpe> bpe;
+  if (!cfg.bpe_codes.empty()) {
+    bpe = std::make_shared<const text::Bpe>(text::BpeCodes::load(cfg.bpe_codes), cfg.bpe);
+  }
+  const text::Tokenizer tokenizer(cfg.tokenizer, bpe);
+  io::LineReader reader(cfg.inputs[0]);
+  io::LineWriter writer(cfg.output);
+  const std::string file = reader.display_name();
+  std::atomic<long long> invalid{0};
+  io::PipelineOptions pipeline;
+  pipeline.threads = cfg.threads;
+  const bool detok = cfg.mode == Mode::kDetokenize;
+  const bool dropout = bpe && cfg.bpe.dropout > 0.0f;
+
+  Timer timer;
+  long long lines = io::process_lines(
+      reader, writer, pipeline, [&](std::string_view line, long long number, std::string& out) {
+        std::string repaired;
+        if (!check_utf8(line, file, number, cfg.on_invalid, repaired, invalid)) return;
+        std::string_view text = repaired.empty() ? line : std::string_view(repaired);
+        if (detok) {
+          out = tokenizer.detokenize_line(text);
+        } else if (dropout) {
+          // One stream per line keeps the output independent of the thread count.
+          Rng rng = make_rng(cfg.seed, static_cast<std::uint64_t>(number));
+          out = tokenizer.tokenize_line(text, &rng);
+        } else {
+          out = tokenizer.tokenize_line(text);
+        }
+      });
+  writer.commit();
+  if (invalid > 0) spdlog::warn("[tokenize] {} line(s) with invalid UTF-8", invalid.load());
+  spdlog::info("[tokenize] lines={} seconds={:.2f}", lines, timer.seconds());
+  return 0;
+}
+
+int run_learn_bpe(const TokenizeCliConfig& cfg) {
+  text::WordCounts counts = text::count_words(cfg.inputs, cfg.threads);
+  spdlog::info("[learn-bpe] distinct words={}", counts.size());
+  Timer timer;
+  std::vector<text::BpeMerge> merges = text::learn_bpe(counts, cfg.learn);
+  spdlog::info("[learn-bpe] merges={} seconds={:.2f}", merges.size(), timer.seconds());
+  const text::BpeCodes codes(std::move(merges));
+  io::LineWriter writer(cfg.output);
+  writer.write(codes.to_string());
+  writer.commit();
+  return 0;
+}
+
+int run_vocab(const TokenizeCliConfig& cfg) {
+  text::WordCounts counts = text::count_tokens(cfg.inputs, cfg.threads);
+  io::LineWriter writer(cfg.output);
+  writer.write(text::format_counts(counts, cfg.vocab));
+  writer.commit();
+  return 0;
+}
+
+int tokenize_main(int argc, char** argv) {
+  TokenizeCliConfig cfg;
+  if (!parse_options(argc, argv, cfg)) return 0;
+  switch (cfg.mode) {
+    case Mode::kTokenize:
+    case Mode::kDetokenize: return run_stream(cfg);
+    case Mode::kLearnBpe: return run_learn_bpe(cfg);
+    case Mode::kVocab: return run_vocab(cfg);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return heed::cli::run_tool(argc, argv, "tokenize", tokenize_main); }
