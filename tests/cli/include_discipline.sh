@@ -14,6 +14,7 @@ violations() { # pattern, allowed-path regex, what
 violations 'dnnl|oneapi/' '^lib/heed/onednn/[^:]+\.cpp:' 'oneDNN'
 violations 'unicode/' '^lib/heed/text/unicode\.cpp:' 'ICU'
 violations 'boost/' '^$' 'Boost'
+violations 'nlohmann/' '^lib/heed/[^:]+\.cpp:' 'nlohmann/json (headers must not include it)'
 violations 'spdlog/' '^lib/heed/[^:]+\.cpp:' 'spdlog (headers must not include it)'
 if grep -rnE '#include *"' lib | grep -E '"\.\./|tools/' >/dev/null; then
   echo "lib/ must not include tools/ or use relative parent includes"; status=1

@@ -22,7 +22,7 @@ heed_install() {
 }
 
 HEED_BUILD_PACKAGES=(cmake make g++ libdnnl-dev ocl-icd-opencl-dev libboost-program-options-dev
-                     libicu-dev catch2 libspdlog-dev)
+                     libicu-dev catch2 libspdlog-dev nlohmann-json3-dev)
 
 heed_build() {
   heed_log "building heed in $HEED_BUILD"

@@ -1,0 +1,227 @@
+#include "heed/io/safetensors.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "heed/common/error.h"
+#include "heed/io/line_writer.h"
+
+namespace heed::io {
+namespace {
+
+using json = nlohmann::json;
+
+// Bound on the JSON header: far above any heed model, far below memory trouble.
+constexpr uint64_t kMaxHeaderBytes = 256ull << 20;
+
+struct TypeInfo {
+  StoredType type;
+  const char* name;
+  size_t size;
+};
+constexpr TypeInfo kTypes[] = {{StoredType::kF32, "F32", 4},
+                               {StoredType::kBF16, "BF16", 2},
+                               {StoredType::kI32, "I32", 4},
+                               {StoredType::kI64, "I64", 8}};
+
+[[noreturn]] void bad(const std::string& source, const std::string& what) {
+  throw FormatError("'" + source + "' is not a valid safetensors file: " + what);
+}
+
+}  // namespace
+
+const char* stored_type_name(StoredType type) { return kTypes[static_cast<int>(type)].name; }
+size_t stored_type_size(StoredType type) { return kTypes[static_cast<int>(type)].size; }
+
+int64_t StoredTensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<float> StoredTensor::as_f32() const {
+  if (type != StoredType::kF32) {
+    throw FormatError("tensor '" + name + "' is " + stored_type_name(type) + ", expected F32");
+  }
+  std::vector<float> out(static_cast<size_t>(numel()));
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+std::vector<int32_t> StoredTensor::as_i32() const {
+  if (type != StoredType::kI32) {
+    throw FormatError("tensor '" + name + "' is " + stored_type_name(type) + ", expected I32");
+  }
+  std::vector<int32_t> out(static_cast<size_t>(numel()));
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+void SafeTensors::add(StoredTensor tensor) {
+  if (has(tensor.name)) throw InternalError("duplicate tensor name '" + tensor.name + "'");
+  if (static_cast<size_t>(tensor.numel()) * stored_type_size(tensor.type) != tensor.bytes.size()) {
+    throw InternalError("tensor '" + tensor.name + "': byte size does not match its shape");
+  }
+  tensors_.push_back(std::move(tensor));
+}
+
+void SafeTensors::add_f32(const std::string& name, const std::vector<int64_t>& shape,
+                          const float* data) {
+  StoredTensor t{name, StoredType::kF32, shape, {}};
+  t.bytes.resize(static_cast<size_t>(t.numel()) * 4);
+  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), data, t.bytes.size());
+  add(std::move(t));
+}
+
+void SafeTensors::add_i32(const std::string& name, const std::vector<int64_t>& shape,
+                          const int32_t* data) {
+  StoredTensor t{name, StoredType::kI32, shape, {}};
+  t.bytes.resize(static_cast<size_t>(t.numel()) * 4);
+  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), data, t.bytes.size());
+  add(std::move(t));
+}
+
+bool SafeTensors::has(const std::string& name) const {
+  for (const auto& t : tensors_) {
+    if (t.name == name) return true;
+  }
+  return false;
+}
+
+const StoredTensor& SafeTensors::get(const std::string& name) const {
+  for (const auto& t : tensors_) {
+    if (t.name == name) return t;
+  }
+  throw FormatError("'" + source_ + "' has no tensor '" + name + "'");
+}
+
+const std::string& SafeTensors::metadata(const std::string& key) const {
+  auto it = metadata_.find(key);
+  if (it == metadata_.end()) {
+    throw FormatError("'" + source_ + "' has no metadata entry '" + key + "'");
+  }
+  return it->second;
+}
+
+std::string SafeTensors::serialize() const {
+  json header = json::object();
+  uint64_t offset = 0;
+  for (const auto& t : tensors_) {
+    header[t.name] = {{"dtype", stored_type_name(t.type)},
+                      {"shape", t.shape},
+                      {"data_offsets", {offset, offset + t.bytes.size()}}};
+    offset += t.bytes.size();
+  }
+  if (!metadata_.empty()) header["__metadata__"] = metadata_;
+  std::string text = header.dump();
+  // Pad with spaces so the data starts 8-byte aligned, as the format recommends.
+  while ((8 + text.size()) % 8 != 0) text.push_back(' ');
+  std::string out(8, '\0');
+  uint64_t n = text.size();
+  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+  out += text;
+  out.reserve(out.size() + offset);
+  for (const auto& t : tensors_) out.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
+  return out;
+}
+
+void SafeTensors::save(const std::string& path) const { write_file_atomically(path, serialize()); }
+
+SafeTensors SafeTensors::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileError("cannot open '" + path + "': " + errno_message(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw FileError("cannot read '" + path + "'");
+  return parse(buffer.str(), path);
+}
+
+SafeTensors SafeTensors::parse(const std::string& bytes, const std::string& name) {
+  if (bytes.size() < 8) bad(name, "only " + std::to_string(bytes.size()) + " bytes (truncated?)");
+  uint64_t header_len = 0;
+  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+  if (header_len == 0 || header_len > kMaxHeaderBytes || header_len > bytes.size() - 8) {
+    bad(name, "header length " + std::to_string(header_len) + " does not fit the file of " +
+                  std::to_string(bytes.size()) + " bytes (truncated or not a model file)");
+  }
+  json header;
+  try {
+    header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(header_len));
+  } catch (const json::exception&) {
+    bad(name, "the header is not JSON");
+  }
+  if (!header.is_object()) bad(name, "the header is not a JSON object");
+
+  SafeTensors out;
+  out.source_ = name;
+  const uint64_t data_size = bytes.size() - 8 - header_len;
+  const char* data = bytes.data() + 8 + header_len;
+  uint64_t used = 0;
+  try {
+    for (auto it = header.begin(); it != header.end(); ++it) {
+      if (it.key() == "__metadata__") {
+        for (auto m = it.value().begin(); m != it.value().end(); ++m) {
+          out.metadata_[m.key()] = m.value().get<std::string>();
+        }
+        continue;
+      }
+      const json& entry = it.value();
+      StoredTensor t;
+      t.name = it.key();
+      const std::string dtype = entry.at("dtype").get<std::string>();
+      bool known = false;
+      for (const auto& info : kTypes) {
+        if (dtype == info.name) {
+          t.type = info.type;
+          known = true;
+        }
+      }
+      if (!known) bad(name, "tensor '" + t.name + "' has unsupported dtype " + dtype);
+      t.shape = entry.at("shape").get<std::vector<int64_t>>();
+      for (int64_t d : t.shape) {
+        if (d < 0) bad(name, "tensor '" + t.name + "' has a negative dimension");
+      }
+      auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
+      if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > data_size) {
+        bad(name, "tensor '" + t.name + "' lies outside the data (truncated file?)");
+      }
+      if (static_cast<uint64_t>(t.numel()) * stored_type_size(t.type) != offsets[1] - offsets[0]) {
+        bad(name, "tensor '" + t.name + "': shape and byte range disagree");
+      }
+      t.bytes.assign(data + offsets[0], data + offsets[1]);
+      used += offsets[1] - offsets[0];
+      out.tensors_.push_back(std::move(t));
+    }
+  } catch (const json::exception& e) {
+    bad(name, std::string("malformed header entry (") + e.what() + ")");
+  }
+  if (used != data_size) {
+    bad(name, "the tensors cover " + std::to_string(used) + " of " + std::to_string(data_size) +
+                  " data bytes (overlapping tensors or trailing bytes)");
+  }
+  return out;
+}
+
+std::string SafeTensors::data_checksum() const {
+  uint64_t hash = 1469598103934665603ull;
+  auto mix = [&hash](const void* p, size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) {
+      hash ^= b[i];
+      hash *= 1099511628211ull;
+    }
+  };
+  for (const auto& t : tensors_) {
+    mix(t.name.data(), t.name.size());
+    for (int64_t d : t.shape) mix(&d, sizeof d);
+    mix(t.bytes.data(), t.bytes.size());
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+}  // namespace heed::io

@@ -1,0 +1,68 @@
+// The safetensors container (https://huggingface.co/docs/safetensors): an 8-byte little-endian
+// header length, a JSON header {name: {dtype, shape, data_offsets}, "__metadata__": {str: str}},
+// then the raw little-endian tensor bytes. Chosen so that a heed model opens in Python with
+// nothing but json and numpy.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace heed::io {
+
+enum class StoredType { kF32, kBF16, kI32, kI64 };
+
+// "F32", "BF16", "I32", "I64".
+const char* stored_type_name(StoredType type);
+size_t stored_type_size(StoredType type);
+
+struct StoredTensor {
+  std::string name;
+  StoredType type = StoredType::kF32;
+  std::vector<int64_t> shape;
+  std::vector<unsigned char> bytes;
+
+  int64_t numel() const;
+  // The data as floats / ints; throws FormatError naming the tensor if the type differs.
+  std::vector<float> as_f32() const;
+  std::vector<int32_t> as_i32() const;
+};
+
+class SafeTensors {
+ public:
+  // Adds a tensor; names must be unique.
+  void add(StoredTensor tensor);
+  void add_f32(const std::string& name, const std::vector<int64_t>& shape, const float* data);
+  void add_i32(const std::string& name, const std::vector<int64_t>& shape, const int32_t* data);
+  void set_metadata(const std::string& key, const std::string& value) { metadata_[key] = value; }
+
+  bool has(const std::string& name) const;
+  // Throws FormatError naming the file and tensor if absent.
+  const StoredTensor& get(const std::string& name) const;
+  const std::vector<StoredTensor>& tensors() const { return tensors_; }
+  const std::map<std::string, std::string>& metadata() const { return metadata_; }
+  // Throws FormatError if the key is absent.
+  const std::string& metadata(const std::string& key) const;
+
+  // The file bytes; serialize() then parse() gives the same container.
+  std::string serialize() const;
+  // Written atomically (temp, fsync, rename). Throws WriteError.
+  void save(const std::string& path) const;
+
+  // Throws FileError if path cannot be opened, FormatError (naming path) if the bytes are not a
+  // well-formed safetensors file: too short, header length out of range, header not JSON,
+  // unknown dtype, offsets out of range or overlapping, data truncated or with trailing bytes.
+  static SafeTensors load(const std::string& path);
+  static SafeTensors parse(const std::string& bytes, const std::string& name);
+
+  // Checksum of the tensor data (FNV-1a 64 over names, shapes and bytes), as 16 hex digits.
+  std::string data_checksum() const;
+
+ private:
+  std::vector<StoredTensor> tensors_;
+  std::map<std::string, std::string> metadata_;
+  std::string source_ = "<memory>";
+};
+
+}  // namespace heed::io

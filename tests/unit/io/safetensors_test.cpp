@@ -1,0 +1,73 @@
+#include "heed/io/safetensors.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "heed/common/error.h"
+#include "support/temp_dir.h"
+
+using namespace heed;
+using io::SafeTensors;
+
+namespace {
+SafeTensors sample() {
+  SafeTensors st;
+  const float w[6] = {1, 2, 3, 4, 5, -6.5f};
+  const int32_t ids[3] = {7, 8, 9};
+  st.add_f32("encoder/w", {2, 3}, w);
+  st.add_i32("ids", {3}, ids);
+  st.set_metadata("format", "heed-model");
+  return st;
+}
+
+std::string error_of(const std::string& bytes) {
+  try {
+    SafeTensors::parse(bytes, "m.safetensors");
+  } catch (const FormatError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("safetensors: serialize and parse round trip", "[io][fast]") {
+  SafeTensors st = sample();
+  std::string bytes = st.serialize();
+  CHECK((bytes.size() - st.tensors()[0].bytes.size() - 12) % 8 == 0);  // data 8-byte aligned
+  SafeTensors back = SafeTensors::parse(bytes, "x");
+  REQUIRE(back.tensors().size() == 2);
+  CHECK(back.get("encoder/w").shape == std::vector<int64_t>{2, 3});
+  CHECK(back.get("encoder/w").as_f32()[5] == -6.5f);
+  CHECK(back.get("ids").as_i32() == std::vector<int32_t>{7, 8, 9});
+  CHECK(back.metadata("format") == "heed-model");
+  CHECK(back.data_checksum() == st.data_checksum());
+  CHECK_THROWS_AS(back.get("ids").as_f32(), FormatError);
+  CHECK_THROWS_AS(back.get("missing"), FormatError);
+  CHECK_THROWS_AS(back.metadata("missing"), FormatError);
+}
+
+TEST_CASE("safetensors: save is atomic and load reads it back", "[io][fast]") {
+  test::TempDir dir;
+  sample().save(dir.path("m.safetensors"));
+  CHECK(dir.entries() == 1);
+  CHECK(SafeTensors::load(dir.path("m.safetensors")).get("ids").numel() == 3);
+  CHECK_THROWS_AS(SafeTensors::load(dir.path("absent")), FileError);
+}
+
+TEST_CASE("safetensors: truncated, foreign and corrupt files are FormatErrors", "[io][fast]") {
+  std::string good = sample().serialize();
+  CHECK(error_of("abc").find("truncated") != std::string::npos);
+  CHECK(error_of(good.substr(0, good.size() - 3)).find("truncated") != std::string::npos);
+  CHECK(error_of(good.substr(0, 20)).find("header length") != std::string::npos);
+  CHECK(error_of(good + "xx").find("trailing") != std::string::npos);
+  CHECK(error_of("#version: 0.2\na b\nc d\n").find("header length") != std::string::npos);
+  std::string not_json = good;
+  not_json[8] = '[';
+  not_json[9] = '[';
+  CHECK(error_of(not_json).find("m.safetensors") != std::string::npos);
+  std::string bad_dtype = good;
+  size_t pos = bad_dtype.find("\"I32\"");
+  REQUIRE(pos != std::string::npos);
+  bad_dtype.replace(pos, 5, "\"Q32\"");
+  CHECK(error_of(bad_dtype).find("unsupported dtype Q32") != std::string::npos);
+}
