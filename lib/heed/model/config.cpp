@@ -1,0 +1,118 @@
+#include "heed/model/config.h"
+
+#include <nlohmann/json.hpp>
+
+#include "heed/common/error.h"
+
+namespace heed::model {
+
+std::string to_string(CellType cell) { return cell == CellType::kLstm ? "lstm" : "gru"; }
+std::string to_string(DecoderType decoder) {
+  return decoder == DecoderType::kLuong ? "luong" : "bahdanau";
+}
+std::string to_string(BridgeType bridge) { return bridge == BridgeType::kDense ? "dense" : "zero"; }
+
+CellType parse_cell(const std::string& name) {
+  if (name == "lstm") return CellType::kLstm;
+  if (name == "gru") return CellType::kGru;
+  throw ConfigError("--cell: unknown value '" + name + "' (expected lstm or gru)");
+}
+
+DecoderType parse_decoder(const std::string& name) {
+  if (name == "luong") return DecoderType::kLuong;
+  if (name == "bahdanau") return DecoderType::kBahdanau;
+  throw ConfigError("--decoder: unknown value '" + name + "' (expected luong or bahdanau)");
+}
+
+BridgeType parse_bridge(const std::string& name) {
+  if (name == "dense") return BridgeType::kDense;
+  if (name == "zero") return BridgeType::kZero;
+  throw ConfigError("--bridge: unknown value '" + name + "' (expected dense or zero)");
+}
+
+void ModelConfig::validate() {
+  auto positive = [](int value, const char* option) {
+    if (value <= 0) throw ConfigError(std::string("--") + option + " must be positive");
+  };
+  positive(encoder_layers, "encoder-layers");
+  positive(decoder_layers, "decoder-layers");
+  positive(embed, "embed");
+  positive(hidden, "hidden");
+  if (bidirectional && hidden % 2 != 0) {
+    throw ConfigError("--hidden must be even with a bidirectional encoder (hidden/2 per direction)");
+  }
+  if (attention_dim < 0) throw ConfigError("--attention-dim must be 0 (= hidden) or positive");
+  if (attention_dim == 0) attention_dim = hidden;
+  if (!(dropout >= 0.0f && dropout < 1.0f)) throw ConfigError("--dropout must be in [0, 1)");
+  if (attention.empty()) throw ConfigError("--attention must name a mechanism");
+  if (decoder == DecoderType::kBahdanau && input_feeding) {
+    // Bahdanau feeds the context into the RNN already; input feeding is a Luong notion.
+    input_feeding = false;
+  }
+}
+
+std::string ModelConfig::to_json() const {
+  nlohmann::json j = {{"cell", to_string(cell)},
+                      {"attention", attention},
+                      {"decoder", to_string(decoder)},
+                      {"input_feeding", input_feeding},
+                      {"bidirectional", bidirectional},
+                      {"encoder_layers", encoder_layers},
+                      {"decoder_layers", decoder_layers},
+                      {"embed", embed},
+                      {"hidden", hidden},
+                      {"attention_dim", attention_dim},
+                      {"bridge", to_string(bridge)},
+                      {"dropout", dropout},
+                      {"src_vocab_size", src_vocab_size},
+                      {"tgt_vocab_size", tgt_vocab_size}};
+  return j.dump();
+}
+
+ModelConfig ModelConfig::from_json(const std::string& text) {
+  ModelConfig c;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    throw FormatError("model config is not JSON");
+  }
+  auto field = [&j](const char* name) -> const nlohmann::json& {
+    if (!j.contains(name)) throw FormatError(std::string("model config lacks '") + name + "'");
+    return j.at(name);
+  };
+  try {
+    c.cell = parse_cell(field("cell").get<std::string>());
+    c.attention = field("attention").get<std::string>();
+    c.decoder = parse_decoder(field("decoder").get<std::string>());
+    c.input_feeding = field("input_feeding").get<bool>();
+    c.bidirectional = field("bidirectional").get<bool>();
+    c.encoder_layers = field("encoder_layers").get<int>();
+    c.decoder_layers = field("decoder_layers").get<int>();
+    c.embed = field("embed").get<int>();
+    c.hidden = field("hidden").get<int>();
+    c.attention_dim = field("attention_dim").get<int>();
+    c.bridge = parse_bridge(field("bridge").get<std::string>());
+    c.dropout = field("dropout").get<float>();
+    c.src_vocab_size = field("src_vocab_size").get<int>();
+    c.tgt_vocab_size = field("tgt_vocab_size").get<int>();
+    c.validate();
+  } catch (const nlohmann::json::exception& e) {
+    throw FormatError(std::string("model config has a malformed field (") + e.what() + ")");
+  } catch (const ConfigError& e) {
+    throw FormatError(std::string("model config is invalid: ") + e.what());
+  }
+  return c;
+}
+
+std::string ModelConfig::summary() const {
+  return "cell=" + to_string(cell) + " attention=" + attention + " decoder=" + to_string(decoder) +
+         " input_feeding=" + (input_feeding ? "on" : "off") +
+         " bidirectional=" + (bidirectional ? "on" : "off") +
+         " layers=" + std::to_string(encoder_layers) + "/" + std::to_string(decoder_layers) +
+         " embed=" + std::to_string(embed) + " hidden=" + std::to_string(hidden) +
+         " bridge=" + to_string(bridge) + " vocab=" + std::to_string(src_vocab_size) + "/" +
+         std::to_string(tgt_vocab_size);
+}
+
+}  // namespace heed::model
