@@ -6,6 +6,9 @@ T=$BIN/heed-tokenize
 SAMPLE=$(dirname "$0")/../../share/heed/sample
 head -500 "$SAMPLE/train.fr" > "$TMP/fr.txt"
 head -500 "$SAMPLE/train.en" > "$TMP/en.txt"
+# What detokenize(tokenize(x)) gives back: the sample's only non-NFC-neutral change is that
+# no-break and thin spaces (French typography) become plain spaces.
+sed -e 's/\xc2\xa0/ /g' -e 's/\xe2\x80\xaf/ /g' -e 's/\xe2\x80\x89/ /g' "$TMP/fr.txt" > "$TMP/fr.norm"
 
 # --help / --version go to stdout, exit 0.
 expect_exit 0 help -- "$T" --help
@@ -63,7 +66,7 @@ expect_exit 0 tokenize-fr -- "$T" -i "$TMP/fr.txt" -o "$TMP/fr.tok" --threads 1
 "$T" -i "$TMP/fr.txt" --threads 2 > "$TMP/fr.tok2"
 expect_same threads-identical "$TMP/fr.tok" "$TMP/fr.tok2"
 "$T" detokenize -i "$TMP/fr.tok" > "$TMP/fr.detok"
-expect_same detok-roundtrip "$TMP/fr.txt" "$TMP/fr.detok"
+expect_same detok-roundtrip "$TMP/fr.norm" "$TMP/fr.detok"
 
 # stdout purity: logs never reach stdout.
 "$T" --log-level trace -i "$TMP/fr.txt" > "$TMP/fr.trace" 2>/dev/null
@@ -76,13 +79,13 @@ expect_eq codes-header "$(head -1 "$TMP/codes")" "#version: 0.2"
 expect_eq codes-count "$(($(wc -l < "$TMP/codes") - 1))" 300
 "$T" --bpe "$TMP/codes" -i "$TMP/fr.txt" > "$TMP/fr.bpe"
 "$T" detokenize -i "$TMP/fr.bpe" > "$TMP/fr.bpe.detok"
-expect_same bpe-roundtrip "$TMP/fr.txt" "$TMP/fr.bpe.detok"
+expect_same bpe-roundtrip "$TMP/fr.norm" "$TMP/fr.bpe.detok"
 [ "$(wc -w < "$TMP/fr.bpe")" -gt "$(wc -w < "$TMP/fr.tok")" ] && ok || fail "bpe did not split anything"
 "$T" --bpe "$TMP/codes" --bpe-dropout 0.3 --seed 7 -i "$TMP/fr.txt" --threads 2 > "$TMP/d1"
 "$T" --bpe "$TMP/codes" --bpe-dropout 0.3 --seed 7 -i "$TMP/fr.txt" --threads 1 > "$TMP/d2"
 expect_same dropout-seeded "$TMP/d1" "$TMP/d2"
 "$T" detokenize -i "$TMP/d1" > "$TMP/d1.detok"
-expect_same dropout-roundtrip "$TMP/fr.txt" "$TMP/d1.detok"
+expect_same dropout-roundtrip "$TMP/fr.norm" "$TMP/d1.detok"
 printf 'not a codes line with three fields\n' > "$TMP/badcodes"
 expect_exit 65 bad-codes -- "$T" --bpe "$TMP/badcodes" -i "$TMP/fr.txt"
 expect_error_line tokenize bad-codes "badcodes:1:"

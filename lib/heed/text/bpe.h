@@ -18,25 +18,32 @@ struct BpeMerge {
   bool operator==(const BpeMerge& o) const { return left == o.left && right == o.right; }
 };
 
+// subword-nmt's two conventions for the end of a word: 0.2 (default, written by heed) marks the
+// last character ("r</w>"); 0.1 (files without a "#version" header) uses a separate "</w>".
+enum class BpeVersion { k01, k02 };
+
 class BpeCodes {
  public:
   BpeCodes() = default;
-  explicit BpeCodes(std::vector<BpeMerge> merges) : merges_(std::move(merges)) {}
+  explicit BpeCodes(std::vector<BpeMerge> merges, BpeVersion version = BpeVersion::k02)
+      : merges_(std::move(merges)), version_(version) {}
 
   // Reads subword-nmt codes (with or without the "#version: 0.2" header). Throws FileError
   // if the file cannot be opened and FormatError naming file:line for a malformed line.
   static BpeCodes load(const std::string& path);
   // Same from text already in memory; name is used in messages.
   static BpeCodes parse(std::string_view text, const std::string& name);
-  // "#version: 0.2" then one "left right" line per merge.
+  // "#version: 0.2" (or 0.1) then one "left right" line per merge.
   std::string to_string() const;
   // Atomic write of to_string(). Throws WriteError.
   void save(const std::string& path) const;
 
   const std::vector<BpeMerge>& merges() const { return merges_; }
+  BpeVersion version() const { return version_; }
 
  private:
   std::vector<BpeMerge> merges_;
+  BpeVersion version_ = BpeVersion::k02;
 };
 
 struct BpeOptions {
