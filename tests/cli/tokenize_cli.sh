@@ -95,6 +95,9 @@ expect_exit 0 vocab -- "$T" vocab -i "$TMP/fr.tok" --max-size 10
 expect_eq vocab-size "$(wc -l < "$TMP/out")" 10
 awk -F'\t' 'NF != 2 || $2 !~ /^[0-9]+$/ { exit 1 } NR > 1 && $2 > prev { exit 1 } { prev = $2 }' "$TMP/out" && ok || fail "vocab: not token<TAB>count sorted"
 
+# One line on all cores (fewer lines than threads), with case marks.
+expect_eq one-line "$(echo "Hello WORLD" | "$T" --threads 4 --case-feature)" "hello￨C world￨U"
+
 # --config (the command line wins) and --print-config.
 printf 'mode = aggressive\nlowercase = true\n' > "$TMP/tok.ini"
 echo "Soft-landing at 2,000 m" | "$T" --config "$TMP/tok.ini" > "$TMP/cfg.out"

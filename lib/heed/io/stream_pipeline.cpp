@@ -21,10 +21,11 @@ long long process_lines(LineReader& reader, LineWriter& writer, const PipelineOp
     if (count == 0) break;
 
     // Each slice records the index of its first failing line (or count) and the error.
-    std::vector<size_t> failed_at(threads, count);
-    std::vector<std::exception_ptr> errors(threads);
+    const size_t used = std::min(threads, count);
+    std::vector<size_t> failed_at(used, count);
+    std::vector<std::exception_ptr> errors(used);
     auto work = [&](size_t slice) {
-      size_t begin = count * slice / threads, end = count * (slice + 1) / threads;
+      size_t begin = count * slice / used, end = count * (slice + 1) / used;
       for (size_t i = begin; i < end; ++i) {
         try {
           outputs[i].clear();
@@ -36,7 +37,6 @@ long long process_lines(LineReader& reader, LineWriter& writer, const PipelineOp
         }
       }
     };
-    const size_t used = std::min(threads, count);
     std::vector<std::thread> workers;
     for (size_t t = 1; t < used; ++t) workers.emplace_back(work, t);
     work(0);

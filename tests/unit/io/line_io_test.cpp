@@ -120,6 +120,20 @@ TEST_CASE("stream_pipeline: order preserved with several threads", "[io][fast]")
   CHECK(slurp(out) == expected);
 }
 
+TEST_CASE("stream_pipeline: fewer lines than threads", "[io][fast]") {
+  test::TempDir dir;
+  std::string in = dir.path("in.txt"), out = dir.path("out.txt");
+  spit(in, "only\n");
+  io::LineReader reader(in);
+  io::LineWriter writer(out);
+  io::PipelineOptions options;
+  options.threads = 4;
+  io::process_lines(reader, writer, options,
+                    [](std::string_view line, long long, std::string& o) { o = line; });
+  writer.commit();
+  CHECK(slurp(out) == "only\n");
+}
+
 TEST_CASE("stream_pipeline: the earliest error wins, earlier lines are written", "[io][fast]") {
   test::TempDir dir;
   std::string in = dir.path("in.txt"), out = dir.path("out.txt");
