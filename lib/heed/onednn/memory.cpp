@@ -1,0 +1,63 @@
+#include "heed/onednn/memory.h"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <tuple>
+
+#include "heed/common/check.h"
+#include "heed/onednn/internal.h"
+
+namespace heed::onednn {
+namespace detail {
+namespace {
+
+struct ConvertPlan {
+  dnnl::reorder primitive;
+  dnnl::memory src;
+  dnnl::memory dst;
+};
+
+}  // namespace
+
+void convert(const void* src, dnnl::memory::data_type src_type, void* dst,
+             dnnl::memory::data_type dst_type, int64_t n) {
+  if (n == 0) return;
+  if (src_type == dst_type) {
+    const size_t size = src_type == dnnl::memory::data_type::f32 ? 4 : 2;
+    if (src != dst) std::memmove(dst, src, static_cast<size_t>(n) * size);
+    return;
+  }
+  static std::mutex mutex;
+  static std::map<std::tuple<int64_t, int, int>, ConvertPlan> plans;
+  std::lock_guard<std::mutex> lock(mutex);
+  guarded("convert", [&] {
+    const auto key = std::make_tuple(n, static_cast<int>(src_type), static_cast<int>(dst_type));
+    auto it = plans.find(key);
+    if (it == plans.end()) {
+      const dnnl::memory::desc src_md({n}, src_type, dnnl::memory::format_tag::a);
+      const dnnl::memory::desc dst_md({n}, dst_type, dnnl::memory::format_tag::a);
+      ConvertPlan plan{dnnl::reorder(), dnnl::memory(src_md, engine(), nullptr),
+                       dnnl::memory(dst_md, engine(), nullptr)};
+      plan.primitive = dnnl::reorder(dnnl::reorder::primitive_desc(plan.src, plan.dst));
+      it = plans.emplace(key, std::move(plan)).first;
+    }
+    ConvertPlan& plan = it->second;
+    point(plan.src, src);
+    point(plan.dst, dst);
+    plan.primitive.execute(stream(), plan.src, plan.dst);
+    stream().wait();
+  });
+}
+
+}  // namespace detail
+
+void convert(const tensor::Tensor& src, tensor::Tensor& dst) {
+  HEED_CHECK(src.numel() == dst.numel(),
+             "convert " + src.shape().to_string() + " into " + dst.shape().to_string());
+  detail::convert(src.raw(), detail::to_dnnl(src.dtype()), dst.raw(), detail::to_dnnl(dst.dtype()),
+                  src.numel());
+}
+
+}  // namespace heed::onednn
