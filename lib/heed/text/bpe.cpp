@@ -1,10 +1,9 @@
 #include "heed/text/bpe.h"
 
-#include <array>
+#include <atomic>
 #include <cerrno>
 #include <fstream>
 #include <limits>
-#include <mutex>
 #include <random>
 #include <sstream>
 #include <unordered_map>
@@ -18,6 +17,21 @@ namespace {
 
 constexpr std::string_view kEndOfWord = "</w>";
 constexpr std::string_view kVersionHeader = "#version:";
+
+uint64_t next_id() {
+  static std::atomic<uint64_t> counter{0};
+  return ++counter;
+}
+
+// Segmentations of the words a thread has seen, for one Bpe instance at a time: lock-free, so
+// tokenizing on several threads scales. Bounded; cleared when full or when another instance
+// takes over the thread.
+struct WordCache {
+  static constexpr size_t kMaxEntries = 1 << 18;
+  uint64_t owner = 0;
+  std::unordered_map<std::string, std::vector<std::string>> words;
+};
+thread_local WordCache t_cache;
 
 uint64_t pair_key(int32_t left, int32_t right) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
@@ -89,13 +103,7 @@ struct Bpe::Impl {
   std::vector<std::string> symbols;
   std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges;  // → (rank, merged)
 
-  static constexpr size_t kShards = 16;
-  static constexpr size_t kMaxEntriesPerShard = 1 << 16;
-  struct Shard {
-    std::mutex mutex;
-    std::unordered_map<std::string, std::vector<std::string>> words;
-  };
-  mutable std::array<Shard, kShards> cache;
+  uint64_t instance = next_id();  // names this instance in the per-thread caches
 
   int32_t intern(const std::string& symbol) {
     auto [it, inserted] = symbol_ids.emplace(symbol, static_cast<int32_t>(symbols.size()));
@@ -207,22 +215,14 @@ void Bpe::encode(std::string_view word, std::vector<std::string>& pieces, Rng* r
     impl_->segment(word, pieces, rng);
     return;
   }
-  const std::string key(word);
-  auto& shard = impl_->cache[std::hash<std::string>()(key) % Impl::kShards];
-  {
-    std::lock_guard<std::mutex> lock(shard.mutex);
-    auto it = shard.words.find(key);
-    if (it != shard.words.end()) {
-      pieces.insert(pieces.end(), it->second.begin(), it->second.end());
-      return;
-    }
+  WordCache& cache = t_cache;
+  if (cache.owner != impl_->instance || cache.words.size() >= WordCache::kMaxEntries) {
+    cache.words.clear();
+    cache.owner = impl_->instance;
   }
-  std::vector<std::string> result;
-  impl_->segment(word, result, nullptr);
-  pieces.insert(pieces.end(), result.begin(), result.end());
-  std::lock_guard<std::mutex> lock(shard.mutex);
-  if (shard.words.size() >= Impl::kMaxEntriesPerShard) shard.words.clear();
-  shard.words.emplace(key, std::move(result));
+  auto [it, inserted] = cache.words.try_emplace(std::string(word));
+  if (inserted) impl_->segment(word, it->second, nullptr);
+  pieces.insert(pieces.end(), it->second.begin(), it->second.end());
 }
 
 const BpeCodes& Bpe::codes() const { return impl_->codes; }
