@@ -1,0 +1,79 @@
+#include "heed/io/model_file.h"
+
+#include "heed/common/error.h"
+
+namespace heed::io {
+namespace {
+
+const char* const kReserved[] = {"format", "format_version", "config", "src_vocab", "tgt_vocab",
+                                 "checksum"};
+
+}  // namespace
+
+void save_model(const std::string& path, const ModelFile& model) {
+  SafeTensors out = model.tensors;
+  for (const auto& [key, value] : model.extra) {
+    for (const char* reserved : kReserved) {
+      if (key == reserved) throw InternalError("model metadata key '" + key + "' is reserved");
+    }
+    out.set_metadata(key, value);
+  }
+  out.set_metadata("format", kModelFormat);
+  out.set_metadata("format_version", std::to_string(kModelFormatVersion));
+  out.set_metadata("config", model.config.to_json());
+  out.set_metadata("src_vocab", model.src_vocab.to_string());
+  out.set_metadata("tgt_vocab", model.tgt_vocab.to_string());
+  out.set_metadata("checksum", out.data_checksum());
+  out.save(path);
+}
+
+ModelFile load_model(const std::string& path) {
+  ModelFile model;
+  model.tensors = SafeTensors::load(path);
+  const auto& meta = model.tensors.metadata();
+  auto fail = [&path](const std::string& what) -> FormatError {
+    return FormatError("'" + path + "' " + what);
+  };
+  auto format = meta.find("format");
+  if (format == meta.end() || format->second != kModelFormat) {
+    throw fail("is not a heed model (a safetensors file without heed's metadata)");
+  }
+  auto version = meta.find("format_version");
+  if (version == meta.end()) throw fail("has no format_version");
+  int v = 0;
+  try {
+    v = std::stoi(version->second);
+  } catch (const std::exception&) {
+    throw fail("has a malformed format_version '" + version->second + "'");
+  }
+  if (v > kModelFormatVersion) {
+    throw fail("has model format version " + std::to_string(v) + ", newer than this heed reads (" +
+               std::to_string(kModelFormatVersion) + "): use a newer heed");
+  }
+  if (v < 1) throw fail("has an invalid format_version " + std::to_string(v));
+  auto checksum = meta.find("checksum");
+  if (checksum == meta.end()) throw fail("has no checksum");
+  if (checksum->second != model.tensors.data_checksum()) {
+    throw fail("is corrupt: the checksum of its tensors does not match (" + checksum->second +
+               " stored, " + model.tensors.data_checksum() + " computed)");
+  }
+  try {
+    model.config = model::ModelConfig::from_json(model.tensors.metadata("config"));
+    model.src_vocab = text::Vocab::from_string(model.tensors.metadata("src_vocab"), path + ":src_vocab");
+    model.tgt_vocab = text::Vocab::from_string(model.tensors.metadata("tgt_vocab"), path + ":tgt_vocab");
+  } catch (const FormatError& e) {
+    throw fail(std::string("is invalid: ") + e.what());
+  }
+  if (model.src_vocab.size() != model.config.src_vocab_size ||
+      model.tgt_vocab.size() != model.config.tgt_vocab_size) {
+    throw fail("is invalid: the vocabulary sizes do not match the config");
+  }
+  for (const auto& [key, value] : meta) {
+    bool reserved = false;
+    for (const char* r : kReserved) reserved = reserved || key == r;
+    if (!reserved) model.extra[key] = value;
+  }
+  return model;
+}
+
+}  // namespace heed::io

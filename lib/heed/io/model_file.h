@@ -1,0 +1,37 @@
+// heed model files: a safetensors container (docs/model-format.md) whose metadata carries the
+// format version, the ModelConfig, both vocabularies and a checksum of the tensor data.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "heed/io/safetensors.h"
+#include "heed/model/config.h"
+#include "heed/text/vocab.h"
+
+namespace heed::io {
+
+inline constexpr const char* kModelFormat = "heed-model";
+inline constexpr int kModelFormatVersion = 1;
+
+struct ModelFile {
+  model::ModelConfig config;
+  text::Vocab src_vocab;
+  text::Vocab tgt_vocab;
+  // Further metadata owned by the tools (tokenizer options, BPE codes, training state).
+  std::map<std::string, std::string> extra;
+  // The parameters, by their slash-scoped names.
+  SafeTensors tensors;
+};
+
+// Writes atomically (temp file, fsync, rename); sets format, version, config, vocabularies and
+// checksum in the metadata. Throws WriteError.
+void save_model(const std::string& path, const ModelFile& model);
+
+// Reads and checks a model file: a well-formed safetensors file (FormatError otherwise), format
+// "heed-model" (a foreign file is refused), a format_version not newer than this heed's, a
+// matching checksum, a valid config and vocabularies whose sizes match the config. Every
+// message names the file. FileError if it cannot be opened.
+ModelFile load_model(const std::string& path);
+
+}  // namespace heed::io

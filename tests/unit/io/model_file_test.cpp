@@ -1,0 +1,89 @@
+#include "heed/io/model_file.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "heed/common/error.h"
+#include "support/temp_dir.h"
+
+using namespace heed;
+
+namespace {
+io::ModelFile tiny() {
+  io::ModelFile m;
+  m.src_vocab = text::Vocab::from_counts({{"hallo", 3}, {"welt", 2}});
+  m.tgt_vocab = text::Vocab::from_counts({{"hello", 3}});
+  m.config.embed = 4;
+  m.config.hidden = 6;
+  m.config.src_vocab_size = m.src_vocab.size();
+  m.config.tgt_vocab_size = m.tgt_vocab.size();
+  m.config.validate();
+  const float w[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  m.tensors.add_f32("decoder/output/bias", {8}, w);
+  m.extra["bpe_codes"] = "#version: 0.2\na b\n";
+  return m;
+}
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+std::string load_error(const std::string& path) {
+  try {
+    io::load_model(path);
+  } catch (const FormatError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("model file: save and load keep config, vocabularies, tensors, extras", "[io][fast]") {
+  test::TempDir dir;
+  io::save_model(dir.path("m"), tiny());
+  io::ModelFile back = io::load_model(dir.path("m"));
+  CHECK(back.config.to_json() == tiny().config.to_json());
+  CHECK(back.src_vocab.to_string() == tiny().src_vocab.to_string());
+  CHECK(back.tgt_vocab.id("hello") == 4);
+  CHECK(back.tensors.get("decoder/output/bias").as_f32()[7] == 8.0f);
+  CHECK(back.extra.at("bpe_codes") == "#version: 0.2\na b\n");
+  CHECK(back.extra.count("checksum") == 0);
+}
+
+TEST_CASE("model file: truncated, corrupt, foreign and newer files fail clearly", "[io][fast]") {
+  test::TempDir dir;
+  io::save_model(dir.path("m"), tiny());
+  const std::string good = slurp(dir.path("m"));
+
+  spit(dir.path("truncated"), good.substr(0, good.size() - 5));
+  CHECK_THROWS_WITH(io::load_model(dir.path("truncated")), Catch::Contains("truncated"));
+
+  std::string flipped = good;
+  flipped[flipped.size() - 2] ^= 0x40;  // one bit of tensor data
+  spit(dir.path("flipped"), flipped);
+  CHECK(load_error(dir.path("flipped")).find("checksum") != std::string::npos);
+
+  spit(dir.path("codes"), "#version: 0.2\ne s\n");
+  CHECK(load_error(dir.path("codes")).find("codes") != std::string::npos);
+
+  io::SafeTensors foreign;
+  const float x = 1;
+  foreign.add_f32("w", {1}, &x);
+  foreign.save(dir.path("foreign"));
+  CHECK(load_error(dir.path("foreign")).find("not a heed model") != std::string::npos);
+
+  std::string newer = good;
+  size_t pos = newer.find("\"format_version\":\"1\"");
+  REQUIRE(pos != std::string::npos);
+  newer.replace(pos, 20, "\"format_version\":\"9\"");
+  spit(dir.path("newer"), newer);
+  CHECK(load_error(dir.path("newer")).find("version 9, newer than this heed reads (1)") !=
+        std::string::npos);
+
+  CHECK_THROWS_AS(io::load_model(dir.path("absent")), FileError);
+}
