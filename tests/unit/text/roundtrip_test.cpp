@@ -73,7 +73,7 @@ std::string join(const std::vector<std::string>& parts) {
 }  // namespace
 
 TEST_CASE("roundtrip: detokenize(tokenize(x)) == normalize(x) on the shared corpora",
-          "[text][slow]") {
+          "[text][slow][shared-data]") {
   const fs::path root = HEED_SHARED_DATA_DIR;
   if (!fs::is_directory(root)) {
     WARN("SKIPPED: shared data directory " << root.string() << " not found");
