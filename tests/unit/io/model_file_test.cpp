@@ -12,8 +12,8 @@ using namespace heed;
 namespace {
 io::ModelFile tiny() {
   io::ModelFile m;
-  m.src_vocab = text::Vocab::from_counts({{"hallo", 3}, {"welt", 2}});
-  m.tgt_vocab = text::Vocab::from_counts({{"hello", 3}});
+  m.src_vocab = text::Vocab::from_counts(text::CountList{{"hallo", 3}, {"welt", 2}});
+  m.tgt_vocab = text::Vocab::from_counts(text::CountList{{"hello", 3}});
   m.config.embed = 4;
   m.config.hidden = 6;
   m.config.src_vocab_size = m.src_vocab.size();

@@ -1,0 +1,94 @@
+#include "heed/train/batcher.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "heed/common/error.h"
+#include "heed/common/rng.h"
+#include "heed/text/vocab.h"
+
+namespace heed::train {
+
+int64_t Batch::target_tokens() const {
+  return std::accumulate(tgt_lengths.begin(), tgt_lengths.end(), int64_t{0});
+}
+
+void BatcherOptions::validate() const {
+  if (max_sentences <= 0) throw ConfigError("--batch-size must be positive");
+  if (max_tokens < 0) throw ConfigError("--batch-tokens must be 0 (no cap) or positive");
+  if (bucket_batches <= 0) throw ConfigError("the bucketing window must be positive");
+}
+
+std::vector<std::vector<size_t>> plan_epoch(const std::vector<Example>& data,
+                                            const BatcherOptions& options, uint64_t seed,
+                                            int64_t epoch) {
+  options.validate();
+  Rng rng = make_rng(seed, 0x5eed0000ull + static_cast<uint64_t>(epoch));
+  std::vector<size_t> order(data.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::shuffle(order.begin(), order.end(), rng);
+
+  auto length = [&data](size_t i) {
+    return std::max<int64_t>(static_cast<int64_t>(data[i].src.size()),
+                             static_cast<int64_t>(data[i].tgt.size()) + 1);
+  };
+  const size_t window = static_cast<size_t>(options.bucket_batches * options.max_sentences);
+  std::vector<std::vector<size_t>> batches;
+  for (size_t begin = 0; begin < order.size(); begin += window) {
+    const size_t end = std::min(order.size(), begin + window);
+    std::stable_sort(order.begin() + static_cast<long>(begin), order.begin() + static_cast<long>(end),
+                     [&](size_t a, size_t b) {
+                       if (data[a].src.size() != data[b].src.size()) return data[a].src.size() < data[b].src.size();
+                       return data[a].tgt.size() < data[b].tgt.size();
+                     });
+    std::vector<size_t> current;
+    int64_t longest = 0;
+    for (size_t k = begin; k < end; ++k) {
+      const size_t i = order[k];
+      const int64_t next_longest = std::max(longest, length(i));
+      const int64_t n = static_cast<int64_t>(current.size()) + 1;
+      const bool too_many = n > options.max_sentences;
+      const bool too_long = options.max_tokens > 0 && n * next_longest > options.max_tokens;
+      if (!current.empty() && (too_many || too_long)) {
+        batches.push_back(std::move(current));
+        current.clear();
+        longest = 0;
+      }
+      current.push_back(i);
+      longest = std::max(longest, length(i));
+    }
+    if (!current.empty()) batches.push_back(std::move(current));
+  }
+  std::shuffle(batches.begin(), batches.end(), rng);
+  return batches;
+}
+
+Batch make_batch(const std::vector<Example>& data, const std::vector<size_t>& indices) {
+  Batch b;
+  b.size = static_cast<int64_t>(indices.size());
+  b.examples = indices;
+  for (size_t i : indices) {
+    b.src_len = std::max<int64_t>(b.src_len, static_cast<int64_t>(data[i].src.size()));
+    b.tgt_len = std::max<int64_t>(b.tgt_len, static_cast<int64_t>(data[i].tgt.size()) + 1);
+  }
+  const auto N = static_cast<size_t>(b.size), S = static_cast<size_t>(b.src_len),
+             T = static_cast<size_t>(b.tgt_len);
+  b.src.assign(N * S, text::Vocab::kPadId);
+  b.tgt_in.assign(N * T, text::Vocab::kPadId);
+  b.tgt_out.assign(N * T, text::Vocab::kPadId);
+  for (size_t n = 0; n < N; ++n) {
+    const Example& e = data[indices[n]];
+    std::copy(e.src.begin(), e.src.end(), b.src.begin() + static_cast<long>(n * S));
+    b.src_lengths.push_back(static_cast<int64_t>(e.src.size()));
+    b.tgt_in[n * T] = text::Vocab::kBosId;
+    for (size_t t = 0; t < e.tgt.size(); ++t) {
+      b.tgt_in[n * T + t + 1] = e.tgt[t];
+      b.tgt_out[n * T + t] = e.tgt[t];
+    }
+    b.tgt_out[n * T + e.tgt.size()] = text::Vocab::kEosId;
+    b.tgt_lengths.push_back(static_cast<int64_t>(e.tgt.size()) + 1);
+  }
+  return b;
+}
+
+}  // namespace heed::train

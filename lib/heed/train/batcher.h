@@ -1,0 +1,47 @@
+// Batches for training: examples grouped by length (bucketing) so padding stays small, capped
+// by sentences and by padded tokens, in an order fixed by (seed, epoch) so that a resumed run
+// sees exactly the batches an uninterrupted one would.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace heed::train {
+
+// A sentence pair as vocabulary ids, without <s> and </s>.
+struct Example {
+  std::vector<int32_t> src;
+  std::vector<int32_t> tgt;
+};
+
+struct Batch {
+  int64_t size = 0;     // sentences N
+  int64_t src_len = 0;  // S: the longest source
+  int64_t tgt_len = 0;  // T: the longest target + 1 (for </s>)
+  std::vector<int32_t> src;      // [N, S], padded with Vocab::kPadId
+  std::vector<int64_t> src_lengths;
+  std::vector<int32_t> tgt_in;   // [N, T]: <s> y1 … yn, padded
+  std::vector<int32_t> tgt_out;  // [N, T]: y1 … yn </s>, padded
+  std::vector<int64_t> tgt_lengths;  // n + 1
+  std::vector<size_t> examples;      // indices into the data set
+  int64_t target_tokens() const;     // Σ tgt_lengths: the tokens the loss averages over
+};
+
+struct BatcherOptions {
+  int64_t max_sentences = 64;   // sentences per batch at most
+  int64_t max_tokens = 0;       // padded tokens per batch (N × max(S, T)) at most; 0 = no cap
+  int64_t bucket_batches = 64;  // examples are sorted by length inside windows of this many batches
+  void validate() const;        // ConfigError for non-positive values
+};
+
+// The batches of one epoch as lists of example indices: shuffle (seeded by seed and epoch),
+// sort each window by length, cut into batches under both caps, shuffle the batch order.
+std::vector<std::vector<size_t>> plan_epoch(const std::vector<Example>& data,
+                                            const BatcherOptions& options, uint64_t seed,
+                                            int64_t epoch);
+
+// Padded tensors of the examples at indices (in that order).
+Batch make_batch(const std::vector<Example>& data, const std::vector<size_t>& indices);
+
+}  // namespace heed::train
