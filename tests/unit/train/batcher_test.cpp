@@ -10,7 +10,7 @@ using namespace heed;
 using train::Example;
 
 namespace {
-std::vector<Example> random_data(size_t n) {
+std::vector<Example> make_examples(size_t n) {
   Rng rng = make_rng(7);
   std::uniform_int_distribution<int> len(1, 30), id(4, 99);
   std::vector<Example> data(n);
@@ -25,7 +25,7 @@ std::vector<Example> random_data(size_t n) {
 }  // namespace
 
 TEST_CASE("batcher: every example once per epoch, caps respected, order seeded", "[train][fast]") {
-  auto data = random_data(1000);
+  auto data = make_examples(1000);
   train::BatcherOptions options;
   options.max_sentences = 32;
   options.max_tokens = 400;

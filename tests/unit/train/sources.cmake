@@ -1,2 +1,3 @@
 list(APPEND HEED_TEST_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/batcher_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/batcher_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/optimizer_test.cpp)

@@ -1,0 +1,55 @@
+#include "heed/train/optimizer.h"
+
+#include <cmath>
+
+#include "heed/common/error.h"
+
+namespace heed::train {
+
+std::unique_ptr<Optimizer> make_adam(const OptimizerConfig& config);
+std::unique_ptr<Optimizer> make_sgd(const OptimizerConfig& config);
+
+void OptimizerConfig::validate() const {
+  if (!(beta1 >= 0.0f && beta1 < 1.0f) || !(beta2 >= 0.0f && beta2 < 1.0f)) {
+    throw ConfigError("Adam betas must be in [0, 1)");
+  }
+  if (!(epsilon > 0.0f)) throw ConfigError("Adam epsilon must be positive");
+  if (!(momentum >= 0.0f && momentum < 1.0f)) throw ConfigError("--momentum must be in [0, 1)");
+  if (!(weight_decay >= 0.0f)) throw ConfigError("--weight-decay must not be negative");
+}
+
+OptimizerType parse_optimizer(const std::string& name) {
+  if (name == "adam") return OptimizerType::kAdam;
+  if (name == "sgd") return OptimizerType::kSgd;
+  throw ConfigError("--optimizer: unknown value '" + name + "' (expected adam or sgd)");
+}
+
+std::string to_string(OptimizerType type) { return type == OptimizerType::kAdam ? "adam" : "sgd"; }
+
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config) {
+  config.validate();
+  return config.type == OptimizerType::kAdam ? make_adam(config) : make_sgd(config);
+}
+
+double clip_global_norm(const std::vector<ParamRef>& params, double max_norm) {
+  double sum = 0.0;
+  for (const auto& p : params) {
+    for (size_t i = 0; i < p.size; ++i) {
+      const auto g = static_cast<double>(p.grad[i]);
+      sum += g * g;
+    }
+  }
+  const double norm = std::sqrt(sum);
+  if (max_norm > 0.0 && std::isfinite(norm)) {
+    const double coef = max_norm / (norm + 1e-6);
+    if (coef < 1.0) {
+      const auto scale = static_cast<float>(coef);
+      for (const auto& p : params) {
+        for (size_t i = 0; i < p.size; ++i) p.grad[i] *= scale;
+      }
+    }
+  }
+  return norm;
+}
+
+}  // namespace heed::train

@@ -1,0 +1,56 @@
+// Optimizers over named parameter buffers. Their state travels in checkpoints (as named
+// tensors), so a resumed run continues exactly.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "heed/io/safetensors.h"
+
+namespace heed::train {
+
+// One parameter as the optimizer sees it: f32 values and their gradient, same size.
+struct ParamRef {
+  std::string name;
+  float* value = nullptr;
+  float* grad = nullptr;
+  size_t size = 0;
+};
+
+enum class OptimizerType { kAdam, kSgd };
+
+struct OptimizerConfig {
+  OptimizerType type = OptimizerType::kAdam;
+  float beta1 = 0.9f;          // Adam
+  float beta2 = 0.999f;        // Adam
+  float epsilon = 1e-8f;       // Adam, added after the square root (PyTorch)
+  float momentum = 0.0f;       // SGD
+  float weight_decay = 0.0f;   // L2 added to the gradient (PyTorch's weight_decay)
+  void validate() const;
+};
+
+OptimizerType parse_optimizer(const std::string& name);  // "adam" | "sgd"; ConfigError otherwise
+std::string to_string(OptimizerType type);
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  // One update of every parameter with learning rate lr, from the gradients as they are.
+  virtual void step(const std::vector<ParamRef>& params, float lr) = 0;
+  // State as named tensors ("adam/m/<param>", …, "optimizer/step") for checkpoints.
+  virtual void save_state(const std::vector<ParamRef>& params, io::SafeTensors& out) const = 0;
+  // Restores it; FormatError naming the tensor when something is missing or mis-shaped.
+  virtual void load_state(const std::vector<ParamRef>& params, const io::SafeTensors& in) = 0;
+  virtual int64_t steps() const = 0;
+};
+
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config);
+
+// Global-norm gradient clipping as PyTorch's clip_grad_norm_: if the L2 norm of all gradients
+// exceeds max_norm, scale them by max_norm / (norm + 1e-6). Returns the norm before clipping
+// (NaN or inf propagate, so the caller can stop on them). max_norm <= 0 only measures.
+double clip_global_norm(const std::vector<ParamRef>& params, double max_norm);
+
+}  // namespace heed::train

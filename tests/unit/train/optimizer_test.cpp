@@ -1,0 +1,107 @@
+#include "heed/train/optimizer.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "heed/common/error.h"
+#include "heed/train/lr_schedule.h"
+
+using namespace heed;
+using train::ParamRef;
+
+TEST_CASE("adam: two steps by hand (PyTorch's formula)", "[train][fast]") {
+  float w = 1.0f, g = 0.5f;
+  std::vector<ParamRef> params = {{"w", &w, &g, 1}};
+  auto adam = train::make_optimizer({});
+  // Step 1: m = 0.05, v = 0.00025, bias-corrected m̂/√v̂ = 1 → w moves by lr.
+  adam->step(params, 0.1f);
+  CHECK(w == Approx(0.9f).epsilon(1e-6));
+  // Step 2: m = 0.095, v = 0.00049975; m̂ = 0.5, √v̂ = 0.5 → again lr.
+  adam->step(params, 0.1f);
+  CHECK(w == Approx(0.8f).epsilon(1e-6));
+  CHECK(adam->steps() == 2);
+}
+
+TEST_CASE("optimizers: saved state resumes exactly", "[train][fast]") {
+  for (auto type : {train::OptimizerType::kAdam, train::OptimizerType::kSgd}) {
+    train::OptimizerConfig config;
+    config.type = type;
+    config.momentum = type == train::OptimizerType::kSgd ? 0.9f : 0.0f;
+    std::vector<float> a = {1, -2, 3}, b = a, grad_a(3), grad_b(3);
+    std::vector<ParamRef> pa = {{"p", a.data(), grad_a.data(), 3}}, pb = {{"p", b.data(), grad_b.data(), 3}};
+    auto gradients = [](std::vector<float>& w, std::vector<float>& g) {
+      for (size_t i = 0; i < w.size(); ++i) g[i] = 2 * w[i] - 1;  // d/dw of (w² − w)
+    };
+    auto straight = train::make_optimizer(config);
+    for (int s = 0; s < 3; ++s) {
+      gradients(a, grad_a);
+      straight->step(pa, 0.05f);
+    }
+    auto first = train::make_optimizer(config);
+    gradients(b, grad_b);
+    first->step(pb, 0.05f);
+    io::SafeTensors state;
+    first->save_state(pb, state);
+    io::SafeTensors reread = io::SafeTensors::parse(state.serialize(), "ckpt");
+    auto resumed = train::make_optimizer(config);
+    resumed->load_state(pb, reread);
+    CHECK(resumed->steps() == 1);
+    for (int s = 0; s < 2; ++s) {
+      gradients(b, grad_b);
+      resumed->step(pb, 0.05f);
+    }
+    CHECK(a == b);  // bit for bit
+  }
+}
+
+TEST_CASE("sgd: plain and momentum updates", "[train][fast]") {
+  float w = 1.0f, g = 1.0f;
+  std::vector<ParamRef> params = {{"w", &w, &g, 1}};
+  train::OptimizerConfig config;
+  config.type = train::OptimizerType::kSgd;
+  config.momentum = 0.5f;
+  auto sgd = train::make_optimizer(config);
+  sgd->step(params, 0.1f);  // buffer = 1 → w = 0.9
+  CHECK(w == Approx(0.9f));
+  sgd->step(params, 0.1f);  // buffer = 0.5 + 1 = 1.5 → w = 0.75
+  CHECK(w == Approx(0.75f));
+  config.momentum = 1.0f;
+  CHECK_THROWS_AS(train::make_optimizer(config), ConfigError);
+}
+
+TEST_CASE("clip: global norm as clip_grad_norm_", "[train][fast]") {
+  float w[2] = {0, 0}, g1[1] = {3}, g2[1] = {4};
+  std::vector<ParamRef> params = {{"a", &w[0], g1, 1}, {"b", &w[1], g2, 1}};
+  CHECK(train::clip_global_norm(params, 10.0) == Approx(5.0));
+  CHECK(g1[0] == 3.0f);  // under the limit: unchanged
+  CHECK(train::clip_global_norm(params, 1.0) == Approx(5.0));
+  CHECK(g1[0] == Approx(0.6f).epsilon(1e-5));
+  CHECK(g2[0] == Approx(0.8f).epsilon(1e-5));
+  g1[0] = NAN;
+  CHECK(std::isnan(train::clip_global_norm(params, 1.0)));
+}
+
+TEST_CASE("lr schedule: warm-up, plateau halving, restore", "[train][fast]") {
+  train::LrScheduleConfig config;
+  config.lr = 1e-3f;
+  config.warmup_steps = 4;
+  config.patience = 1;
+  train::LrSchedule schedule(config);
+  CHECK(schedule.lr(1) == Approx(2.5e-4f));
+  CHECK(schedule.lr(4) == Approx(1e-3f));
+  CHECK_FALSE(schedule.on_validation(10.0));  // first: best
+  CHECK_FALSE(schedule.on_validation(9.0));   // better
+  CHECK_FALSE(schedule.on_validation(9.5));   // worse, within patience
+  CHECK(schedule.on_validation(9.6));         // worse again: halve
+  CHECK(schedule.lr(100) == Approx(5e-4f));
+  train::LrSchedule restored(config);
+  restored.restore(schedule.current(), schedule.best(), schedule.bad_validations());
+  CHECK(restored.lr(100) == schedule.lr(100));
+  config.type = train::LrScheduleType::kConstant;
+  train::LrSchedule constant(config);
+  constant.on_validation(1.0);
+  CHECK_FALSE(constant.on_validation(2.0));
+  CHECK_FALSE(constant.on_validation(3.0));
+  CHECK(constant.lr(10) == Approx(1e-3f));
+  CHECK_THROWS_AS(train::parse_lr_schedule("cosine"), ConfigError);
+}
