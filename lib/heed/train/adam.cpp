@@ -1,7 +1,6 @@
 // Adam (Kingma & Ba 2015) with PyTorch's conventions: bias-corrected moments, epsilon added
 // after the square root, L2 weight decay added to the gradient.
 #include <cmath>
-#include <cstring>
 
 #include "heed/common/error.h"
 #include "heed/train/optimizer.h"
@@ -37,10 +36,7 @@ class Adam : public Optimizer {
   }
 
   void save_state(const std::vector<ParamRef>& params, io::SafeTensors& out) const override {
-    const int64_t steps = step_;
-    out.add(io::StoredTensor{"optimizer/step", io::StoredType::kI64, {1},
-                             std::vector<unsigned char>(reinterpret_cast<const unsigned char*>(&steps),
-                                                        reinterpret_cast<const unsigned char*>(&steps) + 8)});
+    save_step_count(step_, out);
     for (size_t p = 0; p < params.size(); ++p) {
       const auto n = static_cast<int64_t>(params[p].size);
       // Before the first step the moments are zero.
@@ -51,12 +47,7 @@ class Adam : public Optimizer {
   }
 
   void load_state(const std::vector<ParamRef>& params, const io::SafeTensors& in) override {
-    const io::StoredTensor& s = in.get("optimizer/step");
-    if (s.type != io::StoredType::kI64 || s.bytes.size() != 8) {
-      throw FormatError("checkpoint tensor 'optimizer/step' is not one I64");
-    }
-    int64_t steps = 0;
-    std::memcpy(&steps, s.bytes.data(), 8);
+    const int64_t steps = load_step_count(in);
     ensure_state(params);
     for (size_t p = 0; p < params.size(); ++p) {
       for (auto* target : {&m_[p], &v_[p]}) {

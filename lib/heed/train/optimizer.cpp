@@ -1,6 +1,7 @@
 #include "heed/train/optimizer.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "heed/common/error.h"
 
@@ -29,6 +30,22 @@ std::string to_string(OptimizerType type) { return type == OptimizerType::kAdam 
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config) {
   config.validate();
   return config.type == OptimizerType::kAdam ? make_adam(config) : make_sgd(config);
+}
+
+void save_step_count(int64_t steps, io::SafeTensors& out) {
+  io::StoredTensor t{"optimizer/step", io::StoredType::kI64, {1}, std::vector<unsigned char>(8)};
+  std::memcpy(t.bytes.data(), &steps, 8);
+  out.add(std::move(t));
+}
+
+int64_t load_step_count(const io::SafeTensors& in) {
+  const io::StoredTensor& s = in.get("optimizer/step");
+  if (s.type != io::StoredType::kI64 || s.bytes.size() != 8) {
+    throw FormatError("checkpoint tensor 'optimizer/step' is not one I64");
+  }
+  int64_t steps = 0;
+  std::memcpy(&steps, s.bytes.data(), 8);
+  return steps;
 }
 
 double clip_global_norm(const std::vector<ParamRef>& params, double max_norm) {

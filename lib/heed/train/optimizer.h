@@ -48,6 +48,10 @@ class Optimizer {
 
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config);
 
+// The update count every optimizer stores as "optimizer/step" (I64).
+void save_step_count(int64_t steps, io::SafeTensors& out);
+int64_t load_step_count(const io::SafeTensors& in);
+
 // Global-norm gradient clipping as PyTorch's clip_grad_norm_: if the L2 norm of all gradients
 // exceeds max_norm, scale them by max_norm / (norm + 1e-6). Returns the norm before clipping
 // (NaN or inf propagate, so the caller can stop on them). max_norm <= 0 only measures.

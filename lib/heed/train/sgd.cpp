@@ -1,5 +1,4 @@
 // SGD with optional momentum and L2 weight decay, as PyTorch's torch.optim.SGD (dampening 0).
-#include <cstring>
 
 #include "heed/common/error.h"
 #include "heed/train/optimizer.h"
@@ -34,10 +33,7 @@ class Sgd : public Optimizer {
   }
 
   void save_state(const std::vector<ParamRef>& params, io::SafeTensors& out) const override {
-    const int64_t steps = step_;
-    out.add(io::StoredTensor{"optimizer/step", io::StoredType::kI64, {1},
-                             std::vector<unsigned char>(reinterpret_cast<const unsigned char*>(&steps),
-                                                        reinterpret_cast<const unsigned char*>(&steps) + 8)});
+    save_step_count(step_, out);
     if (buffers_.size() != params.size()) return;
     for (size_t p = 0; p < params.size(); ++p) {
       out.add_f32("sgd/momentum/" + params[p].name, {static_cast<int64_t>(params[p].size)},
@@ -46,11 +42,7 @@ class Sgd : public Optimizer {
   }
 
   void load_state(const std::vector<ParamRef>& params, const io::SafeTensors& in) override {
-    const io::StoredTensor& s = in.get("optimizer/step");
-    if (s.type != io::StoredType::kI64 || s.bytes.size() != 8) {
-      throw FormatError("checkpoint tensor 'optimizer/step' is not one I64");
-    }
-    std::memcpy(&step_, s.bytes.data(), 8);
+    step_ = load_step_count(in);
     buffers_.clear();
     if (config_.momentum <= 0.0f || params.empty() || !in.has("sgd/momentum/" + params[0].name)) return;
     for (const auto& param : params) {

@@ -10,27 +10,18 @@
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 #include "heed/io/stream_pipeline.h"
+#include "support/files.h"
 #include "support/temp_dir.h"
 
 using namespace heed;
 
-namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
-}
-}  // namespace
+using test::read_file;
+using test::write_file;
 
 TEST_CASE("line_reader: CRLF, NUL bytes, missing final newline, empty lines", "[io][fast]") {
   test::TempDir dir;
   std::string path = dir.path("in.txt");
-  spit(path, std::string("a\r\n\nb\0c\nlast", 12));
+  write_file(path, std::string("a\r\n\nb\0c\nlast", 12));
   io::LineReader reader(path);
   std::string line;
   REQUIRE(reader.next(line));
@@ -58,20 +49,20 @@ TEST_CASE("line_reader: a missing file is a FileError naming it", "[io][fast]") 
 TEST_CASE("line_writer: commit renames atomically; no commit leaves nothing", "[io][fast]") {
   test::TempDir dir;
   std::string path = dir.path("out.txt");
-  spit(path, "old\n");
+  write_file(path, "old\n");
   {
     io::LineWriter writer(path);
     writer.write_line("new");
-    CHECK(slurp(path) == "old\n");  // the target is untouched until commit
+    CHECK(read_file(path) == "old\n");  // the target is untouched until commit
   }
-  CHECK(slurp(path) == "old\n");
+  CHECK(read_file(path) == "old\n");
   CHECK(dir.entries() == 1);  // the temporary file is gone
   {
     io::LineWriter writer(path);
     writer.write_line("new");
     writer.commit();
   }
-  CHECK(slurp(path) == "new\n");
+  CHECK(read_file(path) == "new\n");
   CHECK(dir.entries() == 1);
 }
 
@@ -103,7 +94,7 @@ TEST_CASE("stream_pipeline: order preserved with several threads", "[io][fast]")
   std::string in = dir.path("in.txt"), out = dir.path("out.txt");
   std::string text;
   for (int i = 1; i <= 1000; ++i) text += std::to_string(i) + "\n";
-  spit(in, text);
+  write_file(in, text);
   io::LineReader reader(in);
   io::LineWriter writer(out);
   io::PipelineOptions options;
@@ -117,13 +108,13 @@ TEST_CASE("stream_pipeline: order preserved with several threads", "[io][fast]")
   CHECK(n == 1000);
   std::string expected;
   for (int i = 1; i <= 1000; ++i) expected += std::to_string(i) + "=" + std::to_string(i) + "\n";
-  CHECK(slurp(out) == expected);
+  CHECK(read_file(out) == expected);
 }
 
 TEST_CASE("stream_pipeline: fewer lines than threads", "[io][fast]") {
   test::TempDir dir;
   std::string in = dir.path("in.txt"), out = dir.path("out.txt");
-  spit(in, "only\n");
+  write_file(in, "only\n");
   io::LineReader reader(in);
   io::LineWriter writer(out);
   io::PipelineOptions options;
@@ -131,13 +122,13 @@ TEST_CASE("stream_pipeline: fewer lines than threads", "[io][fast]") {
   io::process_lines(reader, writer, options,
                     [](std::string_view line, long long, std::string& o) { o = line; });
   writer.commit();
-  CHECK(slurp(out) == "only\n");
+  CHECK(read_file(out) == "only\n");
 }
 
 TEST_CASE("stream_pipeline: the earliest error wins, earlier lines are written", "[io][fast]") {
   test::TempDir dir;
   std::string in = dir.path("in.txt"), out = dir.path("out.txt");
-  spit(in, "1\n2\nbad\n4\nbad\n");
+  write_file(in, "1\n2\nbad\n4\nbad\n");
   io::LineReader reader(in);
   io::LineWriter writer(out);
   io::PipelineOptions options;
@@ -153,5 +144,5 @@ TEST_CASE("stream_pipeline: the earliest error wins, earlier lines are written",
     CHECK(std::string(e.what()) == "in:3: bad line");
   }
   writer.commit();
-  CHECK(slurp(out) == "1\n2\n");
+  CHECK(read_file(out) == "1\n2\n");
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "heed/common/error.h"
+#include "support/files.h"
 #include "support/temp_dir.h"
 
 using namespace heed;
@@ -23,15 +24,6 @@ io::ModelFile tiny() {
   m.tensors.add_f32("decoder/output/bias", {8}, w);
   m.extra["bpe_codes"] = "#version: 0.2\na b\n";
   return m;
-}
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
 }
 std::string load_error(const std::string& path) {
   try {
@@ -58,17 +50,17 @@ TEST_CASE("model file: save and load keep config, vocabularies, tensors, extras"
 TEST_CASE("model file: truncated, corrupt, foreign and newer files fail clearly", "[io][fast]") {
   test::TempDir dir;
   io::save_model(dir.path("m"), tiny());
-  const std::string good = slurp(dir.path("m"));
+  const std::string good = test::read_file(dir.path("m"));
 
-  spit(dir.path("truncated"), good.substr(0, good.size() - 5));
+  test::write_file(dir.path("truncated"), good.substr(0, good.size() - 5));
   CHECK_THROWS_WITH(io::load_model(dir.path("truncated")), Catch::Contains("truncated"));
 
   std::string flipped = good;
   flipped[flipped.size() - 2] ^= 0x40;  // one bit of tensor data
-  spit(dir.path("flipped"), flipped);
+  test::write_file(dir.path("flipped"), flipped);
   CHECK(load_error(dir.path("flipped")).find("checksum") != std::string::npos);
 
-  spit(dir.path("codes"), "#version: 0.2\ne s\n");
+  test::write_file(dir.path("codes"), "#version: 0.2\ne s\n");
   CHECK(load_error(dir.path("codes")).find("codes") != std::string::npos);
 
   io::SafeTensors foreign;
@@ -81,7 +73,7 @@ TEST_CASE("model file: truncated, corrupt, foreign and newer files fail clearly"
   size_t pos = newer.find("\"format_version\":\"1\"");
   REQUIRE(pos != std::string::npos);
   newer.replace(pos, 20, "\"format_version\":\"9\"");
-  spit(dir.path("newer"), newer);
+  test::write_file(dir.path("newer"), newer);
   CHECK(load_error(dir.path("newer")).find("version 9, newer than this heed reads (1)") !=
         std::string::npos);
 

@@ -4,14 +4,14 @@
 #include <fstream>
 
 #include "heed/common/error.h"
+#include "support/files.h"
 #include "support/temp_dir.h"
 
 using namespace heed;
 
 namespace {
 std::string write(const test::TempDir& dir, const std::string& name, const std::string& text) {
-  std::ofstream(dir.path(name), std::ios::binary) << text;
-  return dir.path(name);
+  return test::write_file(dir.path(name), text);
 }
 }  // namespace
 
