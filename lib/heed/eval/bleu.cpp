@@ -170,6 +170,69 @@ std::string tokenize_13a(std::string_view input) {
   return out;
 }
 
+std::string tokenize_intl(std::string_view line) {
+  // Code points with their classes, then the three rules of TokenizerV14International applied
+  // in turn with Python's left-to-right, non-overlapping substitution:
+  //   (\P{N})(\p{P}) → '\1 \2 ',  (\p{P})(\P{N}) → ' \1 \2',  (\p{S}) → ' \1 '.
+  struct Cp {
+    std::string_view text;
+    char32_t c;
+  };
+  auto split = [](std::string_view s) {
+    std::vector<Cp> cps;
+    size_t pos = 0;
+    while (pos < s.size()) {
+      size_t start = pos;
+      char32_t c = text::next_code_point(s, pos);
+      cps.push_back({s.substr(start, pos - start), c});
+    }
+    return cps;
+  };
+  std::string current(line);
+  for (int rule = 0; rule < 3; ++rule) {
+    const std::vector<Cp> cps = split(current);
+    std::string out;
+    out.reserve(current.size() * 2);
+    for (size_t i = 0; i < cps.size(); ++i) {
+      const bool has_next = i + 1 < cps.size();
+      if (rule == 0 && has_next && !text::is_number(cps[i].c) && text::is_punctuation(cps[i + 1].c)) {
+        out.append(cps[i].text).append(" ").append(cps[i + 1].text).append(" ");
+        ++i;
+      } else if (rule == 1 && has_next && text::is_punctuation(cps[i].c) && !text::is_number(cps[i + 1].c)) {
+        out.append(" ").append(cps[i].text).append(" ").append(cps[i + 1].text);
+        ++i;
+      } else if (rule == 2 && text::is_symbol(cps[i].c)) {
+        out.append(" ").append(cps[i].text).append(" ");
+      } else {
+        out.append(cps[i].text);
+      }
+    }
+    current.swap(out);
+  }
+  std::string out;
+  for (std::string_view w : split_python(current)) {
+    if (!out.empty()) out += ' ';
+    out.append(w);
+  }
+  return out;
+}
+
+BleuTokenizer parse_bleu_tokenizer(const std::string& name) {
+  if (name == "13a") return BleuTokenizer::k13a;
+  if (name == "intl") return BleuTokenizer::kIntl;
+  if (name == "none") return BleuTokenizer::kNone;
+  throw ConfigError("--tokenize: unknown value '" + name + "' (expected 13a, intl or none)");
+}
+
+std::string to_string(BleuTokenizer tokenizer) {
+  switch (tokenizer) {
+    case BleuTokenizer::k13a: return "13a";
+    case BleuTokenizer::kIntl: return "intl";
+    case BleuTokenizer::kNone: return "none";
+  }
+  return "none";
+}
+
 BleuStats& BleuStats::operator+=(const BleuStats& other) {
   for (size_t n = 0; n < 4; ++n) {
     correct[n] += other.correct[n];
@@ -186,7 +249,12 @@ BleuStats segment_stats(std::string_view hypothesis, const std::vector<std::stri
   auto prepare = [&options](std::string_view text) {
     std::string s(text);
     if (options.lowercase) s = text::to_lower(s);  // full Unicode, as Python's str.lower()
-    return options.tokenizer == BleuTokenizer::k13a ? tokenize_13a(s) : s;
+    switch (options.tokenizer) {
+      case BleuTokenizer::k13a: return tokenize_13a(s);
+      case BleuTokenizer::kIntl: return tokenize_intl(s);
+      case BleuTokenizer::kNone: break;
+    }
+    return s;
   };
   const std::string hyp = prepare(hypothesis);
   const std::vector<std::string_view> hyp_words = split_python(hyp);
@@ -304,7 +372,7 @@ std::string bleu_signature(const BleuOptions& options, int references) {
                                                                     : "none";
   return "nrefs:" + std::to_string(references) + "|case:" + (options.lowercase ? "lc" : "mixed") +
          "|eff:" + (options.effective_order ? "yes" : "no") +
-         "|tok:" + (options.tokenizer == BleuTokenizer::k13a ? "13a" : "none") + "|smooth:" + smooth +
+         "|tok:" + to_string(options.tokenizer) + "|smooth:" + smooth +
          "|version:heed-" + HEED_VERSION;
 }
 

@@ -10,7 +10,7 @@
 
 namespace heed::eval {
 
-enum class BleuTokenizer { kNone, k13a };
+enum class BleuTokenizer { kNone, k13a, kIntl };
 enum class BleuSmoothing { kNone, kExp, kFloor };
 
 struct BleuOptions {
@@ -23,6 +23,11 @@ struct BleuOptions {
 
 // sacreBLEU's tokenizer_13a, byte for byte (splits on Python's str.split() whitespace).
 std::string tokenize_13a(std::string_view line);
+// sacreBLEU's tokenizer_intl (mteval-v14 international): punctuation split from non-numbers,
+// symbols split, by Unicode general category.
+std::string tokenize_intl(std::string_view line);
+BleuTokenizer parse_bleu_tokenizer(const std::string& name);  // none | 13a | intl
+std::string to_string(BleuTokenizer tokenizer);
 
 // The sufficient statistics of one or more segments; they add up over a corpus.
 struct BleuStats {

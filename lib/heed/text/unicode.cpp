@@ -324,6 +324,7 @@ bool is_format(char32_t c) { return category(c) == U_FORMAT_CHAR; }
 bool is_letter(char32_t c) { return (category_mask(c) & U_GC_L_MASK) != 0; }
 bool is_mark(char32_t c) { return (category_mask(c) & U_GC_M_MASK) != 0; }
 bool is_digit(char32_t c) { return category(c) == U_DECIMAL_DIGIT_NUMBER; }
+bool is_number(char32_t c) { return (category_mask(c) & U_GC_N_MASK) != 0; }
 bool is_punctuation(char32_t c) { return (category_mask(c) & U_GC_P_MASK) != 0; }
 bool is_symbol(char32_t c) { return (category_mask(c) & U_GC_S_MASK) != 0; }
 

@@ -81,6 +81,7 @@ bool is_format(char32_t c);       // Cf: ZWJ U+200D, soft hyphen, BOM U+FEFF, bi
 bool is_letter(char32_t c);       // L*
 bool is_mark(char32_t c);         // M*: combining marks
 bool is_digit(char32_t c);        // Nd: decimal digits of any script
+bool is_number(char32_t c);       // N*: Nd, Nl (Roman numerals), No (superscripts, fractions)
 bool is_punctuation(char32_t c);  // P*
 bool is_symbol(char32_t c);       // S*: currency, math, emoji …
 // True when lowercasing changes c (the Changes_When_Lowercased property): uppercase and

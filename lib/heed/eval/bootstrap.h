@@ -1,0 +1,28 @@
+// Paired bootstrap resampling (Koehn 2004) as sacreBLEU's --paired-bs: resample segments with
+// replacement, recompute the corpus score of every system from summed segment statistics on
+// each resample, and report mean, 95% confidence interval and the p-value of each system's
+// difference to the baseline.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace heed::eval {
+
+// Sufficient statistics of one segment; they add up over segments.
+using SegmentStats = std::vector<double>;
+using CorpusScore = std::function<double(const SegmentStats& summed)>;
+
+struct BootstrapResult {
+  double score = 0;    // on the full test set
+  double mean = 0;     // over the resamples
+  double ci = 0;       // half width of the 95% interval (sacreBLEU's estimate_ci)
+  double p_value = 1;  // against the baseline (system 0); 1 for the baseline itself
+};
+
+// systems[s][i]: statistics of segment i for system s; every system has the same segments.
+std::vector<BootstrapResult> paired_bootstrap(const std::vector<std::vector<SegmentStats>>& systems,
+                                              const CorpusScore& score, int samples, uint64_t seed);
+
+}  // namespace heed::eval

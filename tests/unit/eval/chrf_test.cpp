@@ -1,0 +1,46 @@
+#include "heed/eval/chrf.h"
+
+#include <catch2/catch.hpp>
+
+#include "heed/eval/bootstrap.h"
+
+using namespace heed;
+
+TEST_CASE("chrf: hand-computed scores", "[eval][fast]") {
+  CHECK(eval::corpus_chrf({"ab"}, {{"ab"}}) == Approx(100.0));
+  // Orders 1–3 occur: precision = recall = (2/3 + 1/2 + 0) / 3, so F2 equals it.
+  CHECK(eval::corpus_chrf({"abc"}, {{"abd"}}) == Approx(100.0 * (2.0 / 3 + 0.5) / 3));
+  // Whitespace does not count; multi-byte characters count once.
+  CHECK(eval::corpus_chrf({"a b\xc2\xa0" "c"}, {{"abc"}}) == Approx(100.0));
+  CHECK(eval::corpus_chrf({"été"}, {{"été"}}) == Approx(100.0));
+  CHECK(eval::corpus_chrf({""}, {{"abc"}}) == 0.0);
+  // The best of several references is used per segment.
+  CHECK(eval::corpus_chrf({"abc"}, {{"xyz"}, {"abc"}}) == Approx(100.0));
+  eval::ChrfOptions lc;
+  lc.lowercase = true;
+  CHECK(eval::corpus_chrf({"ÉTÉ"}, {{"été"}}, lc) == Approx(100.0));
+}
+
+TEST_CASE("bootstrap: identical systems are not significant, a better one is", "[eval][fast]") {
+  // Statistics: [correct, total]; score = accuracy.
+  auto accuracy = [](const eval::SegmentStats& s) { return 100.0 * s[0] / s[1]; };
+  std::vector<eval::SegmentStats> base, same, better;
+  for (int i = 0; i < 200; ++i) {
+    base.push_back({i % 2 == 0 ? 1.0 : 0.0, 1.0});
+    same.push_back(base.back());
+    better.push_back({i % 10 == 0 ? 0.0 : 1.0, 1.0});
+  }
+  auto results = eval::paired_bootstrap({base, same, better}, accuracy, 500, 7);
+  REQUIRE(results.size() == 3);
+  CHECK(results[0].score == Approx(50.0));
+  CHECK(results[0].p_value == 1.0);
+  CHECK(results[1].p_value > 0.5);
+  CHECK(results[2].score == Approx(90.0));
+  CHECK(results[2].p_value < 0.01);
+  CHECK(results[0].mean == Approx(50.0).margin(2.0));
+  CHECK(results[0].ci > 1.0);
+  CHECK(results[0].ci < 15.0);
+  // Seeded: the same seed gives the same figures.
+  auto again = eval::paired_bootstrap({base, same, better}, accuracy, 500, 7);
+  CHECK(again[2].mean == results[2].mean);
+}
