@@ -1,3 +1,4 @@
 list(APPEND HEED_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/batcher_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/optimizer_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/optimizer_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/signals_test.cpp)
