@@ -115,8 +115,8 @@ bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
   cfg.on_invalid = on_invalid == "replace" ? OnInvalid::kReplace
                    : on_invalid == "skip"  ? OnInvalid::kSkip
                                            : OnInvalid::kError;
-  if (cfg.bpe.dropout < 0.0f || cfg.bpe.dropout >= 1.0f) {
-    throw ConfigError("--bpe-dropout must be in [0, 1)");
+  if (!(cfg.bpe.dropout >= 0.0f && cfg.bpe.dropout <= 1.0f)) {
+    throw ConfigError("--bpe-dropout must be in [0, 1]");
   }
   if (cfg.bpe.dropout > 0.0f && cfg.bpe_codes.empty()) {
     throw ConfigError("--bpe-dropout needs --bpe CODES");

@@ -1,10 +1,13 @@
 #include "heed/text/bpe.h"
 
+#include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <fstream>
+#include <functional>
 #include <limits>
-#include <random>
+#include <mutex>
 #include <sstream>
 #include <unordered_map>
 
@@ -15,35 +18,89 @@
 namespace heed::text {
 namespace {
 
-constexpr std::string_view kEndOfWord = "</w>";
 constexpr std::string_view kVersionHeader = "#version:";
-
-uint64_t next_id() {
-  static std::atomic<uint64_t> counter{0};
-  return ++counter;
-}
-
-// Segmentations of the words a thread has seen, for one Bpe instance at a time: lock-free, so
-// tokenizing on several threads scales. Bounded; cleared when full or when another instance
-// takes over the thread.
-struct WordCache {
-  static constexpr size_t kMaxEntries = 1 << 18;
-  uint64_t owner = 0;
-  std::unordered_map<std::string, std::vector<std::string>> words;
-};
-thread_local WordCache t_cache;
+constexpr int32_t kNoRank = std::numeric_limits<int32_t>::max();
 
 uint64_t pair_key(int32_t left, int32_t right) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
 }
 
+// Piece lengths are cached as LEB128 varints in a std::string: one byte per piece shorter
+// than 128 bytes, so most words fit in the string's inline buffer.
+void append_varint(std::string& out, uint32_t value) {
+  while (value >= 0x80) {
+    out += static_cast<char>((value & 0x7f) | 0x80);
+    value >>= 7;
+  }
+  out += static_cast<char>(value);
+}
+
+template <typename F>
+void for_each_varint(std::string_view in, F&& f) {
+  uint32_t value = 0;
+  int shift = 0;
+  for (char c : in) {
+    const auto byte = static_cast<unsigned char>(c);
+    value |= static_cast<uint32_t>(byte & 0x7f) << shift;
+    if (byte & 0x80) {
+      shift += 7;
+    } else {
+      f(value);
+      value = 0;
+      shift = 0;
+    }
+  }
+}
+
+// A uniform draw in [0, 1) that does not depend on the standard library's distributions, so
+// a seed gives the same dropout everywhere.
+double uniform01(Rng& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
+
+// Per-thread working memory of the segmentation loop.
+struct Scratch {
+  std::vector<int32_t> ids;    // symbol ids (-1: a character the codes do not know)
+  std::vector<uint32_t> lens;  // bytes of the word each symbol covers ("</w>" is not counted)
+  std::vector<int32_t> ranks;  // ranks[i]: merge rank of (ids[i], ids[i+1]), kNoRank if none
+  std::vector<uint8_t> fresh;  // the symbol was made by the last merge
+  std::vector<uint8_t> kept;   // BPE-dropout: the pair survived this step
+  std::string key;             // lookup buffer
+  std::string lengths;         // varint piece lengths of the last segmentation
+};
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+// Per-thread direct-mapped cache in front of the shared one: frequent words are found
+// without taking a lock. Entries carry the id of the Bpe that made them.
+struct LocalEntry {
+  uint64_t owner = 0;
+  std::string word;
+  std::string lengths;
+};
+constexpr size_t kLocalEntries = 8192;
+
+std::vector<LocalEntry>& local_cache() {
+  thread_local std::vector<LocalEntry> entries(kLocalEntries);
+  return entries;
+}
+
+std::atomic<uint64_t> next_owner{1};
+
 }  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Codes files
 
 BpeCodes BpeCodes::load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FileError("cannot open BPE codes '" + path + "': " + errno_message(errno));
   std::stringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) throw FileError("cannot read BPE codes '" + path + "'");
   return parse(buffer.str(), path);
 }
 
@@ -62,22 +119,25 @@ BpeCodes BpeCodes::parse(std::string_view text, const std::string& name) {
     if (line_number == 1 && line.substr(0, kVersionHeader.size()) == kVersionHeader) {
       std::string_view version = line.substr(kVersionHeader.size());
       while (!version.empty() && version.front() == ' ') version.remove_prefix(1);
+      while (!version.empty() && version.back() == ' ') version.remove_suffix(1);
       if (version == "0.2") {
         codes.version_ = BpeVersion::k02;
       } else if (version != "0.1") {
-        throw FormatError(at_line(name, line_number, "unsupported BPE codes version '" +
-                                                         std::string(version) + "'"));
+        throw FormatError(at_line(
+            name, line_number,
+            "unsupported BPE codes version '" + std::string(version) + "' (expected 0.1 or 0.2)"));
       }
       continue;
     }
     if (line.empty()) continue;
-    size_t space = line.find(' ');
+    const size_t space = line.find(' ');
     if (space == 0 || space == std::string_view::npos || space + 1 == line.size() ||
         line.find(' ', space + 1) != std::string_view::npos) {
-      throw FormatError(at_line(name, line_number,
-                                "expected a merge 'LEFT RIGHT' (two symbols, one space)"));
+      throw FormatError(
+          at_line(name, line_number, "expected a merge 'LEFT RIGHT' (two symbols, one space)"));
     }
-    codes.merges_.push_back({std::string(line.substr(0, space)), std::string(line.substr(space + 1))});
+    codes.merges_.push_back(
+        {std::string(line.substr(0, space)), std::string(line.substr(space + 1))});
   }
   return codes;
 }
@@ -93,139 +153,231 @@ std::string BpeCodes::to_string() const {
   return out;
 }
 
-void BpeCodes::save(const std::string& path) const { io::write_file_atomically(path, to_string()); }
+void BpeCodes::save(const std::string& path) const {
+  io::write_file_atomically(path, to_string());
+}
 
-// Symbols are interned as ints; a merge is (left id, right id) → (rank, merged id).
+// ---------------------------------------------------------------------------------------
+// Segmentation
+
 struct Bpe::Impl {
   BpeCodes codes;
   BpeOptions options;
-  std::unordered_map<std::string, int32_t> symbol_ids;
-  std::vector<std::string> symbols;
-  std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges;  // → (rank, merged)
+  uint64_t owner = next_owner.fetch_add(1);
+  bool end_of_word_symbol = false;  // 0.1: "</w>" is a symbol of its own
 
-  uint64_t instance = next_id();  // names this instance in the per-thread caches
+  // Symbols are interned; a merge is (left id, right id) → rank, and rank → merged id.
+  std::unordered_map<std::string, int32_t> symbol_ids;
+  std::unordered_map<uint64_t, int32_t> ranks;
+  std::vector<int32_t> merged_by_rank;
+  std::array<int32_t, 128> ascii_inner{};  // id of an ASCII character inside a word
+  std::array<int32_t, 128> ascii_final{};  // ... at the end of a word (0.2: with "</w>")
+  int32_t end_of_word = -1;
+
+  // The shared cache: word → varint piece lengths, in shards with a lock each. A full shard
+  // is emptied (frequent words come back at once; the cost is a few recomputations).
+  static constexpr size_t kShards = 64;
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<std::string, std::string> words;
+  };
+  size_t shard_capacity = 0;
+  mutable std::array<Shard, kShards> shards;
 
   int32_t intern(const std::string& symbol) {
-    auto [it, inserted] = symbol_ids.emplace(symbol, static_cast<int32_t>(symbols.size()));
-    if (inserted) symbols.push_back(symbol);
-    return it->second;
+    return symbol_ids.emplace(symbol, static_cast<int32_t>(symbol_ids.size())).first->second;
   }
 
-  int32_t find(const std::string& symbol) const {
-    auto it = symbol_ids.find(symbol);
+  int32_t find(std::string_view symbol, std::string& buffer) const {
+    buffer.assign(symbol);
+    auto it = symbol_ids.find(buffer);
     return it == symbol_ids.end() ? -1 : it->second;
   }
 
-  void segment(std::string_view word, std::vector<std::string>& pieces, Rng* rng) const;
+  int32_t rank_of(int32_t left, int32_t right) const {
+    if (left < 0 || right < 0) return kNoRank;
+    auto it = ranks.find(pair_key(left, right));
+    return it == ranks.end() ? kNoRank : it->second;
+  }
+
+  // Leaves the varint piece lengths of word in s.lengths.
+  void segment(std::string_view word, Rng* rng, Scratch& s) const;
+  // The varint piece lengths of word, from a cache or segment(); valid until the next call
+  // on this thread.
+  std::string_view lengths(std::string_view word, Rng* rng) const;
 };
 
-void Bpe::Impl::segment(std::string_view word, std::vector<std::string>& pieces, Rng* rng) const {
-  // Initial symbols: code points; with 0.2 the last one carries "</w>", with 0.1 "</w>" is a
-  // symbol of its own. Unknown symbols get id -1 and never merge.
-  std::vector<int32_t> ids;
-  std::vector<std::string> unknown;  // text of the -1 symbols, in order
-  std::vector<std::string_view> chars;
-  for_each_utf8_char(word, [&chars](std::string_view c) { chars.push_back(c); });
-  std::string symbol;
-  for (size_t i = 0; i < chars.size(); ++i) {
-    symbol.assign(chars[i]);
-    if (i + 1 == chars.size() && codes.version() == BpeVersion::k02) symbol += kEndOfWord;
-    ids.push_back(find(symbol));
-    if (ids.back() < 0) unknown.push_back(symbol);
+void Bpe::Impl::segment(std::string_view word, Rng* rng, Scratch& s) const {
+  const bool final_mark = !end_of_word_symbol;
+  s.ids.clear();
+  s.lens.clear();
+  size_t i = 0;
+  while (i < word.size()) {
+    const auto lead = static_cast<unsigned char>(word[i]);
+    const size_t n = std::min(utf8_sequence_length(lead), word.size() - i);
+    const bool last = i + n == word.size();
+    int32_t id;
+    if (lead < 0x80) {
+      id = last ? ascii_final[lead] : ascii_inner[lead];
+    } else if (last && final_mark) {
+      s.key.assign(word.substr(i, n));
+      s.key.append(kEndOfWord);
+      auto it = symbol_ids.find(s.key);
+      id = it == symbol_ids.end() ? -1 : it->second;
+    } else {
+      id = find(word.substr(i, n), s.key);
+    }
+    s.ids.push_back(id);
+    s.lens.push_back(static_cast<uint32_t>(n));
+    i += n;
   }
-  if (codes.version() == BpeVersion::k01) {
-    ids.push_back(find(std::string(kEndOfWord)));
-    if (ids.back() < 0) unknown.emplace_back(kEndOfWord);
+  if (end_of_word_symbol) {
+    s.ids.push_back(end_of_word);
+    s.lens.push_back(0);  // covers no byte of the word, so it disappears from the output
   }
 
-  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  size_t n = s.ids.size();
+  s.ranks.assign(n, kNoRank);
+  s.fresh.assign(n, 0);
+  for (size_t k = 0; k + 1 < n; ++k) s.ranks[k] = rank_of(s.ids[k], s.ids[k + 1]);
+
   const bool dropout = rng != nullptr && options.dropout > 0.0f;
-  std::vector<char> kept;  // per position: the pair starting there survived dropout
-  while (ids.size() > 1) {
-    int32_t best_rank = std::numeric_limits<int32_t>::max();
-    uint64_t best_key = 0;
-    int32_t best_merged = -1;
-    kept.assign(ids.size(), 0);
-    for (size_t i = 0; i + 1 < ids.size(); ++i) {
-      // BPE-dropout (as subword-nmt): each pair occurrence is dropped with probability p
-      // at this step; only the surviving occurrences of the best pair are merged.
-      if (dropout && uniform(*rng) <= options.dropout) continue;
-      if (ids[i] < 0 || ids[i + 1] < 0) continue;
-      auto it = merges.find(pair_key(ids[i], ids[i + 1]));
-      if (it == merges.end()) continue;
-      kept[i] = 1;
-      if (it->second.first < best_rank) {
-        best_rank = it->second.first;
-        best_key = it->first;
-        best_merged = it->second.second;
+  const double p = options.dropout;
+  while (n > 1) {
+    // The lowest rank among the pairs (that survive dropout at this step).
+    int32_t best = kNoRank;
+    if (dropout) {
+      s.kept.assign(n, 0);
+      for (size_t k = 0; k + 1 < n; ++k) {
+        if (s.ranks[k] == kNoRank || uniform01(*rng) < p) continue;
+        s.kept[k] = 1;
+        best = std::min(best, s.ranks[k]);
       }
+    } else {
+      for (size_t k = 0; k + 1 < n; ++k) best = std::min(best, s.ranks[k]);
     }
-    if (best_merged < 0) break;
-    // Merge the non-overlapping occurrences of the best pair, left to right.
+    if (best == kNoRank) break;
+    const int32_t merged = merged_by_rank[static_cast<size_t>(best)];
+
+    // Merge the occurrences left to right, skipping one that overlaps the previous
+    // ("a a a" → "aa a"). ranks[out] keeps the old rank where both neighbours are unchanged.
     size_t out = 0;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (i + 1 < ids.size() && kept[i] && pair_key(ids[i], ids[i + 1]) == best_key) {
-        ids[out++] = best_merged;
-        ++i;
+    for (size_t k = 0; k < n; ++out) {
+      if (k + 1 < n && s.ranks[k] == best && (!dropout || s.kept[k])) {
+        s.ids[out] = merged;
+        s.lens[out] = s.lens[k] + s.lens[k + 1];
+        s.fresh[out] = 1;
+        k += 2;
       } else {
-        ids[out++] = ids[i];
+        const int32_t rank = k + 1 < n ? s.ranks[k] : kNoRank;
+        s.ids[out] = s.ids[k];
+        s.lens[out] = s.lens[k];
+        s.fresh[out] = 0;
+        s.ranks[out] = rank;
+        k += 1;
       }
     }
-    ids.resize(out);
+    n = out;
+    for (size_t k = 0; k + 1 < n; ++k) {
+      if (s.fresh[k] || s.fresh[k + 1]) s.ranks[k] = rank_of(s.ids[k], s.ids[k + 1]);
+    }
+    s.ranks[n - 1] = kNoRank;
   }
 
-  size_t next_unknown = 0;
-  const size_t first = pieces.size();
-  for (int32_t id : ids) {
-    pieces.push_back(id >= 0 ? symbols[static_cast<size_t>(id)] : unknown[next_unknown++]);
-  }
-  // Strip the end-of-word mark: a lone "</w>" (0.1) goes, a suffix (0.2) is cut off.
-  if (pieces.size() > first) {
-    std::string& last = pieces.back();
-    if (last == kEndOfWord) {
-      pieces.pop_back();
-    } else if (last.size() > kEndOfWord.size() &&
-               std::string_view(last).substr(last.size() - kEndOfWord.size()) == kEndOfWord) {
-      last.resize(last.size() - kEndOfWord.size());
-    }
+  s.lengths.clear();
+  for (size_t k = 0; k < n; ++k) {
+    if (s.lens[k] > 0) append_varint(s.lengths, s.lens[k]);
   }
 }
 
+std::string_view Bpe::Impl::lengths(std::string_view word, Rng* rng) const {
+  Scratch& s = scratch();
+  if ((rng != nullptr && options.dropout > 0.0f) || options.cache_size == 0) {
+    segment(word, rng, s);
+    return s.lengths;
+  }
+  const size_t hash = std::hash<std::string_view>()(word);
+  LocalEntry& local = local_cache()[hash & (kLocalEntries - 1)];
+  if (local.owner == owner && local.word == word) return local.lengths;
+
+  Shard& shard = shards[(hash >> 20) % kShards];
+  s.key.assign(word);
+  bool found = false;
+  {
+    std::lock_guard<std::mutex> lock(shard.mutex);
+    auto it = shard.words.find(s.key);
+    if (it != shard.words.end()) {
+      local.lengths = it->second;
+      found = true;
+    }
+  }
+  if (!found) {
+    segment(word, nullptr, s);
+    local.lengths = s.lengths;
+    s.key.assign(word);
+    std::lock_guard<std::mutex> lock(shard.mutex);
+    if (shard.words.size() >= shard_capacity) shard.words.clear();
+    shard.words.emplace(s.key, s.lengths);
+  }
+  local.owner = owner;
+  local.word.assign(word);
+  return local.lengths;
+}
+
 Bpe::Bpe(BpeCodes codes, BpeOptions options) : impl_(std::make_unique<Impl>()) {
-  if (!(options.dropout >= 0.0f && options.dropout < 1.0f)) {
-    throw ConfigError("BPE-dropout must be in [0, 1)");
+  if (!(options.dropout >= 0.0f && options.dropout <= 1.0f)) {
+    throw ConfigError("BPE-dropout must be between 0 and 1, not " +
+                      std::to_string(options.dropout));
   }
-  impl_->codes = std::move(codes);
-  impl_->options = options;
-  const auto& merges = impl_->codes.merges();
+  Impl& m = *impl_;
+  m.codes = std::move(codes);
+  m.options = options;
+  m.end_of_word_symbol = m.codes.version() == BpeVersion::k01;
+  m.shard_capacity = std::max<size_t>(1, options.cache_size / Impl::kShards);
+  const auto& merges = m.codes.merges();
+  m.merged_by_rank.reserve(merges.size());
   for (size_t rank = 0; rank < merges.size(); ++rank) {
-    int32_t left = impl_->intern(merges[rank].left);
-    int32_t right = impl_->intern(merges[rank].right);
-    int32_t merged = impl_->intern(merges[rank].left + merges[rank].right);
-    // A repeated merge keeps its first (best) rank, as subword-nmt's dict construction does.
-    impl_->merges.emplace(pair_key(left, right), std::make_pair(static_cast<int32_t>(rank), merged));
+    const int32_t left = m.intern(merges[rank].left);
+    const int32_t right = m.intern(merges[rank].right);
+    m.merged_by_rank.push_back(m.intern(merges[rank].left + merges[rank].right));
+    // A repeated merge keeps its first (best) rank, as subword-nmt's table does.
+    m.ranks.emplace(pair_key(left, right), static_cast<int32_t>(rank));
   }
+  std::string symbol, buffer;
+  for (size_t c = 0; c < 128; ++c) {
+    symbol.assign(1, static_cast<char>(c));
+    m.ascii_inner[c] = m.find(symbol, buffer);
+    if (!m.end_of_word_symbol) symbol.append(kEndOfWord);
+    m.ascii_final[c] = m.find(symbol, buffer);
+  }
+  m.end_of_word = m.find(kEndOfWord, buffer);
 }
 
 Bpe::~Bpe() = default;
 
 void Bpe::encode(std::string_view word, std::vector<std::string>& pieces, Rng* rng) const {
   if (word.empty()) return;
-  if (rng != nullptr && impl_->options.dropout > 0.0f) {
-    impl_->segment(word, pieces, rng);
-    return;
-  }
-  WordCache& cache = t_cache;
-  if (cache.owner != impl_->instance || cache.words.size() >= WordCache::kMaxEntries) {
-    cache.words.clear();
-    cache.owner = impl_->instance;
-  }
-  auto [it, inserted] = cache.words.try_emplace(std::string(word));
-  if (inserted) impl_->segment(word, it->second, nullptr);
-  pieces.insert(pieces.end(), it->second.begin(), it->second.end());
+  size_t pos = 0;
+  for_each_varint(impl_->lengths(word, rng), [&](uint32_t n) {
+    pieces.emplace_back(word.substr(pos, n));
+    pos += n;
+  });
 }
 
-const BpeCodes& Bpe::codes() const { return impl_->codes; }
-const BpeOptions& Bpe::options() const { return impl_->options; }
+void Bpe::encode(std::string_view word, std::vector<std::string_view>& pieces, Rng* rng) const {
+  if (word.empty()) return;
+  size_t pos = 0;
+  for_each_varint(impl_->lengths(word, rng), [&](uint32_t n) {
+    pieces.push_back(word.substr(pos, n));
+    pos += n;
+  });
+}
+
+const BpeCodes& Bpe::codes() const {
+  return impl_->codes;
+}
+const BpeOptions& Bpe::options() const {
+  return impl_->options;
+}
 
 }  // namespace heed::text

@@ -37,6 +37,16 @@ bool is_reserved(char32_t c) {
          c == kFeatureSeparatorCp || c == kJoinerCp;
 }
 
+// True if text holds a reserved mark (escape, placeholder bracket, case separator, joiner).
+bool has_reserved_mark(std::string_view text) {
+  if (text.find(static_cast<char>(kMarkLead)) == std::string_view::npos) return false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    if (is_reserved(next_code_point(text, pos))) return true;
+  }
+  return false;
+}
+
 bool ascii_alpha(unsigned char b) { return (b | 0x20) >= 'a' && (b | 0x20) <= 'z'; }
 bool ascii_digit(unsigned char b) { return b >= '0' && b <= '9'; }
 bool ascii_alnum(unsigned char b) { return ascii_alpha(b) || ascii_digit(b); }
@@ -912,7 +922,7 @@ void emit_word(std::string_view word, bool lead, bool trail, const TokenizerOpti
     return;
   }
   Scratch& s = scratch();
-  const bool plain_word = word.find(static_cast<char>(kMarkLead)) == kNpos;  // no reserved mark
+  const bool plain_word = !has_reserved_mark(word);  // BPE never splits escapes or marks
   if (!o.case_feature) {
     if (!plain_word) {
       emit.put(word, lead, trail, 0);

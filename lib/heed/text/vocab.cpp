@@ -2,55 +2,154 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <fstream>
-#include <sstream>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
 #include <thread>
+#include <unordered_set>
 
 #include "heed/common/error.h"
-#include "heed/io/line_reader.h"
 #include "heed/text/markers.h"
 
 namespace heed::text {
 namespace {
 
-// Splits lines over threads and merges the per-thread counts.
+static_assert(kJoiner[0] == '\xEF' && kEscape[0] == '\xEF' && kFeatureSeparator[0] == '\xEF' &&
+                  kPlaceholderOpen[0] == '\xEF' && kPlaceholderClose[0] == '\xEF',
+              "bpe_word_of() looks for the marks' lead byte first");
+
+bool is_separator(char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+// Reads a file ("-" = stdin) in blocks that end at a token separator, so no token is cut.
+// The buffer is allocated once and not cleared, so a small file costs only its own size.
+class BlockReader {
+ public:
+  explicit BlockReader(const std::string& path) : path_(path) {
+    if (path == "-") {
+      file_ = stdin;
+    } else {
+      file_ = std::fopen(path.c_str(), "rb");
+      if (!file_) throw FileError("cannot open '" + path + "': " + errno_message(errno));
+      owns_ = true;
+    }
+  }
+  ~BlockReader() {
+    if (owns_) std::fclose(file_);
+  }
+  BlockReader(const BlockReader&) = delete;
+  BlockReader& operator=(const BlockReader&) = delete;
+
+  // The next block, valid until the next call. False at the end of the input.
+  bool next(std::string_view& block) {
+    if (!buffer_) buffer_.reset(new char[capacity_]);  // not value-initialised
+    // The incomplete token at the end of the last block comes first.
+    std::memmove(buffer_.get(), buffer_.get() + carry_begin_, size_ - carry_begin_);
+    size_ = size_ - carry_begin_;
+    carry_begin_ = 0;
+    while (!eof_) {
+      if (size_ == capacity_) grow();  // a token longer than the whole buffer
+      const size_t old = size_;
+      size_ += std::fread(buffer_.get() + size_, 1, capacity_ - size_, file_);
+      if (size_ < capacity_) {
+        if (std::ferror(file_)) {
+          throw FileError("cannot read '" + display_name() + "': " + errno_message(errno));
+        }
+        eof_ = true;
+        break;
+      }
+      size_t cut = size_;
+      while (cut > old && !is_separator(buffer_[cut - 1])) --cut;
+      if (cut > old) {
+        carry_begin_ = cut;
+        block = std::string_view(buffer_.get(), cut);
+        return true;
+      }
+    }
+    carry_begin_ = size_;
+    block = std::string_view(buffer_.get(), size_);
+    return size_ > 0;
+  }
+
+ private:
+  std::string display_name() const { return path_ == "-" ? "<stdin>" : path_; }
+
+  void grow() {
+    std::unique_ptr<char[]> bigger(new char[capacity_ * 2]);
+    std::memcpy(bigger.get(), buffer_.get(), size_);
+    buffer_ = std::move(bigger);
+    capacity_ *= 2;
+  }
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  bool owns_ = false;
+  bool eof_ = false;
+  size_t capacity_ = size_t{8} << 20;
+  std::unique_ptr<char[]> buffer_;
+  size_t size_ = 0;         // bytes in buffer_
+  size_t carry_begin_ = 0;  // buffer_[carry_begin_, size_) belongs to the next block
+};
+
+// Adds the tokens of text, mapped by key_of (an empty key is not counted), to counts.
+template <typename KeyOf>
+void add_keys(std::string_view text, WordCounts& counts, std::string& buffer, KeyOf key_of) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && is_separator(text[pos])) ++pos;
+    size_t end = pos;
+    while (end < text.size() && !is_separator(text[end])) ++end;
+    if (end > pos) {
+      const std::string_view key = key_of(text.substr(pos, end - pos));
+      if (!key.empty()) {
+        buffer.assign(key);
+        auto it = counts.find(buffer);
+        if (it != counts.end()) {
+          ++it->second;
+        } else {
+          counts.emplace(buffer, 1);
+        }
+      }
+    }
+    pos = end;
+  }
+}
+
+// Reads the files block by block; each block is cut at separators into one range per thread.
 template <typename KeyOf>
 WordCounts count_with(const std::vector<std::string>& paths, int threads, KeyOf key_of) {
   const size_t workers = static_cast<size_t>(std::max(1, threads));
-  constexpr size_t kBatch = 1 << 15;
   std::vector<WordCounts> partial(workers);
-  std::vector<std::string> lines(kBatch);
+  std::vector<std::string> buffers(workers);
+  std::vector<std::exception_ptr> errors(workers);
+  std::string_view text;
   for (const auto& path : paths) {
-    io::LineReader reader(path);
-    while (true) {
-      size_t n = 0;
-      while (n < kBatch && reader.next(lines[n])) ++n;
-      if (n == 0) break;
+    BlockReader reader(path);
+    while (reader.next(text)) {
+      std::vector<size_t> bounds(workers + 1, text.size());
+      bounds[0] = 0;
+      for (size_t w = 1; w < workers; ++w) {
+        size_t b = std::max(bounds[w - 1], text.size() * w / workers);
+        while (b < text.size() && !is_separator(text[b])) ++b;
+        bounds[w] = b;
+      }
       auto work = [&](size_t w) {
-        WordCounts& counts = partial[w];
-        for (size_t i = n * w / workers; i < n * (w + 1) / workers; ++i) {
-          std::string_view line = lines[i];
-          size_t pos = 0;
-          while (pos < line.size()) {
-            size_t end = line.find(' ', pos);
-            if (end == std::string_view::npos) end = line.size();
-            if (end > pos) {
-              std::string_view key = key_of(line.substr(pos, end - pos));
-              if (!key.empty()) {
-                auto it = counts.find(std::string(key));
-                if (it == counts.end()) counts.emplace(std::string(key), 1);
-                else ++it->second;
-              }
-            }
-            pos = end + 1;
-          }
+        try {
+          add_keys(text.substr(bounds[w], bounds[w + 1] - bounds[w]), partial[w], buffers[w],
+                   key_of);
+        } catch (...) {
+          errors[w] = std::current_exception();
         }
       };
       std::vector<std::thread> pool;
       for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
       work(0);
       for (auto& t : pool) t.join();
-      if (n < kBatch) break;
+      for (auto& e : errors) {
+        if (e) std::rethrow_exception(e);
+      }
     }
   }
   WordCounts total = std::move(partial[0]);
@@ -60,41 +159,73 @@ WordCounts count_with(const std::vector<std::string>& paths, int threads, KeyOf 
   return total;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError("cannot open '" + path + "': " + errno_message(errno));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+std::string_view token_itself(std::string_view token) {
+  return token;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+std::string read_file(const std::string& path) {
+  std::string text;
+  std::string_view block;
+  BlockReader reader(path);
+  while (reader.next(block)) text += block;
+  return text;
+}
+
+bool count_order(const std::pair<std::string, long long>& a,
+                 const std::pair<std::string, long long>& b) {
+  return a.second != b.second ? a.second > b.second : a.first < b.first;
 }
 
 }  // namespace
 
+// ---------------------------------------------------------------------------------------
+// Counting
+
 std::string_view bpe_word_of(std::string_view token) {
-  if (starts_with(token, kPlaceholderOpen)) return {};
-  // A case mark is the very last thing: [￭]text[￭][￨C|￨U].
-  if (token.size() > kFeatureSeparator.size() + 1 &&
-      token.substr(token.size() - kFeatureSeparator.size() - 1, kFeatureSeparator.size()) ==
-          kFeatureSeparator) {
-    token.remove_suffix(kFeatureSeparator.size() + 1);
+  // Every mark is in U+F000–U+FFFF, whose UTF-8 starts with 0xEF: most tokens have none.
+  if (token.find('\xEF') == std::string_view::npos) return token;
+  if (token.substr(0, kPlaceholderOpen.size()) == kPlaceholderOpen) return {};
+  // The layout is [￭]text[￭][￨C|￨U]: the case mark is the very last thing.
+  const size_t mark = kFeatureSeparator.size() + 1;
+  if (token.size() > mark &&
+      token.substr(token.size() - mark, kFeatureSeparator.size()) == kFeatureSeparator) {
+    token.remove_suffix(mark);
   }
-  if (starts_with(token, kJoiner)) token.remove_prefix(kJoiner.size());
-  if (ends_with(token, kJoiner)) token.remove_suffix(kJoiner.size());
+  if (token.substr(0, kJoiner.size()) == kJoiner) token.remove_prefix(kJoiner.size());
+  if (token.size() >= kJoiner.size() && token.substr(token.size() - kJoiner.size()) == kJoiner) {
+    token.remove_suffix(kJoiner.size());
+  }
+  if (contains(token, kJoiner) || contains(token, kEscape) || contains(token, kFeatureSeparator) ||
+      contains(token, kPlaceholderOpen) || contains(token, kPlaceholderClose)) {
+    return {};
+  }
   return token;
 }
 
+void add_tokens(std::string_view text, WordCounts& counts) {
+  std::string buffer;
+  add_keys(text, counts, buffer, token_itself);
+}
+
+void add_words(std::string_view text, WordCounts& counts) {
+  std::string buffer;
+  add_keys(text, counts, buffer, bpe_word_of);
+}
+
 WordCounts count_tokens(const std::vector<std::string>& paths, int threads) {
-  return count_with(paths, threads, [](std::string_view token) { return token; });
+  return count_with(paths, threads, token_itself);
 }
 
 WordCounts count_words(const std::vector<std::string>& paths, int threads) {
   return count_with(paths, threads, bpe_word_of);
 }
+
+// ---------------------------------------------------------------------------------------
+// Count files
 
 CountList sorted_counts(const WordCounts& counts, const VocabCountOptions& options) {
   CountList list;
@@ -102,9 +233,7 @@ CountList sorted_counts(const WordCounts& counts, const VocabCountOptions& optio
   for (const auto& [token, count] : counts) {
     if (count >= options.min_count) list.emplace_back(token, count);
   }
-  std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
-  });
+  std::sort(list.begin(), list.end(), count_order);
   if (options.max_size > 0 && list.size() > static_cast<size_t>(options.max_size)) {
     list.resize(static_cast<size_t>(options.max_size));
   }
@@ -124,6 +253,7 @@ std::string format_counts(const WordCounts& counts, const VocabCountOptions& opt
 
 CountList parse_counts(std::string_view text, const std::string& name) {
   CountList list;
+  std::unordered_map<std::string_view, long long> first_line;
   size_t pos = 0;
   long long line_number = 0;
   while (pos < text.size()) {
@@ -133,24 +263,40 @@ CountList parse_counts(std::string_view text, const std::string& name) {
     pos = end + 1;
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    size_t tab = line.find('\t');
-    if (tab == 0 || tab == std::string_view::npos || line.find('\t', tab + 1) != std::string_view::npos) {
+    const size_t tab = line.find('\t');
+    if (tab == std::string_view::npos || line.find('\t', tab + 1) != std::string_view::npos) {
       throw FormatError(at_line(name, line_number, "expected 'token<TAB>count'"));
     }
-    std::string_view number = line.substr(tab + 1);
+    if (tab == 0) throw FormatError(at_line(name, line_number, "empty token"));
+    const std::string_view token = line.substr(0, tab);
+    const std::string_view number = line.substr(tab + 1);
     long long count = 0;
-    bool ok = !number.empty();
+    bool ok = !number.empty() && number.size() <= 18;
     for (char c : number) {
       ok = ok && c >= '0' && c <= '9';
       if (ok) count = count * 10 + (c - '0');
     }
-    if (!ok) throw FormatError(at_line(name, line_number, "count '" + std::string(number) + "' is not a number"));
-    list.emplace_back(std::string(line.substr(0, tab)), count);
+    if (!ok) {
+      throw FormatError(at_line(name, line_number,
+                                "count '" + std::string(number) + "' is not a decimal number"));
+    }
+    auto [seen, inserted] = first_line.emplace(token, line_number);
+    if (!inserted) {
+      throw FormatError(at_line(name, line_number,
+                                "duplicate token '" + std::string(token) + "' (first on line " +
+                                    std::to_string(seen->second) + ")"));
+    }
+    list.emplace_back(std::string(token), count);
   }
   return list;
 }
 
-CountList load_counts(const std::string& path) { return parse_counts(read_file(path), path); }
+CountList load_counts(const std::string& path) {
+  return parse_counts(read_file(path), path);
+}
+
+// ---------------------------------------------------------------------------------------
+// Vocab
 
 Vocab::Vocab() {
   for (const char* special : kSpecials) add(special, 0);
@@ -163,30 +309,60 @@ void Vocab::add(const std::string& token, long long count) {
   counts_.push_back(count);
 }
 
-Vocab Vocab::from_counts(const CountList& counts, long long max_size, long long min_count) {
+Vocab Vocab::from_counts(const CountList& counts, const VocabOptions& options) {
+  if (options.max_size < 0 || (options.max_size > 0 && options.max_size < kSpecialCount)) {
+    throw ConfigError("the vocabulary size must be 0 (no limit) or at least " +
+                      std::to_string(kSpecialCount) + " (the special tokens), not " +
+                      std::to_string(options.max_size));
+  }
+  CountList sorted = counts;
+  std::stable_sort(sorted.begin(), sorted.end(), count_order);
   Vocab vocab;
-  for (const auto& [token, count] : counts) {
-    if (max_size > 0 && vocab.size() >= max_size) break;
-    if (count < min_count) continue;
+  for (const auto& [token, count] : sorted) {
+    if (count < options.min_count) break;
+    auto special = vocab.ids_.find(token);
+    if (special != vocab.ids_.end() && special->second < kSpecialCount) {
+      vocab.counts_[static_cast<size_t>(special->second)] = count;
+      continue;
+    }
+    if (options.max_size > 0 && vocab.size() >= options.max_size) break;
     vocab.add(token, count);
   }
   return vocab;
 }
 
-Vocab Vocab::load(const std::string& path, long long max_size, long long min_count) {
-  return from_counts(load_counts(path), max_size, min_count);
+Vocab Vocab::from_counts(const WordCounts& counts, const VocabOptions& options) {
+  return from_counts(CountList(counts.begin(), counts.end()), options);
+}
+
+Vocab Vocab::load(const std::string& path, const VocabOptions& options) {
+  return from_counts(load_counts(path), options);
 }
 
 int32_t Vocab::id(std::string_view token) const {
-  auto it = ids_.find(std::string(token));
+  thread_local std::string key;
+  key.assign(token);
+  auto it = ids_.find(key);
   return it == ids_.end() ? kUnkId : it->second;
 }
 
-bool Vocab::contains(std::string_view token) const { return ids_.count(std::string(token)) > 0; }
+bool Vocab::contains(std::string_view token) const {
+  thread_local std::string key;
+  key.assign(token);
+  return ids_.count(key) > 0;
+}
 
 const std::string& Vocab::token(int32_t id) const {
-  if (id < 0 || id >= size()) throw InternalError("vocabulary id " + std::to_string(id) + " out of range");
+  if (id < 0 || id >= size()) {
+    throw InternalError("vocabulary id " + std::to_string(id) + " out of range [0, " +
+                        std::to_string(size()) + ")");
+  }
   return tokens_[static_cast<size_t>(id)];
+}
+
+long long Vocab::count(int32_t id) const {
+  token(id);  // range check
+  return counts_[static_cast<size_t>(id)];
 }
 
 std::string Vocab::to_string() const {
@@ -201,19 +377,17 @@ std::string Vocab::to_string() const {
 }
 
 Vocab Vocab::from_string(std::string_view text, const std::string& name) {
-  CountList list = parse_counts(text, name);
-  for (size_t i = 0; i < 4; ++i) {
-    if (list.size() <= i || list[i].first != kSpecials[i]) {
-      throw FormatError("vocabulary '" + name + "' does not start with the special tokens");
-    }
-  }
+  CountList list = parse_counts(text, name);  // rejects duplicates
   Vocab vocab;
-  for (size_t i = 4; i < list.size(); ++i) {
-    if (vocab.contains(list[i].first)) {
-      throw FormatError(at_line(name, static_cast<long long>(i + 1), "duplicate token '" + list[i].first + "'"));
+  for (size_t i = 0; i < static_cast<size_t>(kSpecialCount); ++i) {
+    if (i >= list.size() || list[i].first != kSpecials[i]) {
+      throw FormatError(at_line(name, static_cast<long long>(i + 1),
+                                std::string("expected the special token '") + kSpecials[i] +
+                                    "' (a vocabulary starts with <pad> <unk> <s> </s>)"));
     }
-    vocab.add(list[i].first, list[i].second);
+    vocab.counts_[i] = list[i].second;
   }
+  for (size_t i = kSpecialCount; i < list.size(); ++i) vocab.add(list[i].first, list[i].second);
   return vocab;
 }
 

@@ -370,3 +370,17 @@ TEST_CASE("tokenizer: random lines round-trip in every configuration", "[text][f
   }
   CHECK(failures == 0);
 }
+
+TEST_CASE("tokenizer: BPE applies to words with characters U+F000-U+FFFF that are not marks",
+          "[text][fast]") {
+  // Fullwidth letters share the lead byte 0xEF with the reserved marks but are ordinary text.
+  auto bpe = std::make_shared<const text::Bpe>(
+      text::BpeCodes::parse("#version: 0.2\n\xEF\xBC\xA1 \xEF\xBC\xA2</w>\n", "codes"));
+  text::TokenizerOptions options;
+  options.normalization = text::Normalization::kNfc;
+  text::Tokenizer tokenizer(options, bpe);
+  // "ＡＢＣ" → no merge for the last pair; "ＡＢ" → one piece.
+  CHECK(tokenizer.tokenize_line("\xEF\xBC\xA1\xEF\xBC\xA2") == "\xEF\xBC\xA1\xEF\xBC\xA2");
+  CHECK(tokenizer.tokenize_line("\xEF\xBC\xA1\xEF\xBC\xA2\xEF\xBC\xA3") ==
+        "\xEF\xBC\xA1\xEF\xBF\xAD \xEF\xBC\xA2\xEF\xBF\xAD \xEF\xBC\xA3");
+}
