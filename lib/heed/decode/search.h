@@ -1,0 +1,68 @@
+// Greedy and beam search over an abstract step scorer, batched across sentences and beams.
+// The model side (decode/translator) implements StepScorer; tests drive the search with a
+// scripted scorer whose best paths are known.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace heed::decode {
+
+enum class LengthNormalization {
+  kNone,     // raw log-probability
+  kGnmt,     // log P / ((5 + |Y|) / 6)^alpha   (Wu et al. 2016)
+  kAverage,  // log P / |Y|
+};
+
+struct DecodeConfig {
+  int beam_size = 5;                                       // 1 = greedy
+  int n_best = 1;                                          // hypotheses returned per sentence
+  LengthNormalization normalization = LengthNormalization::kGnmt;
+  float alpha = 0.6f;                                      // GNMT length penalty exponent
+  float coverage_penalty = 0.0f;                           // GNMT beta (0 = off)
+  float max_length_ratio = 2.0f;                           // output tokens ≤ ratio · source + offset
+  int max_length_offset = 10;
+  int min_length = 0;                                      // </s> not allowed before this many tokens
+  bool keep_attention = false;                             // keep each hypothesis' attention rows
+  // ConfigError for impossible values (n_best > beam_size, non-positive beam, …).
+  void validate() const;
+};
+
+LengthNormalization parse_normalization(const std::string& name);  // none | gnmt | average
+
+// The model seen by the search. Rows are live hypotheses; each step the search says which row
+// of the previous step every new row continues (parents) and which token it appends.
+class StepScorer {
+ public:
+  virtual ~StepScorer() = default;
+  virtual int vocab_size() const = 0;
+  virtual int32_t eos_id() const = 0;
+  virtual int32_t bos_id() const = 0;
+  // Source length of sentence s (for the maximum output length and coverage).
+  virtual int source_length(int sentence) const = 0;
+  // Log-probabilities of the next token for every row, row-major [rows, vocab]. Row r of this
+  // step continues row parents[r] of the previous step (at the first step: parents[r] is the
+  // sentence index) by appending tokens[r]. When attention is not null, also the attention
+  // weights of each row over its sentence's source, [rows, max source length] (zero padded).
+  virtual void step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
+                    std::vector<float>& log_probs, std::vector<float>* attention) = 0;
+};
+
+struct Hypothesis {
+  std::vector<int32_t> tokens;  // without <s> and </s>
+  float log_prob = 0.0f;        // sum over the tokens and </s>
+  float score = 0.0f;           // after length normalization and coverage penalty
+  bool finished = true;         // false if cut at the maximum length
+  // With keep_attention: one row per output token (and </s>), each of the source length.
+  std::vector<std::vector<float>> attention;
+};
+
+// For each of `sentences` sentences, up to n_best hypotheses, best first.
+std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
+                                            const DecodeConfig& config);
+
+// Normalized score of a hypothesis (exposed for tests and n-best output).
+float normalized_score(float log_prob, int length, const DecodeConfig& config);
+
+}  // namespace heed::decode

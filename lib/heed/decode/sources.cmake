@@ -1,0 +1,2 @@
+list(APPEND HEED_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/search.cpp)

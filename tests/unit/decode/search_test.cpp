@@ -1,0 +1,200 @@
+#include "heed/decode/search.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "heed/common/error.h"
+
+using namespace heed;
+using decode::DecodeConfig;
+
+namespace {
+
+constexpr int32_t kBos = 2, kEos = 3, kA = 4, kB = 5, kC = 6;
+constexpr int kVocab = 7;
+
+// A model given as a table: the next-token distribution after each prefix. The scorer follows
+// the search's parents/tokens bookkeeping, so wrong bookkeeping shows as wrong prefixes.
+class ScriptedScorer : public decode::StepScorer {
+ public:
+  using Table = std::function<std::vector<float>(int sentence, const std::vector<int32_t>& prefix)>;
+  ScriptedScorer(Table table, std::vector<int> source_lengths)
+      : table_(std::move(table)), lengths_(std::move(source_lengths)) {}
+
+  int vocab_size() const override { return kVocab; }
+  int32_t eos_id() const override { return kEos; }
+  int32_t bos_id() const override { return kBos; }
+  int source_length(int s) const override { return lengths_[static_cast<size_t>(s)]; }
+
+  void step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
+            std::vector<float>& log_probs, std::vector<float>* attention) override {
+    std::vector<std::pair<int, std::vector<int32_t>>> next;
+    for (size_t r = 0; r < parents.size(); ++r) {
+      if (first_) {
+        CHECK(tokens[r] == kBos);
+        next.push_back({parents[r], {}});
+      } else {
+        auto row = rows_.at(static_cast<size_t>(parents[r]));
+        row.second.push_back(tokens[r]);
+        next.push_back(row);
+      }
+    }
+    first_ = false;
+    rows_ = next;
+    ++steps_;
+    max_rows_ = std::max(max_rows_, rows_.size());
+    log_probs.clear();
+    int max_source = 0;
+    for (int l : lengths_) max_source = std::max(max_source, l);
+    if (attention) attention->assign(rows_.size() * static_cast<size_t>(max_source), 0.0f);
+    for (size_t r = 0; r < rows_.size(); ++r) {
+      std::vector<float> p = table_(rows_[r].first, rows_[r].second);
+      p.resize(kVocab, 0.0f);
+      for (float x : p) log_probs.push_back(x > 0 ? std::log(x) : -1e9f);
+      // Attention: all on source position (step mod length).
+      if (attention) {
+        const int len = lengths_[static_cast<size_t>(rows_[r].first)];
+        (*attention)[r * static_cast<size_t>(max_source) + rows_[r].second.size() % static_cast<size_t>(len)] = 1.0f;
+      }
+    }
+  }
+  int steps_ = 0;
+  size_t max_rows_ = 0;
+
+ private:
+  Table table_;
+  std::vector<int> lengths_;
+  bool first_ = true;
+  std::vector<std::pair<int, std::vector<int32_t>>> rows_;
+};
+
+std::vector<float> dist(std::map<int32_t, float> p) {
+  std::vector<float> v(kVocab, 0.0f);
+  for (auto [t, x] : p) v[static_cast<size_t>(t)] = x;
+  return v;
+}
+
+// After <s>: A 0.6, B 0.4. After A: A, B, C, </s> 0.25 each. After B: </s> 0.9, C 0.1.
+// Greedy takes A then </s> (0.6·0.25 = 0.15); the best sentence is B </s> (0.4·0.9 = 0.36).
+std::vector<float> garden_path(int, const std::vector<int32_t>& prefix) {
+  if (prefix.empty()) return dist({{kA, 0.6f}, {kB, 0.4f}});
+  if (prefix == std::vector<int32_t>{kA}) return dist({{kA, 0.25f}, {kB, 0.25f}, {kC, 0.25f}, {kEos, 0.25f}});
+  if (prefix == std::vector<int32_t>{kB}) return dist({{kEos, 0.9f}, {kC, 0.1f}});
+  return dist({{kEos, 1.0f}});
+}
+
+DecodeConfig plain(int beam) {
+  DecodeConfig c;
+  c.beam_size = beam;
+  c.normalization = decode::LengthNormalization::kNone;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("search: beam finds the best path that greedy misses", "[decode][fast]") {
+  ScriptedScorer greedy_scorer(garden_path, {5});
+  auto greedy = decode::search(greedy_scorer, 1, plain(1));
+  REQUIRE(greedy[0].size() == 1);
+  CHECK(greedy[0][0].tokens.front() == kA);
+  ScriptedScorer beam_scorer(garden_path, {5});
+  auto beam = decode::search(beam_scorer, 1, plain(2));
+  REQUIRE(beam[0].size() == 1);
+  CHECK(beam[0][0].tokens == std::vector<int32_t>{kB});
+  CHECK(beam[0][0].log_prob == Approx(std::log(0.4 * 0.9)));
+  CHECK(beam[0][0].finished);
+}
+
+TEST_CASE("search: n-best lists are sorted and distinct", "[decode][fast]") {
+  DecodeConfig config = plain(4);
+  config.n_best = 4;
+  ScriptedScorer scorer(garden_path, {5});
+  auto result = decode::search(scorer, 1, config);
+  REQUIRE(result[0].size() == 4);
+  // B </s> 0.36; A </s> 0.15; then A A </s>, A B </s>, A C </s> at 0.15 each (ties by token).
+  CHECK(result[0][0].tokens == std::vector<int32_t>{kB});
+  CHECK(result[0][1].tokens == std::vector<int32_t>{kA});
+  CHECK(result[0][1].log_prob == Approx(std::log(0.15)));
+  for (size_t i = 1; i < 4; ++i) CHECK(result[0][i - 1].score >= result[0][i].score);
+  CHECK(result[0][2].tokens != result[0][3].tokens);
+}
+
+TEST_CASE("search: length normalization changes the winner", "[decode][fast]") {
+  // Short: </s> at once with 0.3. Long: A A A A </s>, each step 0.7 (0.7^5 = 0.168).
+  auto table = [](int, const std::vector<int32_t>& prefix) {
+    if (prefix.size() < 4) return prefix.empty() ? dist({{kEos, 0.3f}, {kA, 0.7f}}) : dist({{kA, 0.7f}, {kEos, 0.3f}});
+    return dist({{kEos, 0.7f}, {kA, 0.3f}});
+  };
+  DecodeConfig raw = plain(3);
+  ScriptedScorer s1(table, {4});
+  CHECK(decode::search(s1, 1, raw)[0][0].tokens.empty());
+  DecodeConfig average = raw;
+  average.normalization = decode::LengthNormalization::kAverage;
+  ScriptedScorer s2(table, {4});
+  auto best = decode::search(s2, 1, average)[0][0];
+  CHECK(best.tokens.size() == 4);
+  CHECK(best.score == Approx(std::log(0.168070) / 5).epsilon(1e-4));
+  CHECK(decode::normalized_score(-2.0f, 5, DecodeConfig{}) == Approx(-2.0 / std::pow(10.0 / 6.0, 0.6)));
+}
+
+TEST_CASE("search: maximum and minimum length", "[decode][fast]") {
+  DecodeConfig config = plain(1);
+  config.min_length = 3;
+  config.max_length_ratio = 1.0f;
+  config.max_length_offset = 2;
+  // Greedy never picks </s>; the output is cut at 1·3 + 2 = 5 tokens and marked unfinished.
+  ScriptedScorer s1([](int, const std::vector<int32_t>&) { return dist({{kA, 0.9f}, {kEos, 0.1f}}); }, {3});
+  auto cut = decode::search(s1, 1, config)[0][0];
+  CHECK(cut.tokens.size() == 5);
+  CHECK_FALSE(cut.finished);
+  // </s> is likely at once, but not allowed before 3 tokens.
+  ScriptedScorer s2([](int, const std::vector<int32_t>&) { return dist({{kEos, 0.9f}, {kB, 0.1f}}); }, {3});
+  auto early = decode::search(s2, 1, config)[0][0];
+  CHECK(early.tokens == std::vector<int32_t>{kB, kB, kB});
+  CHECK(early.finished);
+}
+
+TEST_CASE("search: a batch gives what each sentence gives alone", "[decode][fast]") {
+  // Sentence 0 follows the garden path, sentence 1 prefers C C </s>.
+  auto table = [](int sentence, const std::vector<int32_t>& prefix) {
+    if (sentence == 0) return garden_path(0, prefix);
+    if (prefix.size() < 2) return dist({{kC, 0.8f}, {kEos, 0.2f}});
+    return dist({{kEos, 1.0f}});
+  };
+  DecodeConfig config = plain(3);
+  config.n_best = 2;
+  ScriptedScorer both(table, {4, 6});
+  auto batch = decode::search(both, 2, config);
+  for (int s = 0; s < 2; ++s) {
+    ScriptedScorer alone([&](int, const std::vector<int32_t>& p) { return table(s, p); }, {s == 0 ? 4 : 6});
+    auto single = decode::search(alone, 1, config);
+    REQUIRE(single[0].size() == batch[static_cast<size_t>(s)].size());
+    for (size_t i = 0; i < single[0].size(); ++i) {
+      CHECK(single[0][i].tokens == batch[static_cast<size_t>(s)][i].tokens);
+      CHECK(single[0][i].log_prob == Approx(batch[static_cast<size_t>(s)][i].log_prob));
+    }
+  }
+  CHECK(batch[1][0].tokens == std::vector<int32_t>{kC, kC});
+  CHECK(both.max_rows_ <= 6);
+}
+
+TEST_CASE("search: attention rows are kept per token; coverage penalty", "[decode][fast]") {
+  DecodeConfig config = plain(2);
+  config.keep_attention = true;
+  ScriptedScorer scorer(garden_path, {3});
+  auto best = decode::search(scorer, 1, config)[0][0];
+  REQUIRE(best.attention.size() == best.tokens.size() + 1);  // one row per token and </s>
+  CHECK(best.attention[0] == std::vector<float>{1, 0, 0});
+  CHECK(best.attention[1] == std::vector<float>{0, 1, 0});
+  // B </s> covers source positions 0 and 1 but not 2: the coverage penalty lowers its score.
+  config.coverage_penalty = 0.2f;
+  ScriptedScorer penalized(garden_path, {3});
+  auto with_penalty = decode::search(penalized, 1, config)[0][0];
+  CHECK(with_penalty.score < best.score);
+  DecodeConfig bad;
+  bad.n_best = 6;
+  CHECK_THROWS_AS(bad.validate(), ConfigError);
+  CHECK_THROWS_AS(decode::parse_normalization("log"), ConfigError);
+}
