@@ -1,0 +1,34 @@
+// A one-line progress display on stderr for long work (training, benchmarks): redrawn in
+// place on a terminal, silent otherwise (the tools then log plain lines at intervals instead).
+#pragma once
+
+#include <string>
+
+namespace heed::cli {
+
+class Progress {
+ public:
+  // Active only when stderr is a terminal and enabled is true.
+  explicit Progress(bool enabled = true);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  bool active() const { return active_; }
+  // Redraws the line with text, a bar for fraction (0..1, or < 0 for none) and the ETA
+  // estimated from the elapsed time; at most ~10 redraws a second.
+  void update(double fraction, const std::string& text);
+  // Clears the line (before a log message, or at the end).
+  void clear();
+
+ private:
+  bool active_;
+  double started_;
+  double last_draw_ = -1.0;
+  size_t drawn_ = 0;
+};
+
+// "1:02:03" / "4:05" for seconds.
+std::string format_duration(double seconds);
+
+}  // namespace heed::cli
