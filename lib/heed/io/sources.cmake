@@ -1,4 +1,5 @@
 list(APPEND HEED_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/batch_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/line_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/line_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model_file.cpp

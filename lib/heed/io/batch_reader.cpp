@@ -1,0 +1,96 @@
+#include "heed/io/batch_reader.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "heed/common/error.h"
+
+namespace heed::io {
+
+BatchReader::BatchReader(const std::string& path) : path_(path) {
+  if (path == "-") {
+    fd_ = STDIN_FILENO;
+    return;
+  }
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw FileError("cannot open '" + path + "': " + errno_message(errno));
+  owns_fd_ = true;
+}
+
+BatchReader::~BatchReader() {
+  if (owns_fd_) ::close(fd_);
+}
+
+std::string BatchReader::display_name() const { return path_ == "-" ? "<stdin>" : path_; }
+
+bool BatchReader::fill(bool block) {
+  if (eof_) return false;
+  if (!block) {
+    pollfd p{fd_, POLLIN, 0};
+    int ready = ::poll(&p, 1, 0);
+    if (ready <= 0) return false;  // nothing now (or poll unsupported): do not wait
+  }
+  // Drop consumed bytes before growing the buffer.
+  if (start_ > 0 && start_ * 2 >= buffer_.size()) {
+    buffer_.erase(0, start_);
+    start_ = 0;
+  }
+  constexpr size_t kChunk = 1 << 16;
+  const size_t old = buffer_.size();
+  buffer_.resize(old + kChunk);
+  ssize_t n;
+  do {
+    n = ::read(fd_, buffer_.data() + old, kChunk);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    buffer_.resize(old);
+    throw FileError("cannot read '" + display_name() + "': " + errno_message(errno));
+  }
+  buffer_.resize(old + static_cast<size_t>(n));
+  if (n == 0) eof_ = true;
+  return n > 0;
+}
+
+bool BatchReader::take_line(std::string& line) {
+  size_t newline = buffer_.find('\n', start_);
+  size_t end;
+  if (newline != std::string::npos) {
+    end = newline;
+  } else if (eof_ && start_ < buffer_.size()) {
+    end = buffer_.size();  // a last line without "\n"
+  } else {
+    return false;
+  }
+  size_t stop = end;
+  if (stop > start_ && buffer_[stop - 1] == '\r') --stop;
+  line.assign(buffer_, start_, stop - start_);
+  start_ = newline != std::string::npos ? newline + 1 : buffer_.size();
+  ++lines_read_;
+  return true;
+}
+
+bool BatchReader::next_batch(std::vector<std::string>& lines, size_t max_lines) {
+  lines.clear();
+  if (max_lines == 0) max_lines = 1;
+  std::string line;
+  while (lines.size() < max_lines) {
+    if (take_line(line)) {
+      lines.push_back(std::move(line));
+      continue;
+    }
+    // No complete line buffered: wait for one only if the batch is still empty.
+    if (!fill(lines.empty())) {
+      if (eof_ && take_line(line)) {
+        lines.push_back(std::move(line));
+        continue;
+      }
+      break;
+    }
+  }
+  return !lines.empty();
+}
+
+}  // namespace heed::io
