@@ -1,0 +1,45 @@
+// Word alignments: sets of (source, target) links, read and written in the field's formats —
+// zero-based Pharaoh "i-j" (fast_align, Moses, Marian), one-based talp "i-j" / "ipj" (gold
+// sets with sure and possible links) and NAACL 2003 "sent i j S|P" lines.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace heed::align {
+
+struct Link {
+  int source = 0;
+  int target = 0;
+  bool operator<(const Link& o) const {
+    return source != o.source ? source < o.source : target < o.target;
+  }
+  bool operator==(const Link& o) const { return source == o.source && target == o.target; }
+};
+
+// Sorted, without duplicates.
+using Alignment = std::vector<Link>;
+void normalize(Alignment& links);
+
+// "0-1 2-2": zero-based, source first, sorted.
+std::string to_pharaoh(const Alignment& links);
+// Parses Pharaoh links; a 'p' instead of '-' marks a possible link and is rejected here.
+// Throws DataError naming file:line for anything else.
+Alignment parse_pharaoh(std::string_view text, const std::string& file, long long line);
+
+// A gold standard: sure links S and possible links P, with S ⊆ P.
+struct GoldAlignment {
+  Alignment sure;
+  Alignment possible;
+};
+
+// talp lines: "1-2 3p4", one-based by default; sure links also go into possible.
+GoldAlignment parse_talp(std::string_view text, const std::string& file, long long line,
+                         bool one_based = true);
+
+// Swaps source and target of every link (for the other translation direction).
+Alignment transpose(const Alignment& links);
+GoldAlignment transpose(const GoldAlignment& gold);
+
+}  // namespace heed::align

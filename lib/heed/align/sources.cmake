@@ -1,0 +1,3 @@
+list(APPEND HEED_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/aer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/alignment.cpp)
