@@ -30,6 +30,12 @@ expect_error_line tokenize missing-input "nope.txt"
 expect_exit 74 unwritable-output -- "$T" -i "$TMP/fr.txt" -o "$TMP/no/such/dir/out"
 expect_error_line tokenize unwritable-output "no/such/dir"
 
+# A full disk: 74 and one line naming stdout.
+if [ -w /dev/full ]; then
+  expect_exit 74 full-disk -- sh -c "'$T' -i '$TMP/fr.txt' > /dev/full"
+  expect_error_line tokenize full-disk "No space left on device"
+fi
+
 # Invalid UTF-8: 65 naming file and line; replace and skip keep the line count.
 printf 'bonjour\nun \xff deux\ntrois\n' > "$TMP/bad.txt"
 expect_exit 65 invalid-utf8 -- "$T" -i "$TMP/bad.txt"
