@@ -3,7 +3,8 @@
 
 Run with Debian's interpreter, /usr/bin/python3, which has python3-torch and python3-numpy.
 
-  reference_model.py MODEL BATCH HEED_RESULT [--loss-rtol 1e-5] [--grad-rtol 1e-4]
+  reference_model.py MODEL BATCH HEED_RESULT [--label-smoothing E] [--loss-rtol 1e-5]
+                     [--grad-rtol 1e-4] [--grad-floor 1e-5]
 
 MODEL is a heed model file (safetensors), BATCH a safetensors file with the int32 tensors
 src [N,S], src_len [N], tgt_in [N,T], tgt_out [N,T], tgt_len [N], and HEED_RESULT a safetensors
@@ -147,7 +148,7 @@ class Model(torch.nn.Module):
             x = s[0] if self.cell == "lstm" else s
         return x, new
 
-    def loss(self, src, src_len, tgt_in, tgt_out, tgt_len):
+    def loss(self, src, src_len, tgt_in, tgt_out, tgt_len, label_smoothing):
         cfg = self.cfg
         keys, finals = self.encode(src, src_len)
         n, S = src.shape
@@ -174,7 +175,7 @@ class Model(torch.nn.Module):
         logits = o @ self.param("decoder/output/weight").T + self.param("decoder/output/bias")
         tmask = torch.arange(tgt_in.shape[1])[None, :] < tgt_len[:, None]
         ce = F.cross_entropy(logits[tmask], tgt_out[tmask].long(),
-                             label_smoothing=cfg.get("label_smoothing", 0.0))
+                             label_smoothing=label_smoothing)
         return ce
 
 
@@ -183,10 +184,11 @@ def main():
     ap.add_argument("model")
     ap.add_argument("batch")
     ap.add_argument("heed_result")
+    ap.add_argument("--label-smoothing", type=float, default=0.0)
     ap.add_argument("--loss-rtol", type=float, default=1e-5)
     ap.add_argument("--grad-rtol", type=float, default=1e-4)
-    ap.add_argument("--grad-atol", type=float, default=1e-6,
-                    help="absolute floor of the relative error's denominator")
+    ap.add_argument("--grad-floor", type=float, default=1e-5,
+                    help="absolute floor of each element's relative-error denominator")
     args = ap.parse_args()
 
     weights, meta = read_safetensors(args.model)
@@ -196,7 +198,8 @@ def main():
     torch.set_grad_enabled(True)
     model = Model(cfg, weights)
     b = {k: torch.tensor(v.astype(np.int64)) for k, v in batch.items()}
-    loss = model.loss(b["src"], b["src_len"], b["tgt_in"], b["tgt_out"], b["tgt_len"])
+    loss = model.loss(b["src"], b["src_len"], b["tgt_in"], b["tgt_out"], b["tgt_len"],
+                      args.label_smoothing)
     loss.backward()
 
     ok = True
@@ -209,8 +212,8 @@ def main():
         g_ref = model.param(name).grad
         g_ref = np.zeros(weights[name].shape) if g_ref is None else g_ref.numpy()
         g_heed = heed["grad/" + name].astype(np.float64)
-        scale = max(np.abs(g_ref).max(), args.grad_atol)
-        err = float(np.abs(g_heed - g_ref).max() / scale)
+        # Element-wise relative error with an absolute floor, the worst element reported.
+        err = float((np.abs(g_heed - g_ref) / np.maximum(np.abs(g_ref), args.grad_floor)).max())
         worst = max(worst, err)
         flag = "" if err <= args.grad_rtol else "\tFAIL"
         ok &= err <= args.grad_rtol

@@ -9,10 +9,6 @@
 
 namespace heed::train {
 
-int64_t Batch::target_tokens() const {
-  return std::accumulate(tgt_lengths.begin(), tgt_lengths.end(), int64_t{0});
-}
-
 void BatcherOptions::validate() const {
   if (max_sentences <= 0) throw ConfigError("--batch-size must be positive");
   if (max_tokens < 0) throw ConfigError("--batch-tokens must be 0 (no cap) or positive");

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "heed/model/batch.h"
+
 namespace heed::train {
 
 // A sentence pair as vocabulary ids, without <s> and </s>.
@@ -15,18 +17,8 @@ struct Example {
   std::vector<int32_t> tgt;
 };
 
-struct Batch {
-  int64_t size = 0;     // sentences N
-  int64_t src_len = 0;  // S: the longest source
-  int64_t tgt_len = 0;  // T: the longest target + 1 (for </s>)
-  std::vector<int32_t> src;      // [N, S], padded with Vocab::kPadId
-  std::vector<int64_t> src_lengths;
-  std::vector<int32_t> tgt_in;   // [N, T]: <s> y1 … yn, padded
-  std::vector<int32_t> tgt_out;  // [N, T]: y1 … yn </s>, padded
-  std::vector<int64_t> tgt_lengths;  // n + 1
-  std::vector<size_t> examples;      // indices into the data set
-  int64_t target_tokens() const;     // Σ tgt_lengths: the tokens the loss averages over
-};
+// The padded batch the model reads (model/batch.h).
+using model::Batch;
 
 struct BatcherOptions {
   int64_t max_sentences = 64;   // sentences per batch at most

@@ -1,0 +1,32 @@
+// Inverted dropout: in training, each value is kept with probability 1 − p and scaled by
+// 1 / (1 − p), so inference is the identity. The mask of the last forward is kept for
+// backward. Masks come from a fast generator seeded from the caller's Rng, so a run is
+// reproducible from its seed (and a resumed run from the restored Rng).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "heed/common/rng.h"
+#include "heed/tensor/tensor.h"
+
+namespace heed::layers {
+
+class Dropout {
+ public:
+  // p in [0, 1); ConfigError otherwise.
+  explicit Dropout(float p = 0.f);
+
+  float probability() const { return p_; }
+  // x → x in place: identity unless training and p > 0.
+  void forward(tensor::Tensor& x, Rng& rng, bool training);
+  // dx in place: multiplied by the mask of the last training forward (identity otherwise).
+  void backward(tensor::Tensor& dx) const;
+
+ private:
+  float p_;
+  bool active_ = false;        // last forward applied a mask
+  std::vector<float> mask_;    // 0 or 1/(1−p)
+};
+
+}  // namespace heed::layers

@@ -1,0 +1,91 @@
+#include "heed/layers/output.h"
+
+#include <algorithm>
+
+#include "heed/common/check.h"
+#include "heed/onednn/softmax.h"
+
+namespace heed::layers {
+
+OutputLayer::OutputLayer(int64_t hidden, int64_t vocab, onednn::Precision precision,
+                         int64_t chunk_rows)
+    : hidden_(hidden), vocab_(vocab), chunk_rows_(chunk_rows), linear_(hidden, vocab, precision) {}
+
+void OutputLayer::set_weights(Parameter& weight, Parameter& bias) {
+  weight_ = &weight;
+  bias_ = &bias;
+  linear_.set_weights(weight.value, &bias.value);
+}
+
+void OutputLayer::weights_changed() { linear_.weights_changed(); }
+
+LossSums OutputLayer::loss(const tensor::Tensor& x, const int32_t* targets, float label_smoothing,
+                           float grad_scale, tensor::Tensor* d_x) {
+  HEED_CHECK(weight_ != nullptr, "output layer used before set_weights");
+  const int64_t rows = x.numel() / hidden_;
+  const tensor::Tensor x2 = x.view(tensor::Shape{rows, hidden_});
+  tensor::Tensor dx2;
+  if (d_x) {
+    d_x->resize(x.shape());
+    dx2 = d_x->view(tensor::Shape{rows, hidden_});
+  }
+  const double eps = label_smoothing;
+  const double smooth = eps / static_cast<double>(vocab_);
+  LossSums sums;
+  for (int64_t begin = 0; begin < rows; begin += chunk_rows_) {
+    const int64_t end = std::min(rows, begin + chunk_rows_), m = end - begin;
+    const tensor::Tensor xc = x2.slice(begin, end);
+    logits_.resize(tensor::Shape{m, vocab_});
+    log_p_.resize(tensor::Shape{m, vocab_});
+    linear_.forward(xc, logits_);
+    onednn::log_softmax(logits_, log_p_);
+    for (int64_t r = 0; r < m; ++r) {
+      const int32_t y = targets[begin + r];
+      if (y < 0) continue;
+      HEED_CHECK(y < vocab_, "target id outside the vocabulary");
+      const float* lp = log_p_.data() + r * vocab_;
+      double sum_lp = 0;
+      if (eps > 0) {
+        // Float sums over blocks of 64 (vectorised), blocks added in double.
+        for (int64_t b = 0; b < vocab_; b += 64) {
+          float partial = 0;
+          const int64_t e = std::min(vocab_, b + 64);
+          for (int64_t v = b; v < e; ++v) partial += lp[v];
+          sum_lp += static_cast<double>(partial);
+        }
+      }
+      const double nll = -static_cast<double>(lp[y]);
+      sums.nll += nll;
+      sums.loss += (1 - eps) * nll - smooth * sum_lp;
+      ++sums.tokens;
+    }
+    if (!d_x) continue;
+    // d logits = scale · (p − (1 − ε)·onehot − ε/V), in place in logits_; ignored rows are 0.
+    onednn::exp(log_p_, logits_);
+    const float scale = grad_scale;
+    const float shift = static_cast<float>(smooth);
+    for (int64_t r = 0; r < m; ++r) {
+      float* g = logits_.data() + r * vocab_;
+      const int32_t y = targets[begin + r];
+      if (y < 0) {
+        std::fill(g, g + vocab_, 0.f);
+        continue;
+      }
+      for (int64_t v = 0; v < vocab_; ++v) g[v] = scale * (g[v] - shift);
+      g[y] -= scale * static_cast<float>(1 - eps);
+    }
+    tensor::Tensor dxc = dx2.slice(begin, end);
+    linear_.backward(xc, logits_, &dxc, weight_->grad, &bias_->grad);
+  }
+  return sums;
+}
+
+void OutputLayer::log_probs(const tensor::Tensor& x, tensor::Tensor& out) {
+  HEED_CHECK(weight_ != nullptr, "output layer used before set_weights");
+  const int64_t rows = x.numel() / hidden_;
+  out.resize(tensor::Shape{rows, vocab_});
+  linear_.forward(x.view(tensor::Shape{rows, hidden_}), out);
+  onednn::log_softmax(out, out);
+}
+
+}  // namespace heed::layers

@@ -1,0 +1,56 @@
+// The output layer: projection to the target vocabulary, log-softmax and the masked
+// cross-entropy with optional label smoothing, forward and backward fused and done in chunks
+// of rows, so that no more than one [chunk × V] buffer of logits ever exists (onednn-notes §8:
+// a [tokens × V] buffer is hundreds of MB and falls out of cache).
+//
+// Label smoothing ε follows PyTorch's cross_entropy: the target distribution is
+// (1 − ε)·onehot(y) + ε/V, so loss = (1 − ε)·(−log p_y) + ε·mean_v(−log p_v), and
+// ∂loss/∂logits = p − (1 − ε)·onehot(y) − ε/V.
+#pragma once
+
+#include <cstdint>
+
+#include "heed/layers/parameters.h"
+#include "heed/onednn/linear.h"
+#include "heed/onednn/precision.h"
+#include "heed/tensor/tensor.h"
+
+namespace heed::layers {
+
+struct LossSums {
+  double loss = 0;     // Σ label-smoothed cross-entropy (what is optimised)
+  double nll = 0;      // Σ −log p(y) (for perplexity)
+  int64_t tokens = 0;  // rows counted (targets ≥ 0)
+};
+
+class OutputLayer {
+ public:
+  OutputLayer(int64_t hidden, int64_t vocab, onednn::Precision precision,
+              int64_t chunk_rows = 256);
+
+  // weight [V, H], bias [V]; implies weights_changed().
+  void set_weights(Parameter& weight, Parameter& bias);
+  void weights_changed();
+
+  // x [..., H] (rows M), targets[M]: an id, or −1 to ignore the row. Returns the sums over
+  // counted rows. With d_x (resized to x's shape, overwritten): the gradient of
+  // grad_scale · loss w.r.t. x, and the weight and bias gradients accumulate into the
+  // Parameters' grad tensors.
+  LossSums loss(const tensor::Tensor& x, const int32_t* targets, float label_smoothing,
+                float grad_scale, tensor::Tensor* d_x);
+
+  // log p [M, V] for search (out resized).
+  void log_probs(const tensor::Tensor& x, tensor::Tensor& out);
+
+ private:
+  int64_t hidden_;
+  int64_t vocab_;
+  int64_t chunk_rows_;
+  onednn::Linear linear_;
+  Parameter* weight_ = nullptr;
+  Parameter* bias_ = nullptr;
+  tensor::Tensor logits_;  // [chunk, V]
+  tensor::Tensor log_p_;   // [chunk, V]
+};
+
+}  // namespace heed::layers

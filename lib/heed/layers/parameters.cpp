@@ -1,0 +1,53 @@
+#include "heed/layers/parameters.h"
+
+#include "heed/common/error.h"
+
+namespace heed::layers {
+
+Parameter& ParameterStore::add(const std::string& name, const tensor::Shape& shape) {
+  if (by_name_.count(name)) throw InternalError("parameter '" + name + "' added twice");
+  if (shape.numel() <= 0) throw InternalError("parameter '" + name + "' has no values");
+  auto param = std::make_unique<Parameter>();
+  param->name = name;
+  param->value = tensor::Tensor(shape);
+  param->grad = tensor::Tensor(shape);
+  Parameter* raw = param.get();
+  owned_.push_back(std::move(param));
+  order_.push_back(raw);
+  by_name_[name] = raw;
+  return *raw;
+}
+
+Parameter* ParameterStore::find(const std::string& name) {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+const Parameter* ParameterStore::find(const std::string& name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+Parameter& ParameterStore::get(const std::string& name) {
+  Parameter* p = find(name);
+  if (!p) throw InternalError("no parameter '" + name + "'");
+  return *p;
+}
+
+const Parameter& ParameterStore::get(const std::string& name) const {
+  const Parameter* p = find(name);
+  if (!p) throw InternalError("no parameter '" + name + "'");
+  return *p;
+}
+
+int64_t ParameterStore::numel() const {
+  int64_t n = 0;
+  for (const Parameter* p : order_) n += p->value.numel();
+  return n;
+}
+
+void ParameterStore::zero_grad() {
+  for (Parameter* p : order_) p->grad.zero();
+}
+
+}  // namespace heed::layers

@@ -1,0 +1,52 @@
+// ParameterStore: the model's f32 master parameters and their gradients, by slash-scoped names
+// ("decoder/attention/weight", docs/attention.md). Layers and attention mechanisms add what they
+// own when they are built; optimizers, initialisers and model files walk the store in creation
+// order. Parameters never move once added (layers keep pointers to them).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "heed/tensor/tensor.h"
+
+namespace heed::layers {
+
+struct Parameter {
+  std::string name;
+  tensor::Tensor value;  // f32, zero until initialised or loaded
+  tensor::Tensor grad;   // f32, same shape; gradients accumulate here
+};
+
+class ParameterStore {
+ public:
+  ParameterStore() = default;
+  ParameterStore(const ParameterStore&) = delete;
+  ParameterStore& operator=(const ParameterStore&) = delete;
+
+  // Adds a zero parameter (and zero gradient). Throws InternalError for a duplicate name or an
+  // empty shape.
+  Parameter& add(const std::string& name, const tensor::Shape& shape);
+  // Throws InternalError for an unknown name.
+  Parameter& get(const std::string& name);
+  const Parameter& get(const std::string& name) const;
+  // Null when absent.
+  Parameter* find(const std::string& name);
+  const Parameter* find(const std::string& name) const;
+
+  // In creation order.
+  const std::vector<Parameter*>& all() const { return order_; }
+  size_t size() const { return order_.size(); }
+  // Total number of values.
+  int64_t numel() const;
+  void zero_grad();
+
+ private:
+  std::vector<std::unique_ptr<Parameter>> owned_;
+  std::vector<Parameter*> order_;
+  std::map<std::string, Parameter*> by_name_;
+};
+
+}  // namespace heed::layers

@@ -1,0 +1,74 @@
+#include "heed/model/seq2seq.h"
+
+#include <random>
+
+#include "heed/common/check.h"
+
+namespace heed::model {
+
+namespace {
+
+ModelConfig validated(ModelConfig config) {
+  config.validate();
+  return config;
+}
+
+}  // namespace
+
+Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision)
+    : config_(validated(std::move(config))), precision_(precision) {
+  encoder_ = std::make_unique<Encoder>(config_, precision, store_);
+  decoder_ = std::make_unique<Decoder>(config_, precision, store_);
+  layers::Parameter& w = store_.add("decoder/output/weight",
+                                    tensor::Shape{config_.tgt_vocab_size, config_.hidden});
+  layers::Parameter& b = store_.add("decoder/output/bias", tensor::Shape{config_.tgt_vocab_size});
+  output_ = std::make_unique<layers::OutputLayer>(config_.hidden, config_.tgt_vocab_size, precision);
+  output_->set_weights(w, b);
+}
+
+Seq2Seq::~Seq2Seq() = default;
+
+void Seq2Seq::initialize(uint64_t seed, float scale) {
+  Rng rng = make_rng(seed, /*stream=*/1);
+  std::uniform_real_distribution<float> uniform(-scale, scale);
+  for (layers::Parameter* p : store_.all()) {
+    float* v = p->value.data();
+    for (int64_t i = 0; i < p->value.numel(); ++i) v[i] = uniform(rng);
+  }
+  weights_changed();
+}
+
+void Seq2Seq::weights_changed() {
+  encoder_->weights_changed();
+  decoder_->weights_changed();
+  output_->weights_changed();
+}
+
+layers::LossSums Seq2Seq::loss(const Batch& batch, const LossOptions& options, Rng& rng) {
+  const int64_t n = batch.size, s = batch.src_len, t = batch.tgt_len;
+  HEED_CHECK(static_cast<int64_t>(batch.src.size()) == n * s &&
+                 static_cast<int64_t>(batch.tgt_in.size()) == n * t,
+             "batch tensors do not match its sizes");
+  const bool train = options.backward;
+  encoder_->forward(batch.src.data(), batch.src_lengths, n, s, options.training, rng);
+  const tensor::Tensor& out =
+      decoder_->forward(encoder_->keys(), batch.src_lengths, encoder_->finals(),
+                        batch.tgt_in.data(), batch.tgt_lengths, t, train, rng,
+                        options.keep_attention);
+  targets_.assign(static_cast<size_t>(t * n), -1);
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t i = 0; i < batch.tgt_lengths[size_t(b)]; ++i) {
+      targets_[size_t(i * n + b)] = batch.tgt_out[size_t(b * t + i)];
+    }
+  }
+  const int64_t tokens = batch.target_tokens();
+  const float scale = tokens > 0 ? 1.f / static_cast<float>(tokens) : 0.f;
+  layers::LossSums sums = output_->loss(out, targets_.data(), options.label_smoothing, scale,
+                                        train ? &d_out_ : nullptr);
+  if (!train) return sums;
+  decoder_->backward(d_out_, d_keys_, d_finals_);
+  encoder_->backward(d_keys_, config_.bridge == BridgeType::kDense ? &d_finals_ : nullptr);
+  return sums;
+}
+
+}  // namespace heed::model

@@ -1,0 +1,22 @@
+// Parameters ⇄ safetensors tensors, by name. Used for model files and checkpoints.
+#pragma once
+
+#include <string>
+
+#include "heed/io/safetensors.h"
+#include "heed/layers/parameters.h"
+
+namespace heed::model {
+
+// Adds every parameter's value as an F32 tensor of the same name and shape.
+void write_parameters(const layers::ParameterStore& store, io::SafeTensors& out);
+// Same with prefix + name, for the gradients or optimizer moments in checkpoints.
+void write_tensors(const layers::ParameterStore& store, bool gradients, const std::string& prefix,
+                   io::SafeTensors& out);
+// Copies each parameter's value from the tensor of its name. FormatError naming `source` if a
+// parameter is missing, has another shape or type, or the file holds a tensor the model does
+// not know (a model from another architecture).
+void read_parameters(const io::SafeTensors& in, const std::string& source,
+                     layers::ParameterStore& store);
+
+}  // namespace heed::model

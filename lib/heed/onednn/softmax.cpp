@@ -1,0 +1,77 @@
+#include "heed/onednn/softmax.h"
+
+#include <map>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <tuple>
+
+#include "heed/common/check.h"
+#include "heed/onednn/internal.h"
+
+namespace heed::onednn {
+namespace {
+
+enum class Op { kSoftmax, kLogSoftmax, kExp };
+
+struct Plan {
+  dnnl::primitive primitive;
+  dnnl::memory src;
+  dnnl::memory dst;
+};
+
+Plan make_plan(Op op, int64_t rows, int64_t cols) {
+  using dnnl::memory;
+  const memory::desc md({rows, cols}, memory::data_type::f32, memory::format_tag::ab);
+  Plan plan{dnnl::primitive(), memory(md, detail::engine(), nullptr),
+            memory(md, detail::engine(), nullptr)};
+  const auto prop = dnnl::prop_kind::forward_inference;
+  switch (op) {
+    case Op::kSoftmax:
+      plan.primitive = dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
+          dnnl::softmax_forward::desc(prop, md, 1), detail::engine()));
+      break;
+    case Op::kLogSoftmax:
+      plan.primitive = dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(
+          dnnl::logsoftmax_forward::desc(prop, md, 1), detail::engine()));
+      break;
+    case Op::kExp:
+      plan.primitive = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
+          dnnl::eltwise_forward::desc(prop, dnnl::algorithm::eltwise_exp, md, 0.f, 0.f),
+          detail::engine()));
+      break;
+  }
+  return plan;
+}
+
+void run(Op op, const char* where, const tensor::Tensor& x, tensor::Tensor& y) {
+  HEED_CHECK(x.numel() == y.numel(), std::string(where) + ": shapes differ");
+  if (x.numel() == 0) return;
+  const int64_t cols = op == Op::kExp ? x.numel() : x.dim(x.rank() - 1);
+  const int64_t rows = x.numel() / cols;
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int64_t, int64_t>, Plan> plans;
+  std::lock_guard<std::mutex> lock(mutex);
+  detail::guarded(where, [&] {
+    const auto key = std::make_tuple(static_cast<int>(op), rows, cols);
+    auto it = plans.find(key);
+    if (it == plans.end()) it = plans.emplace(key, make_plan(op, rows, cols)).first;
+    Plan& plan = it->second;
+    detail::point(plan.src, x.data());
+    detail::point(plan.dst, y.data());
+    plan.primitive.execute(detail::stream(),
+                           {{DNNL_ARG_SRC, plan.src}, {DNNL_ARG_DST, plan.dst}});
+    detail::stream().wait();
+  });
+}
+
+}  // namespace
+
+void log_softmax(const tensor::Tensor& x, tensor::Tensor& y) {
+  run(Op::kLogSoftmax, "log_softmax", x, y);
+}
+
+void softmax(const tensor::Tensor& x, tensor::Tensor& y) { run(Op::kSoftmax, "softmax", x, y); }
+
+void exp(const tensor::Tensor& x, tensor::Tensor& y) { run(Op::kExp, "exp", x, y); }
+
+}  // namespace heed::onednn

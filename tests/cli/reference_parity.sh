@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Parity of heed's loss and gradients with the independent PyTorch model in tests/reference/,
+# for every registered attention mechanism × {Luong with and without input feeding, Bahdanau}
+# × {LSTM, GRU}, plus deeper, unidirectional and zero-bridge variants. One line per case with
+# the worst relative errors. Needs Debian's /usr/bin/python3 with python3-torch; skipped (77)
+# without it.
+#   reference_parity.sh BUILD_BIN_DIR SOURCE_DIR
+set -uo pipefail
+bin=$1
+src=$2
+py=/usr/bin/python3
+if ! [ -x "$py" ] || ! "$py" -c 'import torch, numpy' 2>/dev/null; then
+  echo "SKIPPED: /usr/bin/python3 with torch and numpy not found (apt install python3-torch)"
+  exit 77
+fi
+case_bin=$bin/heed_reference_case
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+count=0
+run_case() {
+  local name=$1
+  shift
+  local dir=$tmp/$count
+  mkdir -p "$dir"
+  count=$((count + 1))
+  local ls=0.1
+  for arg in "$@"; do
+    case $arg in label_smoothing=*) ls=${arg#label_smoothing=} ;; esac
+  done
+  if ! "$case_bin" "$dir" "$@" >/dev/null; then
+    echo "FAIL $name: heed_reference_case failed"
+    failed=$((failed + 1))
+    return
+  fi
+  local out
+  out=$("$py" "$src/tests/reference/reference_model.py" "$dir/model.safetensors" \
+        "$dir/batch.safetensors" "$dir/result.safetensors" --label-smoothing "$ls")
+  local status=$?
+  local summary
+  summary=$(printf '%s\n' "$out" | grep '^summary' | cut -f2-)
+  if [ $status -ne 0 ]; then
+    echo "FAIL $name: $summary"
+    printf '%s\n' "$out" | grep -E 'FAIL|^loss'
+    failed=$((failed + 1))
+  else
+    echo "ok   $name: $summary"
+  fi
+}
+for attention in $("$case_bin" --attention-names); do
+  for cell in lstm gru; do
+    run_case "$attention luong+feed $cell" attention="$attention" cell=$cell decoder=luong input_feeding=1
+    run_case "$attention luong $cell" attention="$attention" cell=$cell decoder=luong input_feeding=0
+    run_case "$attention bahdanau $cell" attention="$attention" cell=$cell decoder=bahdanau input_feeding=0
+  done
+done
+run_case "general luong+feed lstm 2+2 layers" attention=general encoder_layers=2 decoder_layers=2
+run_case "additive bahdanau gru 2+2 layers" attention=additive decoder=bahdanau input_feeding=0 \
+  cell=gru encoder_layers=2 decoder_layers=2
+run_case "dot luong lstm unidirectional" attention=dot bidirectional=0 input_feeding=0
+run_case "general luong+feed lstm zero bridge" attention=general bridge=zero
+run_case "additive luong+feed lstm no smoothing" attention=additive label_smoothing=0
+echo "$count cases, $failed failed"
+[ $failed -eq 0 ]
