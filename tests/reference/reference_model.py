@@ -187,8 +187,8 @@ def main():
     ap.add_argument("--label-smoothing", type=float, default=0.0)
     ap.add_argument("--loss-rtol", type=float, default=1e-5)
     ap.add_argument("--grad-rtol", type=float, default=1e-4)
-    ap.add_argument("--grad-floor", type=float, default=1e-5,
-                    help="absolute floor of each element's relative-error denominator")
+    ap.add_argument("--grad-floor", type=float, default=1e-6,
+                    help="absolute floor of the relative-error denominator")
     args = ap.parse_args()
 
     weights, meta = read_safetensors(args.model)
@@ -212,8 +212,12 @@ def main():
         g_ref = model.param(name).grad
         g_ref = np.zeros(weights[name].shape) if g_ref is None else g_ref.numpy()
         g_heed = heed["grad/" + name].astype(np.float64)
-        # Element-wise relative error with an absolute floor, the worst element reported.
-        err = float((np.abs(g_heed - g_ref) / np.maximum(np.abs(g_ref), args.grad_floor)).max())
+        # The worst element's error relative to the tensor's largest gradient (with an absolute
+        # floor for all-zero gradients). heed computes in float32 against float64 here, so an
+        # element far below its tensor's scale carries float32 rounding of the larger terms it
+        # was summed from; per-element ratios of such elements say nothing about correctness.
+        scale = max(float(np.abs(g_ref).max()), args.grad_floor)
+        err = float(np.abs(g_heed - g_ref).max()) / scale
         worst = max(worst, err)
         flag = "" if err <= args.grad_rtol else "\tFAIL"
         ok &= err <= args.grad_rtol

@@ -1,2 +1,14 @@
-# Attention mechanisms: one file each (see docs/attention.md "Adding a mechanism").
-list(APPEND HEED_CORE_SOURCES)
+# Attention mechanisms: one file each, registered by name (docs/attention.md "Adding a
+# mechanism"). A new mechanism is a new <file>.cpp defining register_<file>() and its name here.
+set(HEED_ATTENTION_MECHANISMS none dot scaled_dot general additive)
+
+set(_heed_attention_inc "")
+foreach(mechanism ${HEED_ATTENTION_MECHANISMS})
+  list(APPEND HEED_CORE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/${mechanism}.cpp)
+  string(APPEND _heed_attention_inc "HEED_ATTENTION(${mechanism})\n")
+endforeach()
+file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/generated/heed/attention/builtin_mechanisms.inc
+     CONTENT "${_heed_attention_inc}")
+list(APPEND HEED_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/attention.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/registry.cpp)

@@ -1,2 +1,3 @@
 list(APPEND HEED_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/model_scorer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/search.cpp)

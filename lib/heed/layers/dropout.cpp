@@ -13,13 +13,13 @@ Dropout::Dropout(float p) : p_(p) {
   }
 }
 
-void Dropout::forward(tensor::Tensor& x, Rng& rng, bool training) {
-  active_ = training && p_ > 0.f;
+void Dropout::forward(tensor::Tensor& x, Rng* rng) {
+  active_ = rng != nullptr && p_ > 0.f;
   if (!active_) return;
   const size_t n = static_cast<size_t>(x.numel());
   mask_.resize(n);
   // xorshift64* seeded from the caller's stream: ~10× cheaper than mt19937 per value.
-  uint64_t state = rng() | 1u;
+  uint64_t state = (*rng)() | 1u;
   const float keep_scale = 1.f / (1.f - p_);
   const uint32_t threshold = static_cast<uint32_t>(static_cast<double>(p_) * 4294967296.0);
   float* v = x.data();

@@ -18,8 +18,9 @@ class Dropout {
   explicit Dropout(float p = 0.f);
 
   float probability() const { return p_; }
-  // x → x in place: identity unless training and p > 0.
-  void forward(tensor::Tensor& x, Rng& rng, bool training);
+  // x → x in place with a fresh mask drawn from rng; the identity when rng is null (inference)
+  // or p = 0.
+  void forward(tensor::Tensor& x, Rng* rng);
   // dx in place: multiplied by the mask of the last training forward (identity otherwise).
   void backward(tensor::Tensor& dx) const;
 

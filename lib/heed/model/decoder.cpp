@@ -129,7 +129,7 @@ void Decoder::run_layers(size_t chunk, int64_t t0, int64_t t1, const Tensor& x0,
 const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& src_lengths,
                                const Tensor& finals, const int32_t* tgt_in,
                                const std::vector<int64_t>& tgt_lengths, int64_t t, bool training,
-                               Rng& rng, bool keep_attention) {
+                               Rng* dropout_rng, bool keep_attention) {
   const int64_t n = keys.dim(1), s = keys.dim(0);
   tgt_in_ = tgt_in;
   tgt_lengths_ = tgt_lengths;
@@ -153,7 +153,7 @@ const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& s
     initial_states(finals, n, h0, c0);
   }
   layers::embedding_forward(embedding_->value, tgt_in, n, t, embedded_);
-  dropout_embed_.forward(embedded_, rng, training);
+  dropout_embed_.forward(embedded_, dropout_rng);
   attention_->prepare(keys, src_lengths, training);
 
   const bool whole = fast_path();
@@ -240,7 +240,7 @@ const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& s
     out_.resize(Shape{t, n, hidden_});
     tensor::copy(hs_[layers - 1].slice(1, t + 1), out_);
   }
-  dropout_out_.forward(out_, rng, training);
+  dropout_out_.forward(out_, dropout_rng);
   return out_;
 }
 

@@ -46,7 +46,7 @@ class Decoder {
   const tensor::Tensor& forward(const tensor::Tensor& keys, const std::vector<int64_t>& src_lengths,
                                 const tensor::Tensor& finals, const int32_t* tgt_in,
                                 const std::vector<int64_t>& tgt_lengths, int64_t t, bool training,
-                                Rng& rng, bool keep_attention = false);
+                                Rng* dropout_rng, bool keep_attention = false);
   // [N, T, S] from the last forward with keep_attention.
   const tensor::Tensor& attention_weights() const { return weights_; }
   // d_out [T, N, H] → d_keys [S, N, K] (overwritten) and d_finals [N, K] (overwritten; untouched

@@ -113,13 +113,13 @@ void Encoder::weights_changed() {
 }
 
 void Encoder::forward(const int32_t* src, const std::vector<int64_t>& lengths, int64_t n,
-                      int64_t s, bool training, Rng& rng) {
+                      int64_t s, bool training, Rng* dropout_rng) {
   src_ = src;
   lengths_ = lengths;
   n_ = n;
   s_ = s;
   layers::embedding_forward(embedding_->value, src, n, s, embedded_);
-  dropout_.forward(embedded_, rng, training);
+  dropout_.forward(embedded_, dropout_rng);
   const Tensor* x = &embedded_;
   for (size_t l = 0; l < layers_.size(); ++l) {
     Layer& layer = *layers_[l];
@@ -149,7 +149,7 @@ void Encoder::forward(const int32_t* src, const std::vector<int64_t>& lengths, i
       copy_columns(layer.h_fwd, finals_, 0);
       if (bidirectional_) copy_columns(layer.h_bwd, finals_, direction_size_);
     } else {
-      layer.dropout.forward(out, rng, training);
+      layer.dropout.forward(out, dropout_rng);
     }
     x = &out;
   }

@@ -28,9 +28,10 @@ class Encoder {
   // After the parameters changed in place (optimizer step, load).
   void weights_changed();
 
-  // src batch-major [N, S], lengths[n] in [1, S].
+  // src batch-major [N, S], lengths[n] in [1, S]. training: keep what backward needs;
+  // dropout_rng: apply dropout with masks from it (null: no dropout).
   void forward(const int32_t* src, const std::vector<int64_t>& lengths, int64_t n, int64_t s,
-               bool training, Rng& rng);
+               bool training, Rng* dropout_rng);
   const tensor::Tensor& keys() const { return keys_; }      // [S, N, K]
   const tensor::Tensor& finals() const { return finals_; }  // [N, K]
 

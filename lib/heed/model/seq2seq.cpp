@@ -50,10 +50,11 @@ layers::LossSums Seq2Seq::loss(const Batch& batch, const LossOptions& options, R
                  static_cast<int64_t>(batch.tgt_in.size()) == n * t,
              "batch tensors do not match its sizes");
   const bool train = options.backward;
-  encoder_->forward(batch.src.data(), batch.src_lengths, n, s, options.training, rng);
+  Rng* dropout_rng = options.training ? &rng : nullptr;
+  encoder_->forward(batch.src.data(), batch.src_lengths, n, s, train, dropout_rng);
   const tensor::Tensor& out =
       decoder_->forward(encoder_->keys(), batch.src_lengths, encoder_->finals(),
-                        batch.tgt_in.data(), batch.tgt_lengths, t, train, rng,
+                        batch.tgt_in.data(), batch.tgt_lengths, t, train, dropout_rng,
                         options.keep_attention);
   targets_.assign(static_cast<size_t>(t * n), -1);
   for (int64_t b = 0; b < n; ++b) {

@@ -11,7 +11,7 @@
 namespace heed::onednn {
 namespace {
 
-enum class Op { kSoftmax, kLogSoftmax, kExp };
+enum class Op { kSoftmax, kLogSoftmax, kExp, kTanh };
 
 struct Plan {
   dnnl::primitive primitive;
@@ -35,8 +35,12 @@ Plan make_plan(Op op, int64_t rows, int64_t cols) {
           dnnl::logsoftmax_forward::desc(prop, md, 1), detail::engine()));
       break;
     case Op::kExp:
+    case Op::kTanh:
       plan.primitive = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
-          dnnl::eltwise_forward::desc(prop, dnnl::algorithm::eltwise_exp, md, 0.f, 0.f),
+          dnnl::eltwise_forward::desc(prop,
+                                      op == Op::kExp ? dnnl::algorithm::eltwise_exp
+                                                     : dnnl::algorithm::eltwise_tanh,
+                                      md, 0.f, 0.f),
           detail::engine()));
       break;
   }
@@ -46,7 +50,7 @@ Plan make_plan(Op op, int64_t rows, int64_t cols) {
 void run(Op op, const char* where, const tensor::Tensor& x, tensor::Tensor& y) {
   HEED_CHECK(x.numel() == y.numel(), std::string(where) + ": shapes differ");
   if (x.numel() == 0) return;
-  const int64_t cols = op == Op::kExp ? x.numel() : x.dim(x.rank() - 1);
+  const int64_t cols = op == Op::kExp || op == Op::kTanh ? x.numel() : x.dim(x.rank() - 1);
   const int64_t rows = x.numel() / cols;
   static std::mutex mutex;
   static std::map<std::tuple<int, int64_t, int64_t>, Plan> plans;
@@ -73,5 +77,7 @@ void log_softmax(const tensor::Tensor& x, tensor::Tensor& y) {
 void softmax(const tensor::Tensor& x, tensor::Tensor& y) { run(Op::kSoftmax, "softmax", x, y); }
 
 void exp(const tensor::Tensor& x, tensor::Tensor& y) { run(Op::kExp, "exp", x, y); }
+
+void tanh(const tensor::Tensor& x, tensor::Tensor& y) { run(Op::kTanh, "tanh", x, y); }
 
 }  // namespace heed::onednn

@@ -13,5 +13,7 @@ void log_softmax(const tensor::Tensor& x, tensor::Tensor& y);
 void softmax(const tensor::Tensor& x, tensor::Tensor& y);
 // y = exp(x) elementwise (f32; y may be x; same numel).
 void exp(const tensor::Tensor& x, tensor::Tensor& y);
+// y = tanh(x) elementwise (f32; y may be x; same numel).
+void tanh(const tensor::Tensor& x, tensor::Tensor& y);
 
 }  // namespace heed::onednn

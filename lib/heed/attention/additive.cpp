@@ -1,0 +1,144 @@
+// "additive" (Bahdanau et al. 2015; alias "mlp"): e_s = vᵀ tanh(W q + U h_s + b), a one-hidden-
+// layer network of width A. U h_s + b is computed once per sentence in prepare(); each step
+// still costs a tanh over S×A per query, which is what makes it the slowest mechanism.
+#include "heed/attention/registry.h"
+#include "heed/attention/scored_attention.h"
+#include "heed/onednn/linear.h"
+#include "heed/onednn/softmax.h"
+
+namespace heed::attention {
+namespace {
+
+using tensor::Shape;
+using tensor::Tensor;
+
+class AdditiveAttention : public ScoredAttention {
+ public:
+  AdditiveAttention(const AttentionConfig& config, layers::ParameterStore& store,
+                    const std::string& prefix)
+      : ScoredAttention("additive", config),
+        dim_(config.attention_dim > 0 ? config.attention_dim : config.query_size),
+        w_query_(store.add(prefix + "w_query", Shape{dim_, config.query_size})),
+        w_key_(store.add(prefix + "w_key", Shape{dim_, config.key_size})),
+        bias_(store.add(prefix + "bias", Shape{dim_})),
+        v_(store.add(prefix + "v", Shape{dim_})),
+        query_linear_(config.query_size, dim_, config.precision),
+        key_linear_(config.key_size, dim_, config.precision) {
+    query_linear_.set_weights(w_query_.value, nullptr);
+    key_linear_.set_weights(w_key_.value, &bias_.value);
+  }
+
+  void weights_changed() override {
+    query_linear_.weights_changed();
+    key_linear_.weights_changed();
+  }
+
+ protected:
+  void precompute(bool training) override {
+    projected_.resize(Shape{source_length(), batch(), dim_});
+    key_linear_.forward(keys_, projected_);  // U h_s + b
+    if (training) {
+      d_projected_.resize(projected_.shape());
+      d_projected_.zero();
+    }
+  }
+
+  void score(const Tensor& query, Tensor& scores, AttentionTape* tape) override {
+    const int64_t tq = query.dim(0), n = batch(), s = source_length(), a = dim_;
+    wq_.resize(Shape{tq, n, a});
+    query_linear_.forward(query, wq_);
+    Tensor local;
+    Tensor& hidden = tape ? saved(*tape) : hidden_;
+    hidden.resize(Shape{n, tq, s, a});
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t q = 0; q < tq; ++q) {
+        const float* wq = wq_.data() + (q * n + b) * a;
+        for (int64_t i = 0; i < s; ++i) {
+          const float* p = projected_.data() + (i * n + b) * a;
+          float* h = hidden.data() + ((b * tq + q) * s + i) * a;
+          for (int64_t k = 0; k < a; ++k) h[k] = p[k] + wq[k];
+        }
+      }
+    }
+    onednn::tanh(hidden, hidden);
+    const float* v = v_.value.data();
+    for (int64_t r = 0; r < n * tq * s; ++r) {
+      const float* h = hidden.data() + r * a;
+      float e = 0.f;
+      for (int64_t k = 0; k < a; ++k) e += h[k] * v[k];
+      scores.data()[r] = e;
+    }
+  }
+
+  void score_backward(AttentionTape& tape, const Tensor& d_scores, Tensor& d_query) override {
+    const Tensor& hidden = saved(tape);
+    const int64_t n = hidden.dim(0), tq = hidden.dim(1), s = hidden.dim(2), a = dim_;
+    d_hidden_.resize(hidden.shape());
+    d_wq_.resize(Shape{tq, n, a});
+    d_wq_.zero();
+    const float* v = v_.value.data();
+    float* dv = v_.grad.data();
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t q = 0; q < tq; ++q) {
+        float* dwq = d_wq_.data() + (q * n + b) * a;
+        for (int64_t i = 0; i < s; ++i) {
+          const int64_t r = (b * tq + q) * s + i;
+          const float de = d_scores.data()[r];
+          const float* h = hidden.data() + r * a;
+          float* dp = d_projected_.data() + (i * n + b) * a;
+          for (int64_t k = 0; k < a; ++k) {
+            dv[k] += de * h[k];
+            const float pre = de * v[k] * (1.f - h[k] * h[k]);
+            dp[k] += pre;
+            dwq[k] += pre;
+          }
+        }
+      }
+    }
+    query_linear_.backward(tape.query, d_wq_, &d_query, w_query_.grad, nullptr);
+  }
+
+  void precompute_backward(Tensor& d_keys) override {
+    key_linear_.backward(keys_, d_projected_, &d_keys, w_key_.grad, &bias_.grad,
+                         /*accumulate_dx=*/true);
+  }
+
+  void select_precomputed(const std::vector<int64_t>& rows) override {
+    Tensor gathered;
+    gather_batch(projected_, rows, gathered);
+    projected_ = std::move(gathered);
+  }
+
+ private:
+  static Tensor& saved(AttentionTape& tape) {
+    if (tape.saved.empty()) tape.saved.resize(1);
+    return tape.saved[0];
+  }
+
+  int64_t dim_;
+  layers::Parameter& w_query_;
+  layers::Parameter& w_key_;
+  layers::Parameter& bias_;
+  layers::Parameter& v_;
+  onednn::Linear query_linear_;
+  onednn::Linear key_linear_;
+  Tensor projected_, d_projected_, wq_, hidden_, d_hidden_, d_wq_;
+};
+
+}  // namespace
+
+void register_additive() {
+  AttentionInfo info;
+  info.name = "additive";
+  info.summary = "v·tanh(W q + U h + b) (Bahdanau additive / MLP; w_query [A, Q], w_key [A, K], "
+                 "bias [A], v [A])";
+  info.aliases = {"mlp"};
+  info.has_parameters = true;
+  info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
+                    const std::string& prefix) {
+    return std::make_unique<AdditiveAttention>(config, store, prefix);
+  };
+  register_attention(std::move(info));
+}
+
+}  // namespace heed::attention

@@ -1,0 +1,26 @@
+// "scaled-dot" (Vaswani et al. 2017): e_s = qᵀ h_s / √K. No parameters.
+#include <cmath>
+
+#include "heed/attention/registry.h"
+#include "heed/attention/scored_attention.h"
+#include "heed/common/error.h"
+
+namespace heed::attention {
+
+void register_scaled_dot() {
+  AttentionInfo info;
+  info.name = "scaled-dot";
+  info.summary = "q·h/sqrt(K) (scaled dot product; no parameters; needs query size = key size)";
+  info.factory = [](const AttentionConfig& config, layers::ParameterStore&, const std::string&) {
+    if (config.query_size != config.key_size) {
+      throw ConfigError("attention 'scaled-dot' needs the decoder state size (" +
+                        std::to_string(config.query_size) + ") to equal the encoder output size (" +
+                        std::to_string(config.key_size) + ")");
+    }
+    const float alpha = 1.f / std::sqrt(static_cast<float>(config.key_size));
+    return std::make_unique<ProductAttention>("scaled-dot", config, alpha);
+  };
+  register_attention(std::move(info));
+}
+
+}  // namespace heed::attention

@@ -1,0 +1,47 @@
+#include "heed/decode/model_scorer.h"
+
+#include <cstring>
+
+#include "heed/text/vocab.h"
+
+namespace heed::decode {
+
+ModelScorer::ModelScorer(model::Seq2Seq& model) : model_(model) {}
+
+void ModelScorer::start(const model::Batch& batch) {
+  source_lengths_ = batch.src_lengths;
+  model_.encoder().forward(batch.src.data(), batch.src_lengths, batch.size, batch.src_len,
+                           /*training=*/false, nullptr);
+  model_.decoder().begin(model_.encoder().keys(), batch.src_lengths, model_.encoder().finals());
+}
+
+int ModelScorer::vocab_size() const { return model_.config().tgt_vocab_size; }
+int32_t ModelScorer::eos_id() const { return text::Vocab::kEosId; }
+int32_t ModelScorer::bos_id() const { return text::Vocab::kBosId; }
+int ModelScorer::source_length(int sentence) const {
+  return static_cast<int>(source_lengths_[static_cast<size_t>(sentence)]);
+}
+
+void ModelScorer::step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
+                       std::vector<float>& log_probs, std::vector<float>* attention) {
+  rows_.assign(parents.begin(), parents.end());
+  model_.decoder().select(rows_);
+  model_.decoder().step(tokens.data(), out_, attention ? &weights_ : nullptr);
+  model_.output().log_probs(out_, log_probs_);
+  log_probs.resize(static_cast<size_t>(log_probs_.numel()));
+  std::memcpy(log_probs.data(), log_probs_.data(), log_probs.size() * sizeof(float));
+  if (attention) {
+    attention->resize(static_cast<size_t>(weights_.numel()));
+    std::memcpy(attention->data(), weights_.data(), attention->size() * sizeof(float));
+  }
+}
+
+std::vector<std::vector<Hypothesis>> translate_batch(model::Seq2Seq& model,
+                                                     const model::Batch& batch,
+                                                     const DecodeConfig& config) {
+  ModelScorer scorer(model);
+  scorer.start(batch);
+  return search(scorer, static_cast<int>(batch.size), config);
+}
+
+}  // namespace heed::decode

@@ -1,0 +1,264 @@
+// The whole encoder-decoder: finite-difference gradients of the loss for every attention
+// mechanism × decoder × cell, the Luong fast path against stepping, and exactness of a sentence
+// alone versus padded in a batch.
+#include "heed/model/seq2seq.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "heed/attention/registry.h"
+#include "heed/common/error.h"
+#include "heed/onednn/context.h"
+#include "heed/tensor/tensor_ops.h"
+#include "support/gradcheck.h"
+
+using heed::model::Batch;
+using heed::model::LossOptions;
+using heed::model::ModelConfig;
+using heed::model::Seq2Seq;
+
+namespace {
+
+ModelConfig tiny_config(const std::string& attention, heed::model::DecoderType decoder,
+                        bool feeding, heed::model::CellType cell) {
+  ModelConfig c;
+  c.attention = attention;
+  c.decoder = decoder;
+  c.input_feeding = feeding;
+  c.cell = cell;
+  c.embed = 5;
+  c.hidden = 6;
+  c.attention_dim = 4;
+  c.dropout = 0.f;
+  c.src_vocab_size = 11;
+  c.tgt_vocab_size = 9;
+  return c;
+}
+
+// Sentences with the given lengths (targets without </s>), random ids ≥ 4.
+Batch make_batch(const std::vector<int64_t>& src_lengths, const std::vector<int64_t>& tgt_words,
+                 int src_vocab, int tgt_vocab, uint64_t seed) {
+  heed::Rng rng = heed::make_rng(seed, 9);
+  Batch b;
+  b.size = static_cast<int64_t>(src_lengths.size());
+  b.src_lengths = src_lengths;
+  for (int64_t w : tgt_words) b.tgt_lengths.push_back(w + 1);
+  for (int64_t l : b.src_lengths) b.src_len = std::max(b.src_len, l);
+  for (int64_t l : b.tgt_lengths) b.tgt_len = std::max(b.tgt_len, l);
+  b.src.assign(size_t(b.size * b.src_len), 0);
+  b.tgt_in.assign(size_t(b.size * b.tgt_len), 0);
+  b.tgt_out.assign(size_t(b.size * b.tgt_len), 0);
+  for (int64_t n = 0; n < b.size; ++n) {
+    for (int64_t s = 0; s < b.src_lengths[size_t(n)]; ++s) {
+      b.src[size_t(n * b.src_len + s)] = int32_t(4 + rng() % uint64_t(src_vocab - 4));
+    }
+    const int64_t len = b.tgt_lengths[size_t(n)];
+    for (int64_t t = 0; t < len; ++t) {
+      const int32_t y = t + 1 < len ? int32_t(4 + rng() % uint64_t(tgt_vocab - 4)) : 3;
+      b.tgt_out[size_t(n * b.tgt_len + t)] = y;
+      b.tgt_in[size_t(n * b.tgt_len + t)] = t == 0 ? 2 : b.tgt_out[size_t(n * b.tgt_len + t - 1)];
+    }
+  }
+  return b;
+}
+
+// One sentence of a batch as a batch of its own.
+Batch single(const Batch& b, int64_t n) {
+  Batch s;
+  s.size = 1;
+  s.src_len = b.src_lengths[size_t(n)];
+  s.tgt_len = b.tgt_lengths[size_t(n)];
+  s.src_lengths = {s.src_len};
+  s.tgt_lengths = {s.tgt_len};
+  s.src.assign(b.src.begin() + n * b.src_len, b.src.begin() + n * b.src_len + s.src_len);
+  s.tgt_in.assign(b.tgt_in.begin() + n * b.tgt_len, b.tgt_in.begin() + n * b.tgt_len + s.tgt_len);
+  s.tgt_out.assign(b.tgt_out.begin() + n * b.tgt_len,
+                   b.tgt_out.begin() + n * b.tgt_len + s.tgt_len);
+  return s;
+}
+
+std::vector<std::vector<float>> gradients(Seq2Seq& model) {
+  std::vector<std::vector<float>> g;
+  for (const auto* p : model.parameters().all()) g.push_back(p->grad.to_vector());
+  return g;
+}
+
+double eval_loss(Seq2Seq& model, const Batch& batch) {
+  LossOptions eval;
+  eval.training = false;
+  eval.backward = false;
+  eval.label_smoothing = 0.1f;
+  heed::Rng rng = heed::make_rng(1);
+  const auto sums = model.loss(batch, eval, rng);
+  return sums.loss / double(sums.tokens);
+}
+
+struct Variant {
+  heed::model::DecoderType decoder;
+  bool feeding;
+  const char* name;
+};
+
+const Variant kVariants[] = {{heed::model::DecoderType::kLuong, true, "luong+feed"},
+                             {heed::model::DecoderType::kLuong, false, "luong"},
+                             {heed::model::DecoderType::kBahdanau, false, "bahdanau"}};
+
+}  // namespace
+
+TEST_CASE("seq2seq: loss gradients match finite differences for every mechanism and decoder",
+          "[model]") {
+  heed::onednn::set_threads(1);
+  const Batch batch = make_batch({4, 2, 3}, {3, 1, 2}, 11, 9, 3);
+  for (const std::string& attention : heed::attention::attention_names()) {
+    for (const Variant& v : kVariants) {
+      for (auto cell : {heed::model::CellType::kLstm, heed::model::CellType::kGru}) {
+        Seq2Seq model(tiny_config(attention, v.decoder, v.feeding, cell));
+        model.initialize(7, 0.4f);
+        model.parameters().zero_grad();
+        LossOptions train;
+        train.training = false;
+        train.label_smoothing = 0.1f;
+        heed::Rng rng = heed::make_rng(1);
+        model.loss(batch, train, rng);
+        std::vector<heed::test::GradParam> params;
+        for (auto* p : model.parameters().all()) {
+          params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
+        }
+        heed::test::GradCheckOptions options;
+        options.max_coords = 6;
+        options.atol = 2e-4;
+        options.rtol = 3e-2;
+        const auto result = heed::test::gradcheck(
+            [&] {
+              model.weights_changed();
+              return eval_loss(model, batch);
+            },
+            params, options);
+        model.weights_changed();
+        INFO(attention << " " << v.name << " " << heed::model::to_string(cell) << "\n"
+                       << result.report);
+        CHECK(result.ok);
+        CHECK(result.checked > 50);
+      }
+    }
+  }
+}
+
+TEST_CASE("seq2seq: deep, unidirectional and zero-bridge models pass the gradient check",
+          "[model]") {
+  heed::onednn::set_threads(1);
+  const Batch batch = make_batch({3, 5}, {2, 3}, 11, 9, 4);
+  for (int variant = 0; variant < 3; ++variant) {
+    ModelConfig c = tiny_config("general", heed::model::DecoderType::kLuong, true,
+                                heed::model::CellType::kLstm);
+    if (variant == 0) c.encoder_layers = c.decoder_layers = 2;
+    if (variant == 1) c.bidirectional = false;
+    if (variant == 2) c.bridge = heed::model::BridgeType::kZero;
+    Seq2Seq model(c);
+    model.initialize(8, 0.4f);
+    model.parameters().zero_grad();
+    LossOptions train;
+    train.training = false;
+    train.label_smoothing = 0.1f;
+    heed::Rng rng = heed::make_rng(1);
+    model.loss(batch, train, rng);
+    std::vector<heed::test::GradParam> params;
+    for (auto* p : model.parameters().all()) {
+      params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
+    }
+    heed::test::GradCheckOptions options;
+    options.max_coords = 6;
+    options.atol = 2e-4;
+    options.rtol = 3e-2;
+    const auto result = heed::test::gradcheck(
+        [&] {
+          model.weights_changed();
+          return eval_loss(model, batch);
+        },
+        params, options);
+    model.weights_changed();
+    INFO("variant " << variant << "\n" << result.report);
+    CHECK(result.ok);
+  }
+}
+
+TEST_CASE("seq2seq: the Luong fast path equals stepping", "[model][fast]") {
+  heed::onednn::set_threads(1);
+  const Batch batch = make_batch({4, 2, 5}, {3, 1, 4}, 11, 9, 5);
+  for (const std::string& attention : heed::attention::attention_names()) {
+    Seq2Seq model(tiny_config(attention, heed::model::DecoderType::kLuong, false,
+                              heed::model::CellType::kLstm));
+    model.initialize(9, 0.4f);
+    REQUIRE(model.decoder().fast_path());
+    LossOptions train;
+    train.training = false;
+    heed::Rng rng = heed::make_rng(1);
+    model.parameters().zero_grad();
+    const double fast = model.loss(batch, train, rng).loss;
+    const auto fast_grads = gradients(model);
+    model.decoder().set_force_stepping(true);
+    model.parameters().zero_grad();
+    const double stepped = model.loss(batch, train, rng).loss;
+    const auto step_grads = gradients(model);
+    INFO(attention);
+    CHECK(std::fabs(fast - stepped) < 1e-5 * std::fabs(fast));
+    for (size_t i = 0; i < fast_grads.size(); ++i) {
+      double err = 0, scale = 1e-4;  // absolute floor: float rounding of near-zero gradients
+      for (size_t k = 0; k < fast_grads[i].size(); ++k) {
+        err = std::max(err, double(std::fabs(fast_grads[i][k] - step_grads[i][k])));
+        scale = std::max(scale, double(std::fabs(fast_grads[i][k])));
+      }
+      INFO(model.parameters().all()[i]->name);
+      CHECK(err / scale < 1e-5);
+    }
+  }
+}
+
+TEST_CASE("seq2seq: a sentence padded in a batch gets exactly its own loss and gradients",
+          "[model][fast]") {
+  heed::onednn::set_threads(1);
+  const Batch batch = make_batch({5, 2, 3}, {2, 4, 1}, 11, 9, 6);
+  for (const Variant& v : kVariants) {
+    for (auto cell : {heed::model::CellType::kLstm, heed::model::CellType::kGru}) {
+      Seq2Seq model(tiny_config("additive", v.decoder, v.feeding, cell));
+      model.initialize(10, 0.4f);
+      LossOptions train;
+      train.training = false;
+      heed::Rng rng = heed::make_rng(1);
+      model.parameters().zero_grad();
+      const auto whole = model.loss(batch, train, rng);
+      // The mean-loss gradient scaled back to a sum: Σ over sentences of their own sums.
+      std::vector<std::vector<double>> batch_sum;
+      for (const auto& g : gradients(model)) {
+        batch_sum.emplace_back(g.begin(), g.end());
+        for (double& x : batch_sum.back()) x *= double(whole.tokens);
+      }
+      std::vector<std::vector<double>> alone_sum(batch_sum.size());
+      double alone_loss = 0;
+      for (int64_t n = 0; n < batch.size; ++n) {
+        const Batch one = single(batch, n);
+        model.parameters().zero_grad();
+        const auto sums = model.loss(one, train, rng);
+        alone_loss += sums.loss;
+        const auto g = gradients(model);
+        for (size_t i = 0; i < g.size(); ++i) {
+          alone_sum[i].resize(g[i].size());
+          for (size_t k = 0; k < g[i].size(); ++k) alone_sum[i][k] += double(g[i][k]) * double(sums.tokens);
+        }
+      }
+      INFO(v.name << " " << heed::model::to_string(cell));
+      CHECK(std::fabs(whole.loss - alone_loss) < 1e-5 * whole.loss);
+      for (size_t i = 0; i < batch_sum.size(); ++i) {
+        double err = 0, scale = 1e-4;  // absolute floor: float rounding of near-zero gradients
+        for (size_t k = 0; k < batch_sum[i].size(); ++k) {
+          err = std::max(err, std::fabs(batch_sum[i][k] - alone_sum[i][k]));
+          scale = std::max(scale, std::fabs(alone_sum[i][k]));
+        }
+        INFO(model.parameters().all()[i]->name << " err " << err << " scale " << scale);
+        CHECK(err / scale < 1e-5);
+      }
+    }
+  }
+}
