@@ -50,8 +50,9 @@ void read_parameters(const io::SafeTensors& in, const std::string& source,
     std::memcpy(p->value.data(), values.data(), values.size() * sizeof(float));
   }
   for (const io::StoredTensor& t : in.tensors()) {
-    if (!store.find(t.name) && t.name.find('/') != std::string::npos &&
-        t.name.rfind("optimizer/", 0) != 0) {
+    const bool model_name = t.name.rfind("encoder/", 0) == 0 ||
+                            t.name.rfind("decoder/", 0) == 0 || t.name.rfind("bridge/", 0) == 0;
+    if (model_name && !store.find(t.name)) {
       throw FormatError(source + ": unknown parameter '" + t.name + "' for this architecture");
     }
   }

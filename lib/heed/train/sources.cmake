@@ -4,4 +4,5 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/optimizer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sgd.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/signals.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/signals.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp)
