@@ -30,6 +30,18 @@ expect_error_line() {
   fi
 }
 
+# expect_last_error_line TOOL NAME PATTERN: tools that log progress (heed-train) may log info
+# lines first; the error is the last line, "heed-TOOL: error: ...", matching PATTERN.
+expect_last_error_line() {
+  local tool=$1 name=$2 pattern=$3
+  if tail -1 "$TMP/err" | grep -q "^heed-$tool: error: " && tail -1 "$TMP/err" | grep -qE -- "$pattern" &&
+     [ "$(grep -c 'error:' "$TMP/err")" = 1 ]; then
+    ok
+  else
+    fail "$name: the last stderr line is not an error line matching '$pattern': $(tail -c 300 "$TMP/err")"
+  fi
+}
+
 expect_same() { # NAME FILE1 FILE2
   if cmp -s "$2" "$3"; then ok; else fail "$1: $2 and $3 differ"; diff <(head -c 2000 "$2") <(head -c 2000 "$3") | head -10 >&2; fi
 }

@@ -1,5 +1,7 @@
 #include "heed/io/safetensors.h"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -214,7 +216,14 @@ std::string SafeTensors::data_checksum() const {
       hash *= 1099511628211ull;
     }
   };
-  for (const auto& t : tensors_) {
+  // By name: the JSON header does not keep insertion order, so a loaded file lists its tensors
+  // in another order than the container that wrote it.
+  std::vector<const StoredTensor*> order;
+  for (const auto& t : tensors_) order.push_back(&t);
+  std::sort(order.begin(), order.end(),
+            [](const StoredTensor* a, const StoredTensor* b) { return a->name < b->name; });
+  for (const StoredTensor* tp : order) {
+    const StoredTensor& t = *tp;
     mix(t.name.data(), t.name.size());
     for (int64_t d : t.shape) mix(&d, sizeof d);
     mix(t.bytes.data(), t.bytes.size());

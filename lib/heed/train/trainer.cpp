@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cerrno>
 #include <csignal>
 #include <filesystem>
@@ -116,11 +117,26 @@ struct TrainerState {
   static TrainerState from_text(const std::string& text, const std::string& source) {
     TrainerState s;
     std::istringstream in(text);
-    std::string best_ppl;
-    in >> s.step >> s.epoch >> s.next_batch >> s.elapsed >> s.lr_current >> s.lr_best >> s.lr_bad >>
-        best_ppl >> s.best_bleu >> s.bad_validations;
+    std::string f[10];
+    for (std::string& field : f) in >> field;
     if (!in) throw FormatError(source + ": malformed trainer state");
-    s.best_ppl = best_ppl == "inf" ? std::numeric_limits<double>::infinity() : std::stod(best_ppl);
+    // strtod reads what operator<< wrote, "inf" included.
+    auto num = [&](const std::string& v) {
+      char* end = nullptr;
+      const double d = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end) throw FormatError(source + ": malformed trainer state");
+      return d;
+    };
+    s.step = int64_t(num(f[0]));
+    s.epoch = int64_t(num(f[1]));
+    s.next_batch = int64_t(num(f[2]));
+    s.elapsed = num(f[3]);
+    s.lr_current = float(num(f[4]));
+    s.lr_best = num(f[5]);
+    s.lr_bad = int(num(f[6]));
+    s.best_ppl = num(f[7]);
+    s.best_bleu = num(f[8]);
+    s.bad_validations = int(num(f[9]));
     in >> std::ws;
     std::getline(in, s.rng, '\0');
     return s;
@@ -388,6 +404,9 @@ TrainResult Trainer::run() {
 
   if (stop_signal()) throw Interrupted(stop_signal());
   std::string reason;
+  // A resumed run may already be at a limit.
+  if (config_.max_steps > 0 && state_.step >= config_.max_steps) reason = "max-steps";
+  if (config_.time_limit > 0 && state_.elapsed >= config_.time_limit) reason = "time-limit";
   while (reason.empty()) {
     if (config_.max_epochs > 0 && state_.epoch >= config_.max_epochs) {
       reason = "max-epochs";
