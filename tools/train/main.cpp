@@ -128,10 +128,14 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
   tok.lowercase = tok_lowercase;
   tok.case_feature = tok_case_feature;
   tok.validate();
-  cfg.extra["tokenizer_mode"] = std::string(text::to_string(tok.mode));
-  cfg.extra["tokenizer_lowercase"] = tok_lowercase ? "1" : "0";
-  cfg.extra["tokenizer_case_feature"] = tok_case_feature ? "1" : "0";
-  if (!bpe.empty()) cfg.extra["bpe_codes"] = read_text(bpe);
+  // The tokenizer is recorded when the data came from heed-tokenize (so heed-translate can take
+  // raw text); without any of these options the model works on tokens as given.
+  if (!bpe.empty() || cl.given("tokenizer-mode") || tok_lowercase || tok_case_feature) {
+    cfg.extra["tokenizer_mode"] = std::string(text::to_string(tok.mode));
+    cfg.extra["tokenizer_lowercase"] = tok_lowercase ? "1" : "0";
+    cfg.extra["tokenizer_case_feature"] = tok_case_feature ? "1" : "0";
+    if (!bpe.empty()) cfg.extra["bpe_codes"] = read_text(bpe);
+  }
   return true;
 }
 

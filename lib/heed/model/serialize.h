@@ -5,6 +5,10 @@
 
 #include "heed/io/safetensors.h"
 #include "heed/layers/parameters.h"
+#include "heed/io/model_file.h"
+#include "heed/model/seq2seq.h"
+
+#include <memory>
 
 namespace heed::model {
 
@@ -18,5 +22,9 @@ void write_tensors(const layers::ParameterStore& store, bool gradients, const st
 // not know (a model from another architecture).
 void read_parameters(const io::SafeTensors& in, const std::string& source,
                      layers::ParameterStore& store);
+
+// A model ready for inference from a loaded model file (source: the path, for messages).
+std::unique_ptr<Seq2Seq> load_seq2seq(const io::ModelFile& file, const std::string& source,
+                                      onednn::Precision precision);
 
 }  // namespace heed::model
