@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Multi30k German→English with heed, scored as the PyTorch peer (../shared/peers/
+# multi30k_quality.py) is: lowercased text, one joint BPE of 8,000 merges, greedy test2016
+# BLEU of the detokenized output against the raw lowercased reference (13a, as sacreBLEU -lc).
+#
+# Training runs in stages of STAGE_MIN minutes (resumed exactly from the checkpoint between
+# stages, so it is one run), and after each stage the best model so far translates test2016:
+# the printed table is BLEU against training minutes.
+#
+#   bash share/heed/recipes/multi30k.sh            # 30 minutes, f32
+#   MINUTES=15 PRECISION=bf16 bash share/heed/recipes/multi30k.sh
+#
+# Environment: BIN (heed binaries, default build/bin), DATA (multi30k/raw), WORK (scratch),
+# MINUTES (30), STAGE_MIN (5), PRECISION (f32|bf16), THREADS (2), and EXTRA (more heed-train
+# options, e.g. "--attention dot").
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+BIN=${BIN:-$root/build/bin}
+DATA=${DATA:-$root/../shared/data/multi30k/raw}
+WORK=${WORK:-/tmp/heed-multi30k}
+MINUTES=${MINUTES:-30}
+STAGE_MIN=${STAGE_MIN:-5}
+PRECISION=${PRECISION:-f32}
+THREADS=${THREADS:-2}
+EXTRA=${EXTRA:-}
+for f in train.de train.en val.de val.en test_2016_flickr.de test_2016_flickr.en; do
+  [ -f "$DATA/$f" ] || { echo "multi30k.sh: $DATA/$f not found (set DATA)" >&2; exit 66; }
+done
+mkdir -p "$WORK"
+tok=(--mode aggressive --lowercase --threads "$THREADS")
+
+# 1. Tokenize (lowercased), learn one joint BPE on German and English, apply it.
+if [ ! -f "$WORK/codes" ]; then
+  for l in de en; do "$BIN/heed-tokenize" "${tok[@]}" -i "$DATA/train.$l" -o "$WORK/train.tok.$l"; done
+  "$BIN/heed-tokenize" learn-bpe --merges 8000 -i "$WORK/train.tok.de" -i "$WORK/train.tok.en" -o "$WORK/codes"
+  for split in train val; do
+    for l in de en; do
+      "$BIN/heed-tokenize" "${tok[@]}" --bpe "$WORK/codes" -i "$DATA/$split.$l" -o "$WORK/$split.bpe.$l"
+    done
+  done
+  tr '[:upper:]' '[:lower:]' < "$DATA/test_2016_flickr.en" > "$WORK/test.ref.lc.en"
+fi
+
+# 2. Train in stages; after each, translate test2016 greedily with the best model so far.
+run=$WORK/run-$PRECISION
+rm -rf "$run" "$WORK/metrics-$PRECISION.tsv"
+# shellcheck disable=SC2086
+train=("$BIN/heed-train" --train-src "$WORK/train.bpe.de" --train-tgt "$WORK/train.bpe.en"
+       --valid-src "$WORK/val.bpe.de" --valid-tgt "$WORK/val.bpe.en"
+       --bpe "$WORK/codes" --tokenizer-mode aggressive --tokenizer-lowercase
+       --attention general --hidden 512 --embed 256 --dropout 0.3 --label-smoothing 0.1
+       --lr 0.001 --lr-schedule plateau --lr-decay 0.5 --clip 5 --batch-size 64
+       --vocab-size 10000 --valid-every 450 --save-every 450 --precision "$PRECISION"
+       --threads "$THREADS" --metrics-file "$WORK/metrics-$PRECISION.tsv" -o "$run" $EXTRA)
+printf 'minutes\tval_bleu\ttest2016_bleu\n'
+minutes=0
+while [ "$minutes" -lt "$MINUTES" ]; do
+  minutes=$((minutes + STAGE_MIN))
+  resume=()
+  [ -f "$run/checkpoint.heed" ] && resume=(--resume)
+  "${train[@]}" "${resume[@]}" --time-limit $((minutes * 60)) -q
+  "$BIN/heed-translate" -m "$run/model.heed" --beam-size 1 --threads "$THREADS" \
+    -i "$DATA/test_2016_flickr.de" -o "$WORK/test.hyp.$minutes.$PRECISION"
+  test_bleu=$("$BIN/heed-score" --lowercase -m bleu -r "$WORK/test.ref.lc.en" \
+              --hyp "$WORK/test.hyp.$minutes.$PRECISION" | sed 's/^[^=]*= \([0-9.]*\) .*/\1/')
+  val_bleu=$(awk -F'\t' 'NR > 1 && $8 != "" { b = $8 } END { print b }' "$WORK/metrics-$PRECISION.tsv")
+  printf '%s\t%s\t%s\n' "$minutes" "$val_bleu" "$test_bleu"
+done
