@@ -1,0 +1,345 @@
+// Every registered attention mechanism: forward against a double-precision loop, finite-
+// difference gradients (one loop over the registry, so a new mechanism is covered by adding
+// it), exactness under padding, all-steps-at-once = step by step, select() for beam search,
+// and the registry's names and errors.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "heed/attention/registry.h"
+#include "heed/common/error.h"
+#include "heed/onednn/context.h"
+#include "heed/tensor/tensor_ops.h"
+#include "support/gradcheck.h"
+
+using heed::attention::Attention;
+using heed::attention::AttentionConfig;
+using heed::attention::AttentionTape;
+using heed::layers::ParameterStore;
+using heed::tensor::Shape;
+using heed::tensor::Tensor;
+
+namespace {
+
+constexpr int64_t kS = 5, kN = 3, kK = 6, kQ = 6, kA = 4;
+
+AttentionConfig config() {
+  AttentionConfig c;
+  c.query_size = kQ;
+  c.key_size = kK;
+  c.attention_dim = kA;
+  return c;
+}
+
+struct Fixture {
+  ParameterStore store;
+  std::unique_ptr<Attention> attention;
+  Fixture(const std::string& name, uint64_t seed) {
+    attention = heed::attention::make_attention(name, config(), store, "decoder/attention/");
+    heed::Rng rng = heed::make_rng(seed);
+    for (auto* p : store.all()) heed::test::fill_uniform(p->value, rng, -0.5f, 0.5f);
+    attention->weights_changed();
+  }
+  const float* param(const std::string& n) const {
+    return store.get("decoder/attention/" + n).value.data();
+  }
+};
+
+// Scores in double for one query row q [Q] against key h [K].
+double reference_score(const std::string& name, const Fixture& f, const float* q, const float* h) {
+  double e = 0;
+  if (name == "dot" || name == "scaled-dot") {
+    for (int64_t k = 0; k < kK; ++k) e += double(q[k]) * double(h[k]);
+    if (name == "scaled-dot") e /= std::sqrt(double(kK));
+  } else if (name == "general") {
+    const float* w = f.param("weight");  // [Q, K]
+    for (int64_t i = 0; i < kQ; ++i) {
+      double wh = 0;
+      for (int64_t k = 0; k < kK; ++k) wh += double(w[i * kK + k]) * double(h[k]);
+      e += double(q[i]) * wh;
+    }
+  } else if (name == "additive") {
+    const float *wq = f.param("w_query"), *wk = f.param("w_key"), *b = f.param("bias"),
+                *v = f.param("v");
+    for (int64_t a = 0; a < kA; ++a) {
+      double pre = double(b[a]);
+      for (int64_t i = 0; i < kQ; ++i) pre += double(wq[a * kQ + i]) * double(q[i]);
+      for (int64_t k = 0; k < kK; ++k) pre += double(wk[a * kK + k]) * double(h[k]);
+      e += double(v[a]) * std::tanh(pre);
+    }
+  }
+  return e;
+}
+
+// Context [Tq, N, K] and weights [N, Tq, S] in double.
+void reference_forward(const std::string& name, const Fixture& f, const Tensor& keys,
+                       const std::vector<int64_t>& lengths, const Tensor& query,
+                       std::vector<double>& context, std::vector<double>& weights) {
+  const int64_t tq = query.dim(0), n = keys.dim(1), s = keys.dim(0);
+  context.assign(size_t(tq * n * kK), 0.0);
+  weights.assign(size_t(n * tq * s), 0.0);
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t t = 0; t < tq; ++t) {
+      const float* q = query.data() + (t * n + b) * kQ;
+      std::vector<double> e(size_t(lengths[size_t(b)]));
+      double mx = -1e300;
+      for (int64_t i = 0; i < lengths[size_t(b)]; ++i) {
+        e[size_t(i)] = reference_score(name, f, q, keys.data() + (i * n + b) * kK);
+        mx = std::max(mx, e[size_t(i)]);
+      }
+      double z = 0;
+      for (double& x : e) z += (x = std::exp(x - mx));
+      for (int64_t i = 0; i < lengths[size_t(b)]; ++i) {
+        const double a = e[size_t(i)] / z;
+        weights[size_t((b * tq + t) * s + i)] = a;
+        for (int64_t k = 0; k < kK; ++k) {
+          context[size_t((t * n + b) * kK + k)] += a * double(keys.data()[(i * n + b) * kK + k]);
+        }
+      }
+    }
+  }
+}
+
+double max_rel(const std::vector<double>& ref, const Tensor& got) {
+  const std::vector<float> g = got.to_vector();
+  REQUIRE(g.size() == ref.size());
+  double err = 0, scale = 1e-12;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    err = std::max(err, std::fabs(double(g[i]) - ref[i]));
+    scale = std::max(scale, std::fabs(ref[i]));
+  }
+  return err / scale;
+}
+
+const std::vector<int64_t> kLengths = {5, 2, 4};
+
+}  // namespace
+
+TEST_CASE("attention: every mechanism matches a double-precision loop, padding gets weight 0",
+          "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(1);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  for (const std::string& name : heed::attention::attention_names()) {
+    for (const int64_t tq : {int64_t{1}, int64_t{3}}) {
+      Fixture f(name, 2);
+      const Tensor query = heed::test::random_tensor(Shape{tq, kN, kQ}, rng);
+      f.attention->prepare(keys, kLengths, false);
+      Tensor context, weights;
+      f.attention->forward(query, context, &weights, nullptr);
+      INFO(name << " Tq=" << tq);
+      REQUIRE(weights.shape() == Shape{kN, tq, kS});
+      if (name == "none") {
+        CHECK(f.attention->context_size() == 0);
+        for (float w : weights.to_vector()) CHECK(w == 0.f);
+        continue;
+      }
+      std::vector<double> ref_context, ref_weights;
+      reference_forward(name, f, keys, kLengths, query, ref_context, ref_weights);
+      CHECK(max_rel(ref_context, context) < 1e-5);
+      CHECK(max_rel(ref_weights, weights) < 1e-5);
+      for (int64_t b = 0; b < kN; ++b) {
+        for (int64_t t = 0; t < tq; ++t) {
+          for (int64_t i = kLengths[size_t(b)]; i < kS; ++i) {
+            CHECK(weights.data()[(b * tq + t) * kS + i] == 0.f);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: finite-difference gradients for every registered mechanism",
+          "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  for (const std::string& name : heed::attention::attention_names()) {
+    Fixture f(name, 3);
+    heed::Rng rng = heed::make_rng(4);
+    Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+    Tensor q1 = heed::test::random_tensor(Shape{1, kN, kQ}, rng);
+    Tensor q2 = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
+    const int64_t width = std::max<int64_t>(f.attention->context_size(), 1);
+    const heed::test::Projection p1(Shape{1, kN, width}, rng), p2(Shape{2, kN, width}, rng);
+    // Loss = P1(context(q1)) + P2(context(q2)), two forward calls before finish_backward.
+    auto loss = [&] {
+      f.attention->weights_changed();
+      f.attention->prepare(keys, kLengths, false);
+      if (f.attention->context_size() == 0) return 0.0;
+      Tensor c1, c2;
+      f.attention->forward(q1, c1, nullptr, nullptr);
+      f.attention->forward(q2, c2, nullptr, nullptr);
+      return p1(c1) + p2(c2);
+    };
+    f.store.zero_grad();
+    f.attention->prepare(keys, kLengths, true);
+    AttentionTape t1, t2;
+    Tensor c1, c2, dq1, dq2;
+    f.attention->forward(q1, c1, nullptr, &t1);
+    f.attention->forward(q2, c2, nullptr, &t2);
+    Tensor d_keys(keys.shape());
+    if (f.attention->context_size() > 0) {
+      f.attention->backward(t2, p2.grad(), dq2);
+      f.attention->backward(t1, p1.grad(), dq1);
+    } else {
+      Tensor none(Shape{2, kN, 1});
+      f.attention->backward(t2, none, dq2);
+      f.attention->backward(t1, none, dq1);
+    }
+    f.attention->finish_backward(d_keys);
+    std::vector<heed::test::GradParam> params = {heed::test::grad_param("keys", keys, d_keys),
+                                                 heed::test::grad_param("q1", q1, dq1),
+                                                 heed::test::grad_param("q2", q2, dq2)};
+    for (auto* p : f.store.all()) params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
+    heed::test::GradCheckOptions options;
+    options.eps = 1e-2;
+    options.max_coords = 40;
+    const auto result = heed::test::gradcheck(loss, params, options);
+    INFO(name << "\n" << result.report);
+    CHECK(result.ok);
+    CHECK(result.checked > 0);
+  }
+}
+
+TEST_CASE("attention: a sentence alone equals the same sentence padded in a batch",
+          "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(5);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  const Tensor query = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
+  for (const std::string& name : heed::attention::attention_names()) {
+    if (name == "none") continue;
+    Fixture f(name, 6);
+    f.attention->prepare(keys, kLengths, false);
+    Tensor context, weights;
+    f.attention->forward(query, context, &weights, nullptr);
+    // Sentence 1 (length 2) alone: keys [2, 1, K], query [2, 1, Q].
+    Tensor alone_keys(Shape{2, 1, kK}), alone_query(Shape{2, 1, kQ});
+    for (int64_t i = 0; i < 2; ++i) {
+      for (int64_t k = 0; k < kK; ++k) alone_keys.data()[i * kK + k] = keys.data()[(i * kN + 1) * kK + k];
+      for (int64_t k = 0; k < kQ; ++k) alone_query.data()[i * kQ + k] = query.data()[(i * kN + 1) * kQ + k];
+    }
+    f.attention->prepare(alone_keys, {2}, false);
+    Tensor c1, w1;
+    f.attention->forward(alone_query, c1, &w1, nullptr);
+    INFO(name);
+    for (int64_t t = 0; t < 2; ++t) {
+      for (int64_t k = 0; k < kK; ++k) {
+        CHECK(std::fabs(c1.data()[t * kK + k] - context.data()[(t * kN + 1) * kK + k]) < 1e-6f);
+      }
+      for (int64_t i = 0; i < 2; ++i) {
+        CHECK(std::fabs(w1.data()[t * 2 + i] - weights.data()[(1 * 2 + t) * kS + i]) < 1e-6f);
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: all steps at once equal step by step, forward and backward",
+          "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(7);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  const Tensor query = heed::test::random_tensor(Shape{3, kN, kQ}, rng);
+  const Tensor d_context = heed::test::random_tensor(Shape{3, kN, kK}, rng);
+  for (const std::string& name : heed::attention::attention_names()) {
+    if (name == "none") continue;
+    Fixture f(name, 8);
+    f.store.zero_grad();
+    f.attention->prepare(keys, kLengths, true);
+    AttentionTape tape;
+    Tensor all, d_query_all, d_keys_all(keys.shape());
+    f.attention->forward(query, all, nullptr, &tape);
+    f.attention->backward(tape, d_context, d_query_all);
+    f.attention->finish_backward(d_keys_all);
+    std::vector<std::vector<float>> grads_all;
+    for (auto* p : f.store.all()) grads_all.push_back(p->grad.to_vector());
+
+    f.store.zero_grad();
+    f.attention->prepare(keys, kLengths, true);
+    std::vector<AttentionTape> tapes(3);
+    std::vector<Tensor> contexts(3), d_queries(3);
+    for (int64_t t = 0; t < 3; ++t) {
+      f.attention->forward(query.slice(t, t + 1), contexts[size_t(t)], nullptr, &tapes[size_t(t)]);
+    }
+    for (int64_t t = 3; t-- > 0;) {
+      f.attention->backward(tapes[size_t(t)], d_context.slice(t, t + 1), d_queries[size_t(t)]);
+    }
+    Tensor d_keys_steps(keys.shape());
+    f.attention->finish_backward(d_keys_steps);
+    INFO(name);
+    for (int64_t t = 0; t < 3; ++t) {
+      CHECK(heed::tensor::max_abs_diff(all.slice(t, t + 1), contexts[size_t(t)]) < 1e-6);
+      CHECK(heed::tensor::max_abs_diff(d_query_all.slice(t, t + 1), d_queries[size_t(t)]) < 1e-6);
+    }
+    CHECK(heed::tensor::max_abs_diff(d_keys_all, d_keys_steps) < 1e-6);
+    for (size_t i = 0; i < grads_all.size(); ++i) {
+      const std::vector<float> g = f.store.all()[i]->grad.to_vector();
+      for (size_t k = 0; k < g.size(); ++k) CHECK(std::fabs(g[k] - grads_all[i][k]) < 1e-5f);
+    }
+  }
+}
+
+TEST_CASE("attention: select() reorders the prepared rows for beam search", "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(9);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  const std::vector<int64_t> rows = {2, 0, 0, 1};
+  const Tensor query = heed::test::random_tensor(Shape{1, 4, kQ}, rng);
+  for (const std::string& name : heed::attention::attention_names()) {
+    if (name == "none") continue;
+    Fixture f(name, 10);
+    f.attention->prepare(keys, kLengths, false);
+    f.attention->select(rows);
+    Tensor selected, w_selected;
+    f.attention->forward(query, selected, &w_selected, nullptr);
+    // The same rows built directly.
+    Tensor gathered(Shape{kS, 4, kK});
+    std::vector<int64_t> lengths;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      lengths.push_back(kLengths[size_t(rows[r])]);
+      for (int64_t i = 0; i < kS; ++i) {
+        for (int64_t k = 0; k < kK; ++k) {
+          gathered.data()[(i * 4 + int64_t(r)) * kK + k] = keys.data()[(i * kN + rows[r]) * kK + k];
+        }
+      }
+    }
+    f.attention->prepare(gathered, lengths, false);
+    Tensor direct, w_direct;
+    f.attention->forward(query, direct, &w_direct, nullptr);
+    INFO(name);
+    CHECK(heed::tensor::max_abs_diff(selected, direct) < 1e-6);
+    CHECK(heed::tensor::max_abs_diff(w_selected, w_direct) < 1e-6);
+  }
+}
+
+TEST_CASE("attention registry: names, aliases, errors and parameter names", "[attention][fast]") {
+  const auto names = heed::attention::attention_names();
+  for (const char* n : {"additive", "dot", "general", "none", "scaled-dot"}) {
+    CHECK(std::find(names.begin(), names.end(), n) != names.end());
+  }
+  CHECK(heed::attention::canonical_attention_name("mlp") == "additive");
+  try {
+    heed::attention::canonical_attention_name("nope");
+    FAIL("no error");
+  } catch (const heed::ConfigError& e) {
+    CHECK(std::string(e.what()) ==
+          "unknown attention 'nope' (valid: additive, dot, general, none, scaled-dot)");
+  }
+  AttentionConfig c = config();
+  c.query_size = 8;
+  ParameterStore store;
+  CHECK_THROWS_AS(heed::attention::make_attention("dot", c, store, "x/"), heed::ConfigError);
+  CHECK_THROWS_AS(heed::attention::make_attention("scaled-dot", c, store, "x/"), heed::ConfigError);
+  Fixture general("general", 1), additive("mlp", 1), dot("dot", 1);
+  CHECK(general.store.size() == 1);
+  CHECK(general.store.get("decoder/attention/weight").value.shape() == Shape{kQ, kK});
+  CHECK(additive.attention->name() == "additive");
+  CHECK(additive.store.get("decoder/attention/w_query").value.shape() == Shape{kA, kQ});
+  CHECK(additive.store.get("decoder/attention/w_key").value.shape() == Shape{kA, kK});
+  CHECK(additive.store.get("decoder/attention/bias").value.shape() == Shape{kA});
+  CHECK(additive.store.get("decoder/attention/v").value.shape() == Shape{kA});
+  CHECK(dot.store.size() == 0);
+  CHECK(heed::attention::attention_info("additive").has_parameters);
+  CHECK_FALSE(heed::attention::attention_info("scaled-dot").has_parameters);
+}
