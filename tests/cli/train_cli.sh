@@ -57,6 +57,9 @@ expect_last_error_line train mismatch "400.*399|399.*400"
 { head -10 "$TMP/src"; echo; tail -n +12 "$TMP/src"; } > "$TMP/holey"
 expect_exit 65 empty-line -- "$T" --train-src "$TMP/holey" --train-tgt "$TMP/tgt" -o "$TMP/f" --max-steps 1
 expect_last_error_line train empty-line "holey:11: empty line"
+{ head -6 "$TMP/src"; printf 'caf\xe9 au lait\n'; tail -n +8 "$TMP/src"; } > "$TMP/latin1"
+expect_exit 65 invalid-utf8 -- "$T" --train-src "$TMP/latin1" --train-tgt "$TMP/tgt" -o "$TMP/f" --max-steps 1
+expect_last_error_line train invalid-utf8 "latin1:7: invalid UTF-8"
 expect_exit 64 unknown-option -- "$T" --train-src "$TMP/src" --train-tgt "$TMP/tgt" -o "$TMP/f" --max-steps 1 --frobnicate
 expect_last_error_line train unknown-option "frobnicate"
 expect_exit 64 bad-attention -- "$T" "${tiny[@]}" -o "$TMP/f" --max-steps 1 --attention nope

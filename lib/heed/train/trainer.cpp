@@ -25,6 +25,7 @@
 #include "heed/model/serialize.h"
 #include "heed/onednn/context.h"
 #include "heed/text/tokenizer.h"
+#include "heed/text/unicode.h"
 #include "heed/text/vocab.h"
 #include "heed/train/signals.h"
 
@@ -43,6 +44,12 @@ Pairs read_pairs(io::ParallelReader& reader, int max_length, bool filter) {
   Pairs pairs;
   std::string s, t;
   while (reader.next(s, t)) {
+    for (const auto* line : {&s, &t}) {
+      if (text::find_invalid_utf8(*line)) {
+        const std::string& name = line == &s ? reader.source_name() : reader.target_name();
+        throw DataError(at_line(name, reader.line_number(), "invalid UTF-8"));
+      }
+    }
     std::vector<std::string> src, tgt;
     for (std::string_view w : split_whitespace(s)) src.emplace_back(w);
     for (std::string_view w : split_whitespace(t)) tgt.emplace_back(w);
