@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Contract tests of heed-translate on a tiny model trained here: raw text in and out, one output
+# line per input line (empty lines included), n-best layout and order, alignment shapes, the
+# co-process protocol (a line in, a line out, input still open), quiet SIGPIPE, bad input.
+source "$(dirname "$0")/lib.sh"
+T=$BIN/heed-train
+X=$BIN/heed-translate
+K=$BIN/heed-tokenize
+SAMPLE=$(dirname "$0")/../../share/heed/sample
+head -2000 "$SAMPLE/train.en" > "$TMP/raw.en"
+head -2000 "$SAMPLE/train.fr" > "$TMP/raw.fr"
+"$K" learn-bpe --merges 300 -i "$TMP/raw.en" -i "$TMP/raw.fr" -o "$TMP/codes" 2>/dev/null
+for l in en fr; do "$K" --bpe "$TMP/codes" -i "$TMP/raw.$l" -o "$TMP/bpe.$l"; done
+expect_exit 0 train -- "$T" --train-src "$TMP/bpe.en" --train-tgt "$TMP/bpe.fr" --bpe "$TMP/codes" \
+  --tokenizer-mode conservative --hidden 32 --embed 16 --max-steps 60 --threads 1 -q -o "$TMP/m"
+M=$TMP/m/model.heed
+
+printf 'Tom is here.\n\nI like cats.\nWhere is it?\n' > "$TMP/in"
+expect_exit 0 translate -- "$X" -m "$M" -i "$TMP/in" --beam-size 3
+expect_eq lines "$(wc -l < "$TMP/out")" 4
+expect_eq empty-line "$(sed -n 2p "$TMP/out")" ""
+grep -q '￭' "$TMP/out" && fail "output not detokenized: $(cat "$TMP/out")" || ok
+# The same through stdin/stdout, greedy and beam agree on the line count.
+expect_exit 0 stdin -- sh -c "'$X' -m '$M' --beam-size 1 < '$TMP/in'"
+expect_eq stdin-lines "$(wc -l < "$TMP/out")" 4
+
+# n-best: "id ||| hypothesis ||| score", ids in order, N per line, best (highest) first.
+expect_exit 0 nbest -- "$X" -m "$M" -i "$TMP/in" --beam-size 4 --n-best 3
+expect_eq nbest-lines "$(wc -l < "$TMP/out")" 10
+awk -F' [|][|][|] ' 'NF != 3 { exit 1 }' "$TMP/out" && ok || fail "nbest: bad layout: $(head -3 "$TMP/out")"
+expect_eq nbest-ids "$(cut -d' ' -f1 "$TMP/out" | uniq | tr '\n' ' ')" "0 1 2 3 "
+awk -F' [|][|][|] ' '$1 == prev && $3 > last + 1e-6 { exit 1 } { prev = $1; last = $3 }' "$TMP/out" \
+  && ok || fail "nbest: not best first"
+
+# Alignments: hard = Pharaoh links within the sentence lengths; soft = one row per output token.
+expect_exit 0 hard -- "$X" -m "$M" -i "$TMP/in" --alignment hard
+awk -F' [|][|][|] ' 'NF == 1 && $0 == "" { next }
+  { n = split($1, out, " "); m = split($2, links, " ")
+    for (i = 1; i <= m; i++) { split(links[i], p, "-"); if (p[2] >= n || p[1] < 0) exit 1 } }' "$TMP/out" \
+  && ok || fail "hard: bad links: $(cat "$TMP/out")"
+grep -qE '^Tom is here\.|[0-9]+-[0-9]+' "$TMP/out" && ok || fail "hard: no links"
+expect_exit 0 soft -- "$X" -m "$M" -i "$TMP/in" --alignment soft --pretokenized
+awk -F' [|][|][|] ' '$0 == "" { next } { n = split($1, out, " "); r = split($2, rows, " "); if (r != n) exit 1 }' "$TMP/out" \
+  && ok || fail "soft: rows != output tokens: $(head -2 "$TMP/out")"
+
+# Co-process: write one line, read one line, with the input still open.
+coproc TR { "$X" -m "$M" --beam-size 2 2>/dev/null; }
+echo "I like cats." >&"${TR[1]}"
+if read -r -t 20 answer <&"${TR[0]}"; then ok; else fail "coprocess: no answer within 20 s"; fi
+echo "Tom is here." >&"${TR[1]}"
+if read -r -t 20 answer2 <&"${TR[0]}"; then ok; else fail "coprocess: no second answer"; fi
+exec {TR[1]}>&-
+wait "$TR_PID" 2>/dev/null
+expect_eq coprocess-exit $? 0
+
+# SIGPIPE into head is not an error.
+yes "Tom is here." | head -3000 > "$TMP/many"
+expect_exit 0 head -- sh -c "'$X' -m '$M' --beam-size 1 < '$TMP/many' | head -1"
+expect_eq head-stderr "$(wc -c < "$TMP/err")" 0
+
+# Over-long input: truncated with a warning naming the line, still one output line.
+printf 'short.\n%s\n' "$(yes word | head -50 | tr '\n' ' ')" > "$TMP/long"
+expect_exit 0 long -- "$X" -m "$M" -i "$TMP/long" --max-input-length 10 --beam-size 1
+expect_eq long-lines "$(wc -l < "$TMP/out")" 2
+grep -q "long:2: input truncated to 10 tokens" "$TMP/err" && ok || fail "long: $(cat "$TMP/err")"
+
+# Bad input and bad models: one error line.
+printf 'ok\ncaf\xe9\n' > "$TMP/latin1"
+expect_exit 65 utf8 -- "$X" -m "$M" -i "$TMP/latin1"
+expect_error_line translate utf8 "latin1:2: invalid UTF-8"
+head -c 1000 "$M" > "$TMP/truncated.heed"
+expect_exit 65 truncated -- "$X" -m "$TMP/truncated.heed" -i "$TMP/in"
+expect_error_line translate truncated "truncated.heed"
+printf 'not a model at all' > "$TMP/foreign.heed"
+expect_exit 65 foreign -- "$X" -m "$TMP/foreign.heed" -i "$TMP/in"
+expect_error_line translate foreign "foreign.heed"
+expect_exit 66 missing -- "$X" -m "$TMP/nope.heed" -i "$TMP/in"
+expect_error_line translate missing "nope.heed"
+expect_exit 64 nbest-too-big -- "$X" -m "$M" --beam-size 2 --n-best 3 -i "$TMP/in"
+expect_error_line translate nbest-too-big "n-best"
+expect_exit 64 bad-alignment -- "$X" -m "$M" --alignment sometimes -i "$TMP/in"
+expect_error_line translate bad-alignment "alignment"
+finish
