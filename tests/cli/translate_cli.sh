@@ -33,13 +33,13 @@ awk -F' [|][|][|] ' '$1 == prev && $3 > last + 1e-6 { exit 1 } { prev = $1; last
   && ok || fail "nbest: not best first"
 
 # Alignments: hard = Pharaoh links within the sentence lengths; soft = one row per output token.
-expect_exit 0 hard -- "$X" -m "$M" -i "$TMP/in" --alignment hard
+expect_exit 0 hard -- "$X" -m "$M" -i "$TMP/in" --alignment hard --min-length 2
 awk -F' [|][|][|] ' 'NF == 1 && $0 == "" { next }
   { n = split($1, out, " "); m = split($2, links, " ")
     for (i = 1; i <= m; i++) { split(links[i], p, "-"); if (p[2] >= n || p[1] < 0) exit 1 } }' "$TMP/out" \
   && ok || fail "hard: bad links: $(cat "$TMP/out")"
 grep -qE '^Tom is here\.|[0-9]+-[0-9]+' "$TMP/out" && ok || fail "hard: no links"
-expect_exit 0 soft -- "$X" -m "$M" -i "$TMP/in" --alignment soft --pretokenized
+expect_exit 0 soft -- "$X" -m "$M" -i "$TMP/in" --alignment soft --pretokenized --min-length 2
 awk -F' [|][|][|] ' '$0 == "" { next } { n = split($1, out, " "); r = split($2, rows, " "); if (r != n) exit 1 }' "$TMP/out" \
   && ok || fail "soft: rows != output tokens: $(head -2 "$TMP/out")"
 

@@ -71,6 +71,7 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
       ("coverage-penalty", po::value(&cfg.decode.coverage_penalty)->default_value(0.f), "GNMT coverage penalty beta (0 = off)")
       ("max-length-ratio", po::value(&cfg.decode.max_length_ratio)->default_value(2.f), "outputs have at most ratio × source + offset tokens")
       ("max-length-offset", po::value(&cfg.decode.max_length_offset)->default_value(10), "see --max-length-ratio")
+      ("min-length", po::value(&cfg.decode.min_length)->default_value(0), "</s> is not allowed before this many output tokens")
       ("max-input-length", po::value(&cfg.max_input_length)->default_value(cfg.max_input_length), "longer inputs are truncated to this many tokens, with a warning naming the line")
       ("pretokenized", po::bool_switch(&cfg.pretokenized), "input and output are space-separated model tokens (no tokenizer, no BPE)")
       ("alignment", po::value(&alignment),
