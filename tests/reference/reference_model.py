@@ -4,7 +4,8 @@
 Run with Debian's interpreter, /usr/bin/python3, which has python3-torch and python3-numpy.
 
   reference_model.py MODEL BATCH HEED_RESULT [--label-smoothing E] [--loss-rtol 1e-5]
-                     [--grad-rtol 1e-4] [--grad-floor 1e-5]
+                     [--grad-rtol 1e-4] [--grad-floor 1e-6]
+  reference_model.py greedy MODEL SRC_TOKENS OUT     (greedy translations, for agreement)
 
 MODEL is a heed model file (safetensors), BATCH a safetensors file with the int32 tensors
 src [N,S], src_len [N], tgt_in [N,T], tgt_out [N,T], tgt_len [N], and HEED_RESULT a safetensors
@@ -148,6 +149,52 @@ class Model(torch.nn.Module):
             x = s[0] if self.cell == "lstm" else s
         return x, new
 
+    def decoder_step(self, emb_t, states, feed, keys, keys_pre, mask):
+        """One decoder step (docs/attention.md): returns the output o_t, the new states and the
+        input-feeding vector."""
+        cfg = self.cfg
+        if cfg["decoder"] == "luong":
+            x = torch.cat([emb_t, feed], -1) if cfg["input_feeding"] else emb_t
+            h, states = self.step_rnn(x, states)
+            c = self.attention(h, keys, keys_pre, mask)
+            o = torch.tanh(torch.cat([c, h], -1) @ self.param("decoder/attn_out/weight").T)
+            return o, states, o
+        top = states[-1][0] if self.cell == "lstm" else states[-1]
+        c = self.attention(top, keys, keys_pre, mask)
+        o, states = self.step_rnn(torch.cat([emb_t, c], -1), states)
+        return o, states, feed
+
+    def greedy(self, src, src_len, ratio=2.0, offset=10):
+        """Greedy decoding as heed-translate --beam-size 1 does it: argmax each step, a sentence
+        ends at </s> (id 3) or after ratio·len + offset tokens. Returns lists of ids."""
+        keys, finals = self.encode(src, src_len)
+        n, S = src.shape
+        mask = torch.arange(S)[None, :] < src_len[:, None]
+        keys_pre = self.precompute_keys(keys)
+        states = self.initial_state(finals, n)
+        feed = keys.new_zeros(n, self.cfg["hidden"])
+        y = torch.full((n,), 2, dtype=torch.long)  # <s>
+        limits = [max(1, int(ratio * int(l)) + offset) for l in src_len]
+        out = [[] for _ in range(n)]
+        done = [False] * n
+        for _ in range(max(limits)):
+            emb = F.embedding(y, self.param("decoder/embedding/weight"))
+            o, states, feed = self.decoder_step(emb, states, feed, keys, keys_pre, mask)
+            logits = o @ self.param("decoder/output/weight").T + self.param("decoder/output/bias")
+            y = logits.argmax(-1)
+            for i in range(n):
+                if done[i]:
+                    continue
+                if int(y[i]) == 3:
+                    done[i] = True
+                else:
+                    out[i].append(int(y[i]))
+                    if len(out[i]) >= limits[i]:
+                        done[i] = True
+            if all(done):
+                break
+        return out
+
     def loss(self, src, src_len, tgt_in, tgt_out, tgt_len, label_smoothing):
         cfg = self.cfg
         keys, finals = self.encode(src, src_len)
@@ -160,16 +207,7 @@ class Model(torch.nn.Module):
         feed = emb.new_zeros(n, H)
         outs = []
         for t in range(tgt_in.shape[1]):
-            if cfg["decoder"] == "luong":
-                x = torch.cat([emb[:, t], feed], -1) if cfg["input_feeding"] else emb[:, t]
-                h, states = self.step_rnn(x, states)
-                c = self.attention(h, keys, keys_pre, mask)
-                o = torch.tanh(torch.cat([c, h], -1) @ self.param("decoder/attn_out/weight").T)
-                feed = o
-            else:
-                top = states[-1][0] if self.cell == "lstm" else states[-1]
-                c = self.attention(top, keys, keys_pre, mask)
-                o, states = self.step_rnn(torch.cat([emb[:, t], c], -1), states)
+            o, states, feed = self.decoder_step(emb[:, t], states, feed, keys, keys_pre, mask)
             outs.append(o)
         o = torch.stack(outs, 1)
         logits = o @ self.param("decoder/output/weight").T + self.param("decoder/output/bias")
@@ -179,7 +217,46 @@ class Model(torch.nn.Module):
         return ce
 
 
+def vocab_of(meta, key):
+    return [line.split("\t")[0] for line in meta[key].split("\n") if line]
+
+
+def greedy_main(argv):
+    """reference_model.py greedy MODEL SRC_TOKENS OUT: greedy translations of tokenized source
+    lines (model tokens, space-separated), one output line each, in float64."""
+    ap = argparse.ArgumentParser(prog="reference_model.py greedy")
+    ap.add_argument("model")
+    ap.add_argument("source")
+    ap.add_argument("output")
+    ap.add_argument("--batch", type=int, default=64)
+    args = ap.parse_args(argv)
+    weights, meta = read_safetensors(args.model)
+    cfg = json.loads(meta["config"])
+    src_vocab = {t: i for i, t in enumerate(vocab_of(meta, "src_vocab"))}
+    tgt_vocab = vocab_of(meta, "tgt_vocab")
+    torch.set_grad_enabled(False)
+    model = Model(cfg, weights)
+    with open(args.source, encoding="utf-8") as f:
+        lines = [line.split() for line in f]
+    results = [""] * len(lines)
+    order = sorted((i for i in range(len(lines)) if lines[i]), key=lambda i: -len(lines[i]))
+    for b in range(0, len(order), args.batch):
+        idx = order[b:b + args.batch]
+        S = max(len(lines[i]) for i in idx)
+        src = torch.zeros(len(idx), S, dtype=torch.long)
+        for r, i in enumerate(idx):
+            src[r, :len(lines[i])] = torch.tensor([src_vocab.get(t, 1) for t in lines[i]])
+        src_len = torch.tensor([len(lines[i]) for i in idx])
+        for r, ids in enumerate(model.greedy(src, src_len)):
+            results[idx[r]] = " ".join(tgt_vocab[t] for t in ids)
+    with open(args.output, "w", encoding="utf-8") as f:
+        f.write("".join(r + "\n" for r in results))
+    return 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "greedy":
+        return greedy_main(sys.argv[2:])
     ap = argparse.ArgumentParser()
     ap.add_argument("model")
     ap.add_argument("batch")
