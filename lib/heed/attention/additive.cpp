@@ -47,7 +47,6 @@ class AdditiveAttention : public ScoredAttention {
     const int64_t tq = query.dim(0), n = batch(), s = source_length(), a = dim_;
     wq_.resize(Shape{tq, n, a});
     query_linear_.forward(query, wq_);
-    Tensor local;
     Tensor& hidden = tape ? saved(*tape) : hidden_;
     hidden.resize(Shape{n, tq, s, a});
     for (int64_t b = 0; b < n; ++b) {
@@ -73,7 +72,6 @@ class AdditiveAttention : public ScoredAttention {
   void score_backward(AttentionTape& tape, const Tensor& d_scores, Tensor& d_query) override {
     const Tensor& hidden = saved(tape);
     const int64_t n = hidden.dim(0), tq = hidden.dim(1), s = hidden.dim(2), a = dim_;
-    d_hidden_.resize(hidden.shape());
     d_wq_.resize(Shape{tq, n, a});
     d_wq_.zero();
     const float* v = v_.value.data();
@@ -104,9 +102,7 @@ class AdditiveAttention : public ScoredAttention {
   }
 
   void select_precomputed(const std::vector<int64_t>& rows) override {
-    Tensor gathered;
-    gather_batch(projected_, rows, gathered);
-    projected_ = std::move(gathered);
+    regather_batch(projected_, rows, select_scratch_);
   }
 
  private:
@@ -122,7 +118,7 @@ class AdditiveAttention : public ScoredAttention {
   layers::Parameter& v_;
   onednn::Linear query_linear_;
   onednn::Linear key_linear_;
-  Tensor projected_, d_projected_, wq_, hidden_, d_hidden_, d_wq_;
+  Tensor projected_, d_projected_, wq_, hidden_, d_wq_, select_scratch_;
 };
 
 }  // namespace

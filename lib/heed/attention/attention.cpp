@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "heed/attention/scored_attention.h"
 #include "heed/common/check.h"
@@ -24,6 +26,11 @@ void gather_batch(const Tensor& src, const std::vector<int64_t>& rows, Tensor& d
   }
 }
 
+void regather_batch(Tensor& t, const std::vector<int64_t>& rows, Tensor& scratch) {
+  gather_batch(t, rows, scratch);
+  std::swap(t, scratch);
+}
+
 ScoredAttention::ScoredAttention(std::string name, const AttentionConfig& config)
     : config_(config),
       name_(std::move(name)),
@@ -35,7 +42,11 @@ void ScoredAttention::prepare(const Tensor& keys, const std::vector<int64_t>& le
                               bool training) {
   HEED_CHECK(keys.rank() == 3 && keys.dim(2) == config_.key_size, "attention: keys shape");
   HEED_CHECK(static_cast<int64_t>(lengths.size()) == keys.dim(1), "attention: lengths");
+  for (const int64_t len : lengths) {
+    HEED_CHECK(len >= 1 && len <= keys.dim(0), "attention: lengths must be in [1, S]");
+  }
   keys_ = keys.view(keys.shape());
+  key_buffer_ = -1;
   lengths_ = lengths;
   training_ = training;
   if (training) {
@@ -110,12 +121,18 @@ void ScoredAttention::finish_backward(Tensor& d_keys) {
 }
 
 void ScoredAttention::select(const std::vector<int64_t>& rows) {
-  Tensor gathered;
-  gather_batch(keys_, rows, gathered);
-  keys_ = std::move(gathered);
-  std::vector<int64_t> lengths(rows.size());
-  for (size_t i = 0; i < rows.size(); ++i) lengths[i] = lengths_[size_t(rows[i])];
-  lengths_ = std::move(lengths);
+  const int64_t n = batch();
+  for (const int64_t r : rows) HEED_CHECK(r >= 0 && r < n, "attention: select row out of range");
+  // The target buffer is not viewed by keys_ (which views the other one or the caller's keys),
+  // so resize() reuses it.
+  const int target = key_buffer_ == 0 ? 1 : 0;
+  Tensor& buffer = key_buffers_[target];
+  gather_batch(keys_, rows, buffer);
+  keys_ = buffer.view(buffer.shape());
+  key_buffer_ = target;
+  selected_lengths_.resize(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) selected_lengths_[i] = lengths_[size_t(rows[i])];
+  std::swap(lengths_, selected_lengths_);
   training_ = false;
   select_precomputed(rows);
 }

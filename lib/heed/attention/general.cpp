@@ -37,15 +37,13 @@ class GeneralAttention : public ProductAttention {
   }
 
   void select_precomputed(const std::vector<int64_t>& rows) override {
-    tensor::Tensor gathered;
-    gather_batch(projected_, rows, gathered);
-    projected_ = std::move(gathered);
+    regather_batch(projected_, rows, select_scratch_);
   }
 
  private:
   layers::Parameter& weight_;
   onednn::Linear linear_;
-  tensor::Tensor projected_, d_projected_;
+  tensor::Tensor projected_, d_projected_, select_scratch_;
 };
 
 }  // namespace

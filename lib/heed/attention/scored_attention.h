@@ -52,6 +52,11 @@ class ScoredAttention : public Attention {
 
  private:
   std::string name_;
+  // select(): keys_ becomes a view of one of two owned buffers (ping-pong, so beam steps
+  // allocate nothing once the shapes have been seen); -1 while keys_ views the caller's keys.
+  tensor::Tensor key_buffers_[2];
+  int key_buffer_ = -1;
+  std::vector<int64_t> selected_lengths_;
   tensor::Tensor scores_, d_weights_;
   onednn::MatMul context_mm_, d_weights_mm_, d_keys_mm_;
 };
@@ -82,6 +87,9 @@ class ProductAttention : public ScoredAttention {
 // dst [S, N', C] = src [S, N, C] rows rows[i] along N.
 void gather_batch(const tensor::Tensor& src, const std::vector<int64_t>& rows,
                   tensor::Tensor& dst);
+// t = t gathered along N, through scratch (swapped with t: no allocation once both are large
+// enough). t must be owned by the caller and not viewed elsewhere.
+void regather_batch(tensor::Tensor& t, const std::vector<int64_t>& rows, tensor::Tensor& scratch);
 
 // The registration call of each built-in mechanism (attention/<file>.cpp).
 #define HEED_ATTENTION(file) void register_##file();

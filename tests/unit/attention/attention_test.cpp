@@ -208,29 +208,81 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
   heed::Rng rng = heed::make_rng(5);
   const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
   const Tensor query = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
+  // Gradient only through sentence 1 (length 2), so the batch's parameter gradients are that
+  // sentence's alone.
+  Tensor d_context = heed::test::random_tensor(Shape{2, kN, kK}, rng);
+  for (int64_t t = 0; t < 2; ++t) {
+    for (int64_t b : {int64_t{0}, int64_t{2}}) {
+      for (int64_t k = 0; k < kK; ++k) d_context.data()[(t * kN + b) * kK + k] = 0.f;
+    }
+  }
+  constexpr int64_t kRow = 1, kLen = 2;
   for (const std::string& name : heed::attention::attention_names()) {
     if (name == "none") continue;
     Fixture f(name, 6);
-    f.attention->prepare(keys, kLengths, false);
-    Tensor context, weights;
-    f.attention->forward(query, context, &weights, nullptr);
-    // Sentence 1 (length 2) alone: keys [2, 1, K], query [2, 1, Q].
-    Tensor alone_keys(Shape{2, 1, kK}), alone_query(Shape{2, 1, kQ});
-    for (int64_t i = 0; i < 2; ++i) {
-      for (int64_t k = 0; k < kK; ++k) alone_keys.data()[i * kK + k] = keys.data()[(i * kN + 1) * kK + k];
-      for (int64_t k = 0; k < kQ; ++k) alone_query.data()[i * kQ + k] = query.data()[(i * kN + 1) * kQ + k];
+    f.store.zero_grad();
+    f.attention->prepare(keys, kLengths, true);
+    AttentionTape tape;
+    Tensor context, weights, d_query, d_keys(keys.shape());
+    f.attention->forward(query, context, &weights, &tape);
+    f.attention->backward(tape, d_context, d_query);
+    f.attention->finish_backward(d_keys);
+    std::vector<std::vector<float>> grads_batch;
+    for (auto* p : f.store.all()) grads_batch.push_back(p->grad.to_vector());
+
+    // Sentence 1 alone: keys [2, 1, K], query [2, 1, Q].
+    Tensor alone_keys(Shape{kLen, 1, kK}), alone_query(Shape{2, 1, kQ}), alone_dc(Shape{2, 1, kK});
+    for (int64_t i = 0; i < kLen; ++i) {
+      for (int64_t k = 0; k < kK; ++k) {
+        alone_keys.data()[i * kK + k] = keys.data()[(i * kN + kRow) * kK + k];
+      }
     }
-    f.attention->prepare(alone_keys, {2}, false);
-    Tensor c1, w1;
-    f.attention->forward(alone_query, c1, &w1, nullptr);
+    for (int64_t t = 0; t < 2; ++t) {
+      for (int64_t k = 0; k < kQ; ++k) {
+        alone_query.data()[t * kQ + k] = query.data()[(t * kN + kRow) * kQ + k];
+      }
+      for (int64_t k = 0; k < kK; ++k) {
+        alone_dc.data()[t * kK + k] = d_context.data()[(t * kN + kRow) * kK + k];
+      }
+    }
+    f.store.zero_grad();
+    f.attention->prepare(alone_keys, {kLen}, true);
+    AttentionTape alone_tape;
+    Tensor c1, w1, dq1, dk1(alone_keys.shape());
+    f.attention->forward(alone_query, c1, &w1, &alone_tape);
+    f.attention->backward(alone_tape, alone_dc, dq1);
+    f.attention->finish_backward(dk1);
     INFO(name);
     for (int64_t t = 0; t < 2; ++t) {
       for (int64_t k = 0; k < kK; ++k) {
-        CHECK(std::fabs(c1.data()[t * kK + k] - context.data()[(t * kN + 1) * kK + k]) < 1e-6f);
+        CHECK(std::fabs(c1.data()[t * kK + k] - context.data()[(t * kN + kRow) * kK + k]) < 1e-5f);
       }
-      for (int64_t i = 0; i < 2; ++i) {
-        CHECK(std::fabs(w1.data()[t * 2 + i] - weights.data()[(1 * 2 + t) * kS + i]) < 1e-6f);
+      for (int64_t k = 0; k < kQ; ++k) {
+        CHECK(std::fabs(dq1.data()[t * kQ + k] - d_query.data()[(t * kN + kRow) * kQ + k]) <
+              1e-5f);
       }
+      for (int64_t i = 0; i < kS; ++i) {
+        const float batch_w = weights.data()[(kRow * 2 + t) * kS + i];
+        if (i < kLen) {
+          CHECK(std::fabs(w1.data()[t * kLen + i] - batch_w) < 1e-5f);
+        } else {
+          CHECK(batch_w == 0.f);
+        }
+      }
+    }
+    for (int64_t i = 0; i < kS; ++i) {
+      for (int64_t k = 0; k < kK; ++k) {
+        const float batch_dk = d_keys.data()[(i * kN + kRow) * kK + k];
+        if (i < kLen) {
+          CHECK(std::fabs(dk1.data()[i * kK + k] - batch_dk) < 1e-5f);
+        } else {
+          CHECK(batch_dk == 0.f);  // padded keys get no gradient
+        }
+      }
+    }
+    for (size_t p = 0; p < grads_batch.size(); ++p) {
+      const std::vector<float> g = f.store.all()[p]->grad.to_vector();
+      for (size_t k = 0; k < g.size(); ++k) CHECK(std::fabs(g[k] - grads_batch[p][k]) < 1e-5f);
     }
   }
 }
@@ -284,32 +336,85 @@ TEST_CASE("attention: select() reorders the prepared rows for beam search", "[at
   heed::onednn::set_threads(1);
   heed::Rng rng = heed::make_rng(9);
   const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
-  const std::vector<int64_t> rows = {2, 0, 0, 1};
-  const Tensor query = heed::test::random_tensor(Shape{1, 4, kQ}, rng);
+  // Successive selects compose (the second one picks rows of the first's result): growing,
+  // repeating, shrinking.
+  const std::vector<std::vector<int64_t>> steps = {{2, 0, 0}, {2, 0, 0, 1}, {1, 3, 0}, {2}};
+  const Tensor keys_before = keys.clone();
   for (const std::string& name : heed::attention::attention_names()) {
     if (name == "none") continue;
     Fixture f(name, 10);
-    f.attention->prepare(keys, kLengths, false);
-    f.attention->select(rows);
-    Tensor selected, w_selected;
-    f.attention->forward(query, selected, &w_selected, nullptr);
-    // The same rows built directly.
-    Tensor gathered(Shape{kS, 4, kK});
-    std::vector<int64_t> lengths;
-    for (size_t r = 0; r < rows.size(); ++r) {
-      lengths.push_back(kLengths[size_t(rows[r])]);
-      for (int64_t i = 0; i < kS; ++i) {
-        for (int64_t k = 0; k < kK; ++k) {
-          gathered.data()[(i * 4 + int64_t(r)) * kK + k] = keys.data()[(i * kN + rows[r]) * kK + k];
+    std::vector<int64_t> original = {0, 1, 2};  // original row of each current row
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      f.attention->prepare(keys, kLengths, false);
+      original = {0, 1, 2};
+      for (const std::vector<int64_t>& rows : steps) {
+        f.attention->select(rows);
+        std::vector<int64_t> next;
+        for (int64_t r : rows) next.push_back(original[size_t(r)]);
+        original = next;
+        const int64_t m = int64_t(original.size());
+        const Tensor query = heed::test::random_tensor(Shape{1, m, kQ}, rng);
+        Tensor selected, w_selected;
+        f.attention->forward(query, selected, &w_selected, nullptr);
+
+        // The same rows built directly, by a fresh mechanism with the same parameters.
+        Fixture g(name, 10);
+        Tensor gathered(Shape{kS, m, kK});
+        std::vector<int64_t> lengths;
+        for (int64_t r = 0; r < m; ++r) {
+          const int64_t o = original[size_t(r)];
+          lengths.push_back(kLengths[size_t(o)]);
+          for (int64_t i = 0; i < kS; ++i) {
+            for (int64_t k = 0; k < kK; ++k) {
+              gathered.data()[(i * m + r) * kK + k] = keys.data()[(i * kN + o) * kK + k];
+            }
+          }
         }
+        g.attention->prepare(gathered, lengths, false);
+        Tensor direct, w_direct;
+        g.attention->forward(query, direct, &w_direct, nullptr);
+        INFO(name << " after " << rows.size() << " rows, repeat " << repeat);
+        CHECK(heed::tensor::max_abs_diff(selected, direct) < 1e-6);
+        CHECK(heed::tensor::max_abs_diff(w_selected, w_direct) < 1e-6);
       }
     }
-    f.attention->prepare(gathered, lengths, false);
-    Tensor direct, w_direct;
-    f.attention->forward(query, direct, &w_direct, nullptr);
+    CHECK(heed::tensor::max_abs_diff(keys, keys_before) == 0);  // the caller's keys untouched
+  }
+}
+
+TEST_CASE("attention: bf16 precision is close to f32", "[attention][fast]") {
+  if (!heed::onednn::bf16_supported()) {
+    WARN("SKIPPED: bf16 not supported by oneDNN on this CPU");
+    return;
+  }
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(11);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  const Tensor query = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
+  const Tensor d_context = heed::test::random_tensor(Shape{2, kN, kK}, rng);
+  for (const std::string& name : heed::attention::attention_names()) {
+    if (name == "none") continue;
+    Tensor contexts[2], d_queries[2], d_keys[2];
+    for (int i = 0; i < 2; ++i) {
+      AttentionConfig c = config();
+      c.precision = i == 0 ? heed::onednn::Precision::kF32 : heed::onednn::Precision::kBF16;
+      ParameterStore store;
+      auto attention = heed::attention::make_attention(name, c, store, "decoder/attention/");
+      heed::Rng prng = heed::make_rng(12);
+      for (auto* p : store.all()) heed::test::fill_uniform(p->value, prng, -0.5f, 0.5f);
+      attention->weights_changed();
+      attention->prepare(keys, kLengths, true);
+      AttentionTape tape;
+      attention->forward(query, contexts[i], nullptr, &tape);
+      attention->backward(tape, d_context, d_queries[i]);
+      d_keys[i].resize(keys.shape());
+      d_keys[i].zero();
+      attention->finish_backward(d_keys[i]);
+    }
     INFO(name);
-    CHECK(heed::tensor::max_abs_diff(selected, direct) < 1e-6);
-    CHECK(heed::tensor::max_abs_diff(w_selected, w_direct) < 1e-6);
+    CHECK(heed::tensor::max_abs_diff(contexts[0], contexts[1]) < 3e-2);
+    CHECK(heed::tensor::max_abs_diff(d_queries[0], d_queries[1]) < 3e-2);
+    CHECK(heed::tensor::max_abs_diff(d_keys[0], d_keys[1]) < 3e-2);
   }
 }
 
