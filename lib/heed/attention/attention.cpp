@@ -5,6 +5,7 @@
 
 #include "heed/attention/scored_attention.h"
 #include "heed/common/check.h"
+#include "heed/common/error.h"
 #include "heed/tensor/tensor_ops.h"
 
 namespace heed::attention {
@@ -29,6 +30,14 @@ void gather_batch(const Tensor& src, const std::vector<int64_t>& rows, Tensor& d
 void regather_batch(Tensor& t, const std::vector<int64_t>& rows, Tensor& scratch) {
   gather_batch(t, rows, scratch);
   std::swap(t, scratch);
+}
+
+void require_equal_sizes(const std::string& name, const AttentionConfig& config) {
+  if (config.query_size != config.key_size) {
+    throw ConfigError("attention '" + name + "' needs the decoder state size (" +
+                      std::to_string(config.query_size) + ") to equal the encoder output size (" +
+                      std::to_string(config.key_size) + ")");
+  }
 }
 
 ScoredAttention::ScoredAttention(std::string name, const AttentionConfig& config)

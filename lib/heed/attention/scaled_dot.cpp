@@ -3,7 +3,6 @@
 
 #include "heed/attention/registry.h"
 #include "heed/attention/scored_attention.h"
-#include "heed/common/error.h"
 
 namespace heed::attention {
 
@@ -12,11 +11,7 @@ void register_scaled_dot() {
   info.name = "scaled-dot";
   info.summary = "q·h/sqrt(K) (scaled dot product; no parameters; needs query size = key size)";
   info.factory = [](const AttentionConfig& config, layers::ParameterStore&, const std::string&) {
-    if (config.query_size != config.key_size) {
-      throw ConfigError("attention 'scaled-dot' needs the decoder state size (" +
-                        std::to_string(config.query_size) + ") to equal the encoder output size (" +
-                        std::to_string(config.key_size) + ")");
-    }
+    require_equal_sizes("scaled-dot", config);
     const float alpha = 1.f / std::sqrt(static_cast<float>(config.key_size));
     return std::make_unique<ProductAttention>("scaled-dot", config, alpha);
   };

@@ -84,6 +84,9 @@ class ProductAttention : public ScoredAttention {
   onednn::MatMul score_mm_, d_query_mm_, d_proj_mm_;
 };
 
+// ConfigError unless the query and key sizes are equal (q·h needs it), naming the mechanism.
+void require_equal_sizes(const std::string& name, const AttentionConfig& config);
+
 // dst [S, N', C] = src [S, N, C] rows rows[i] along N.
 void gather_batch(const tensor::Tensor& src, const std::vector<int64_t>& rows,
                   tensor::Tensor& dst);

@@ -95,6 +95,35 @@ double eval_loss(Seq2Seq& model, const Batch& batch) {
   return sums.loss / double(sums.tokens);
 }
 
+// Analytic gradients of the mean label-smoothed loss (dropout off) against finite differences
+// over sampled coordinates of every parameter.
+heed::test::GradCheckResult check_loss_gradients(Seq2Seq& model, const Batch& batch,
+                                                 uint64_t seed) {
+  model.initialize(seed, 0.4f);
+  model.parameters().zero_grad();
+  LossOptions train;
+  train.training = false;
+  train.label_smoothing = 0.1f;
+  heed::Rng rng = heed::make_rng(1);
+  model.loss(batch, train, rng);
+  std::vector<heed::test::GradParam> params;
+  for (auto* p : model.parameters().all()) {
+    params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
+  }
+  heed::test::GradCheckOptions options;
+  options.max_coords = 6;
+  options.atol = 2e-4;
+  options.rtol = 3e-2;
+  const auto result = heed::test::gradcheck(
+      [&] {
+        model.weights_changed();
+        return eval_loss(model, batch);
+      },
+      params, options);
+  model.weights_changed();
+  return result;
+}
+
 struct Variant {
   heed::model::DecoderType decoder;
   bool feeding;
@@ -115,28 +144,7 @@ TEST_CASE("seq2seq: loss gradients match finite differences for every mechanism 
     for (const Variant& v : kVariants) {
       for (auto cell : {heed::model::CellType::kLstm, heed::model::CellType::kGru}) {
         Seq2Seq model(tiny_config(attention, v.decoder, v.feeding, cell));
-        model.initialize(7, 0.4f);
-        model.parameters().zero_grad();
-        LossOptions train;
-        train.training = false;
-        train.label_smoothing = 0.1f;
-        heed::Rng rng = heed::make_rng(1);
-        model.loss(batch, train, rng);
-        std::vector<heed::test::GradParam> params;
-        for (auto* p : model.parameters().all()) {
-          params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
-        }
-        heed::test::GradCheckOptions options;
-        options.max_coords = 6;
-        options.atol = 2e-4;
-        options.rtol = 3e-2;
-        const auto result = heed::test::gradcheck(
-            [&] {
-              model.weights_changed();
-              return eval_loss(model, batch);
-            },
-            params, options);
-        model.weights_changed();
+        const auto result = check_loss_gradients(model, batch, 7);
         INFO(attention << " " << v.name << " " << heed::model::to_string(cell) << "\n"
                        << result.report);
         CHECK(result.ok);
@@ -157,28 +165,7 @@ TEST_CASE("seq2seq: deep, unidirectional and zero-bridge models pass the gradien
     if (variant == 1) c.bidirectional = false;
     if (variant == 2) c.bridge = heed::model::BridgeType::kZero;
     Seq2Seq model(c);
-    model.initialize(8, 0.4f);
-    model.parameters().zero_grad();
-    LossOptions train;
-    train.training = false;
-    train.label_smoothing = 0.1f;
-    heed::Rng rng = heed::make_rng(1);
-    model.loss(batch, train, rng);
-    std::vector<heed::test::GradParam> params;
-    for (auto* p : model.parameters().all()) {
-      params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
-    }
-    heed::test::GradCheckOptions options;
-    options.max_coords = 6;
-    options.atol = 2e-4;
-    options.rtol = 3e-2;
-    const auto result = heed::test::gradcheck(
-        [&] {
-          model.weights_changed();
-          return eval_loss(model, batch);
-        },
-        params, options);
-    model.weights_changed();
+    const auto result = check_loss_gradients(model, batch, 8);
     INFO("variant " << variant << "\n" << result.report);
     CHECK(result.ok);
   }
