@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Contract tests of heed-train: exact resume after kill -9 between checkpoints, Ctrl-C saves a
-# resumable checkpoint (exit 130), a diverging run stops on the non-finite loss with the last
+# resumable checkpoint (exit 130; SIGTERM 143), a diverging run stops on the non-finite loss with the last
 # checkpoint intact, and bad input fails with one error line before any training.
 source "$(dirname "$0")/lib.sh"
 T=$BIN/heed-train
@@ -19,23 +19,26 @@ expect_exit 137 killed -- "$T" "${tiny[@]}" -o "$TMP/b" --max-steps 40 --save-ev
 expect_exit 0 resumed -- "$T" "${tiny[@]}" -o "$TMP/b" --max-steps 40 --save-every 10 --resume
 expect_same resume-exact "$TMP/a/model.heed" "$TMP/b/model.heed"
 
-# Ctrl-C: a checkpoint is saved, exit 130, and --resume finishes the run.
-"$T" "${tiny[@]}" -o "$TMP/c" --max-steps 100000 --save-every 0 --valid-every 0 \
-  >"$TMP/out" 2>"$TMP/err" &
-pid=$!
-for _ in $(seq 100); do
-  sleep 0.1
-  [ -s "$TMP/err" ] && break
-  kill -0 $pid 2>/dev/null || break
+# Ctrl-C (SIGINT) and SIGTERM: a checkpoint is saved, exit 130 / 143, and --resume finishes the run.
+for sig in INT:130 TERM:143; do
+  name=${sig%%:*} code=${sig##*:} dir=$TMP/sig-$name
+  "$T" "${tiny[@]}" -o "$dir" --max-steps 100000 --save-every 0 --valid-every 0 \
+    >"$TMP/out" 2>"$TMP/err" &
+  pid=$!
+  for _ in $(seq 100); do
+    sleep 0.1
+    [ -s "$TMP/err" ] && break
+    kill -0 $pid 2>/dev/null || break
+  done
+  sleep 1
+  kill -"$name" $pid
+  wait $pid
+  expect_eq "sig$name-exit" $? "$code"
+  [ -f "$dir/checkpoint.heed" ] && ok || fail "sig$name: no checkpoint"
+  expect_exit 0 "sig$name-resume" -- "$T" "${tiny[@]}" -o "$dir" --max-steps 1 --resume
+  # (--max-steps 1 is already reached: the resumed run stops at once and saves the model.)
+  [ -f "$dir/model.heed" ] && ok || fail "sig$name-resume: no model"
 done
-sleep 1
-kill -INT $pid
-wait $pid
-expect_eq sigint-exit $? 130
-[ -f "$TMP/c/checkpoint.heed" ] && ok || fail "sigint: no checkpoint"
-expect_exit 0 sigint-resume -- "$T" "${tiny[@]}" -o "$TMP/c" --max-steps 1 --resume
-# (--max-steps 1 is already reached: the resumed run stops at once and saves the model.)
-[ -f "$TMP/c/model.heed" ] && ok || fail "sigint-resume: no model"
 
 # A diverging run stops on the non-finite loss; the checkpoint from before stays loadable.
 diverging=(--optimizer sgd --lr 1e38 --clip 0 --lr-schedule constant)

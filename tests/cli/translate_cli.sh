@@ -58,6 +58,12 @@ yes "Tom is here." | head -3000 > "$TMP/many"
 expect_exit 0 head -- sh -c "'$X' -m '$M' --beam-size 1 < '$TMP/many' | head -1"
 expect_eq head-stderr "$(wc -c < "$TMP/err")" 0
 
+# A full disk: exit 74 with one error line, not a silent short output.
+if [ -w /dev/full ]; then
+  expect_exit 74 full-disk -- sh -c "'$X' -m '$M' --beam-size 1 -i '$TMP/in' > /dev/full"
+  expect_error_line translate full-disk "No space left|stdout|write"
+fi
+
 # Over-long input: truncated with a warning naming the line, still one output line.
 printf 'short.\n%s\n' "$(yes word | head -50 | tr '\n' ' ')" > "$TMP/long"
 expect_exit 0 long -- "$X" -m "$M" -i "$TMP/long" --max-input-length 10 --beam-size 1
