@@ -23,3 +23,12 @@ heed_time() {
   end=$(date +%s.%N)
   echo "$end - $start" | bc -l
 }
+
+# What oneDNN dispatched for a command that runs primitives ("# onednn: ..." lines): its
+# version, the ISA it detected and the matmul implementations it chose.
+heed_onednn_report() {
+  local log
+  log=$(ONEDNN_VERBOSE=1 "$@" 2>/dev/null | grep '^onednn_verbose' || true)
+  echo "# onednn: $(echo "$log" | grep -m1 -o 'oneDNN v[0-9.]*'); $(echo "$log" | grep -m1 -o 'isa:.*')"
+  echo "# onednn matmul: $(echo "$log" | awk -F, '$3 == "exec" && $4 == "matmul" { print $5 }' | sort -u | tr '\n' ' ')"
+}

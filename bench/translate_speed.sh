@@ -5,13 +5,18 @@
 # Model: the one of bench/train_speed.sh (bi-LSTM 256+256, LSTM 512, Luong general attention
 # with input feeding, embeddings 256, vocabularies 8,000) with near-random weights (one update
 # from the uniform ±0.1 initialisation). Input: 1,000 synthetic sentences of 20 tokens.
-# Cases: greedy with batches of 64; beam 5 with batch 1 (the interactive case). heed's figure
-# is output tokens (</s> included) per second of the heed-translate process; the peer's is its
-# own median (greedy: 25 steps per sentence without early stop; beam: 25 steps per sentence).
+# Cases: greedy with batches of 64; beam 5 with batch 1 (the interactive case). Both sides do
+# the same work: exactly 25 decoder steps per sentence (the peer runs 25 steps without early
+# stop; heed gets --min-length 25 and a maximum of 25, since a near-random model would
+# otherwise end most sentences at once). heed's figure is the target tokens per second that
+# heed-translate -v reports for its translation loop (model loading excluded, as the peer's
+# timed blocks exclude building its model); the end-to-end rate of the whole process (start,
+# model load, JIT, reading and writing) is printed beside it.
 #
 #   bash bench/translate_speed.sh [BUILD_DIR] [REPEATS]
 # Environment: THREADS (2), PEER, BLAS_DIR (/tmp/blas), PRECISIONS ("f32 bf16"),
 # BEAM_SENTENCES (200: beam 5 batch 1 translates the first N sentences).
+# PyTorch (peer and tests/reference) runs on Debian's /usr/bin/python3 with OpenBLAS.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -47,55 +52,68 @@ cat "$work/vocab_src" "$work/src" > "$work/train_tgt"
   -o "$work/model" 
 model=$work/model/model.heed
 head -"$BEAM_SENTENCES" "$work/src" > "$work/src.beam"
+for precision in $PRECISIONS; do
+  echo "# $precision:"
+  heed_onednn_report "$BUILD/bin/heed-translate" -m "$model" --pretokenized --beam-size 1 \
+    --precision "$precision" --threads "$THREADS" -i "$work/src.beam"
+done
+
+blas_env=()
+[ -d "$BLAS_DIR/openblas-openmp" ] && blas_env=(env "LD_LIBRARY_PATH=$BLAS_DIR/openblas-openmp")
 
 peer() {  # mode → median tokens/s
-  local blas=()
-  [ -d "$BLAS_DIR/openblas-openmp" ] && blas=(env "LD_LIBRARY_PATH=$BLAS_DIR/openblas-openmp")
-  "${blas[@]}" OMP_NUM_THREADS=$THREADS OPENBLAS_NUM_THREADS=$THREADS /usr/bin/python3 "$PEER" \
+  "${blas_env[@]}" OMP_NUM_THREADS=$THREADS OPENBLAS_NUM_THREADS=$THREADS /usr/bin/python3 "$PEER" \
     --mode "$1" --attn general --threads "$THREADS" 2>/dev/null | tail -1 |
     /usr/bin/python3 -c 'import json,sys; print("%.0f" % json.load(sys.stdin)["tok_per_s_median"])'
 }
 
-heed_run() {  # precision beam batch input → median tokens/s over REPEATS
-  local precision=$1 beam=$2 batch=$3 input=$4 rates=() out=$work/out.$1.$2
+fixed=(--min-length 25 --max-length-ratio 0.001 --max-length-offset 25)  # 25 steps, as the peer
+
+heed_run() {  # precision beam batch input → "decode_median end_to_end_median" tokens/s
+  local precision=$1 beam=$2 batch=$3 input=$4 decode=() whole=() out=$work/out.$1.$2
   for _ in $(seq "$REPEATS"); do
     local start end tokens
     start=$(date +%s.%N)
-    "$BUILD/bin/heed-translate" -m "$model" --pretokenized --beam-size "$beam" --batch-size "$batch" \
-      --precision "$precision" --threads "$THREADS" < "$input" > "$out"
+    "$BUILD/bin/heed-translate" -v -m "$model" --pretokenized --beam-size "$beam" --batch-size "$batch" \
+      --precision "$precision" --threads "$THREADS" "${fixed[@]}" < "$input" > "$out" 2> "$work/log"
     end=$(date +%s.%N)
-    tokens=$(awk '{ n += NF + 1 } END { print n }' "$out")
-    rates+=("$(echo "$tokens / ($end - $start)" | bc -l)")
+    tokens=$(awk '{ n += NF } END { print n }' "$out")
+    whole+=("$(echo "$tokens / ($end - $start)" | bc -l)")
+    decode+=("$(sed -n 's/.* \([0-9]*\) target tokens\/s.*/\1/p' "$work/log")")
   done
-  heed_median "${rates[@]}"
+  echo "$(heed_median "${decode[@]}") $(heed_median "${whole[@]}")"
 }
 
-printf 'case\tsystem\tprecision\toutput_tokens_per_s\tratio_to_pytorch\n'
+printf 'case\tsystem\tprecision\ttarget_tokens_per_s\tratio_to_pytorch\tend_to_end_tokens_per_s\n'
 have_peer=0
 [ -f "$PEER" ] && /usr/bin/python3 -c 'import torch' 2>/dev/null && have_peer=1
 for case in greedy beam; do
   peer_tps=""
   if [ $have_peer = 1 ]; then
     peer_tps=$(peer "$case")
-    printf '%s\tpytorch\tf32\t%s\t1.00\n' "$case" "$peer_tps"
+    printf '%s\tpytorch\tf32\t%s\t1.00\t-\n' "$case" "$peer_tps"
   fi
   for precision in $PRECISIONS; do
     if [ $case = greedy ]; then
-      tps=$(heed_run "$precision" 1 64 "$work/src")
+      read -r tps whole <<< "$(heed_run "$precision" 1 64 "$work/src")"
     else
-      tps=$(heed_run "$precision" 5 1 "$work/src.beam")
+      read -r tps whole <<< "$(heed_run "$precision" 5 1 "$work/src.beam")"
     fi
     ratio=""
     [ -n "$peer_tps" ] && ratio=$(echo "scale=2; $tps / $peer_tps" | bc -l)
-    printf '%s\theed\t%s\t%.0f\t%s\n' "$case" "$precision" "$tps" "$ratio"
+    printf '%s\theed\t%s\t%.0f\t%s\t%.0f\n' "$case" "$precision" "$tps" "$ratio" "$whole"
   done
 done
 
-# Greedy agreement with the independent PyTorch model on the same weights (float64).
+# Greedy agreement with the independent PyTorch model on the same weights (float64), on the
+# same 25-token outputs: with near-random weights the best and second-best tokens are often
+# close, so this is a strict test of the numerics.
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   "$BUILD/bin/heed-translate" -m "$model" --pretokenized --beam-size 1 --batch-size 64 \
-    --threads "$THREADS" < "$work/src" > "$work/heed.greedy"
-  /usr/bin/python3 "$root/tests/reference/reference_model.py" greedy "$model" "$work/src" "$work/ref.greedy"
+    --threads "$THREADS" "${fixed[@]}" < "$work/src" > "$work/heed.greedy"
+  "${blas_env[@]}" OMP_NUM_THREADS=$THREADS /usr/bin/python3 "$root/tests/reference/reference_model.py" \
+    greedy "$model" "$work/src" "$work/ref.greedy" --min-length 25 --max-length-ratio 0.001 \
+    --max-length-offset 25
   same=$(paste -d '\t' "$work/heed.greedy" "$work/ref.greedy" | awk -F'\t' '$1 == $2' | wc -l)
-  echo "# greedy agreement with tests/reference (PyTorch, float64): $same of $(wc -l < "$work/src") sentences identical"
+  echo "# greedy agreement with tests/reference (PyTorch, float64): $same of $(wc -l < "$work/src") sentences identical (25 tokens each)"
 fi

@@ -164,9 +164,10 @@ class Model(torch.nn.Module):
         o, states = self.step_rnn(torch.cat([emb_t, c], -1), states)
         return o, states, feed
 
-    def greedy(self, src, src_len, ratio=2.0, offset=10):
+    def greedy(self, src, src_len, ratio=2.0, offset=10, min_length=0):
         """Greedy decoding as heed-translate --beam-size 1 does it: argmax each step, a sentence
-        ends at </s> (id 3) or after ratio·len + offset tokens. Returns lists of ids."""
+        ends at </s> (id 3, not allowed before min_length tokens) or after ratio·len + offset
+        tokens. Returns lists of ids."""
         keys, finals = self.encode(src, src_len)
         n, S = src.shape
         mask = torch.arange(S)[None, :] < src_len[:, None]
@@ -177,10 +178,12 @@ class Model(torch.nn.Module):
         limits = [max(1, int(ratio * int(l)) + offset) for l in src_len]
         out = [[] for _ in range(n)]
         done = [False] * n
-        for _ in range(max(limits)):
+        for step in range(max(limits)):
             emb = F.embedding(y, self.param("decoder/embedding/weight"))
             o, states, feed = self.decoder_step(emb, states, feed, keys, keys_pre, mask)
             logits = o @ self.param("decoder/output/weight").T + self.param("decoder/output/bias")
+            if step < min_length:
+                logits[:, 3] = float("-inf")
             y = logits.argmax(-1)
             for i in range(n):
                 if done[i]:
@@ -229,6 +232,9 @@ def greedy_main(argv):
     ap.add_argument("source")
     ap.add_argument("output")
     ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--min-length", type=int, default=0)
+    ap.add_argument("--max-length-ratio", type=float, default=2.0)
+    ap.add_argument("--max-length-offset", type=int, default=10)
     args = ap.parse_args(argv)
     weights, meta = read_safetensors(args.model)
     cfg = json.loads(meta["config"])
@@ -247,7 +253,8 @@ def greedy_main(argv):
         for r, i in enumerate(idx):
             src[r, :len(lines[i])] = torch.tensor([src_vocab.get(t, 1) for t in lines[i]])
         src_len = torch.tensor([len(lines[i]) for i in idx])
-        for r, ids in enumerate(model.greedy(src, src_len)):
+        for r, ids in enumerate(model.greedy(src, src_len, args.max_length_ratio,
+                                             args.max_length_offset, args.min_length)):
             results[idx[r]] = " ".join(tgt_vocab[t] for t in ids)
     with open(args.output, "w", encoding="utf-8") as f:
         f.write("".join(r + "\n" for r in results))

@@ -3,8 +3,12 @@
 #include <boost/program_options/errors.hpp>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <clocale>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 #include "heed/common/error.h"
@@ -19,6 +23,23 @@ int report(const std::string& tool, const std::string& what, int code) {
 }
 
 }  // namespace
+
+void prefer_huge_pages(char** argv) {
+#ifdef __linux__
+  if (std::getenv("GLIBC_TUNABLES") != nullptr) return;
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  std::getline(thp, modes);
+  if (modes.find("[madvise]") == std::string::npos && modes.find("[always]") == std::string::npos) {
+    return;
+  }
+  if (setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  unsetenv("GLIBC_TUNABLES");  // the exec failed: go on with ordinary pages
+#else
+  (void)argv;
+#endif
+}
 
 int run_tool(int argc, char** argv, const std::string& tool, const ToolMain& body) {
   std::setlocale(LC_ALL, "C");

@@ -12,4 +12,13 @@ using ToolMain = std::function<int(int argc, char** argv)>;
 // the exit code of heed::exit_code_for (a broken pipe ends quietly with 0).
 int run_tool(int argc, char** argv, const std::string& tool, const ToolMain& body);
 
+// glibc (2.35 and later) backs malloc with transparent huge pages only when told so before the
+// program starts (GLIBC_TUNABLES=glibc.malloc.hugetlb=1). Without it a model's weights, oneDNN's
+// packed copies and the per-batch buffers fault in 4 KiB at a time, which on the virtual
+// machines we measure costs 0.6 s of heed-translate's start-up and a quarter of its decoding
+// time (docs/benchmarks.md). Re-executes the program once with the tunable set where the kernel
+// allows huge pages on request; does nothing if GLIBC_TUNABLES is already set (the user's
+// choice, and the guard against a second exec) or if the exec fails. Call first in main().
+void prefer_huge_pages(char** argv);
+
 }  // namespace heed::cli

@@ -170,4 +170,7 @@ int train_main(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return heed::cli::run_tool(argc, argv, "train", train_main); }
+int main(int argc, char** argv) {
+  heed::cli::prefer_huge_pages(argv);
+  return heed::cli::run_tool(argc, argv, "train", train_main);
+}

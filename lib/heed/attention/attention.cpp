@@ -63,6 +63,7 @@ void ScoredAttention::prepare(const Tensor& keys, const std::vector<int64_t>& le
     d_keys_.zero();
   }
   precompute(training);
+  keys_changed();
 }
 
 void ScoredAttention::forward(const Tensor& query, Tensor& context, Tensor* weights,
@@ -91,7 +92,8 @@ void ScoredAttention::forward(const Tensor& query, Tensor& context, Tensor* weig
   }
   if (tape) tape->query = query.view(query.shape());
   context.resize(Shape{tq, n, config_.key_size});
-  context_mm_.run(MatrixRef::of(a), MatrixRef::time_major(keys_), MatrixRef::time_major(context));
+  context_mm_.run(MatrixRef::of(a), MatrixRef::time_major(keys_), MatrixRef::time_major(context),
+                  key_side_options());
   if (weights) {
     weights->resize(a.shape());
     std::memcpy(weights->data(), a.data(), a.bytes());
@@ -144,6 +146,7 @@ void ScoredAttention::select(const std::vector<int64_t>& rows) {
   std::swap(lengths_, selected_lengths_);
   training_ = false;
   select_precomputed(rows);
+  keys_changed();
 }
 
 ProductAttention::ProductAttention(std::string name, const AttentionConfig& config, float alpha)
@@ -154,7 +157,7 @@ ProductAttention::ProductAttention(std::string name, const AttentionConfig& conf
       d_proj_mm_(config.precision) {}
 
 void ProductAttention::score(const Tensor& query, Tensor& scores, AttentionTape*) {
-  MatMulOptions options;
+  MatMulOptions options = key_side_options();
   options.alpha = alpha_;
   score_mm_.run(MatrixRef::time_major(query), MatrixRef::time_major(projected_keys()).transposed(),
                 MatrixRef::of(scores), options);

@@ -40,6 +40,16 @@ class ScoredAttention : public Attention {
   virtual void precompute_backward(tensor::Tensor& d_keys) = 0;
   // Gathers the precomputed rows (inference).
   virtual void select_precomputed(const std::vector<int64_t>& rows) = 0;
+  // The keys (and what is computed from them) are new: products that hold a packed copy of a
+  // key-side operand across steps must drop it.
+  virtual void keys_changed() { context_mm_.weights_changed(); }
+  // Options for a product whose B operand is key-side: outside training it stays the same over
+  // the steps of a batch, so it is packed (and converted to bf16) once, not at every step.
+  onednn::MatMulOptions key_side_options() const {
+    onednn::MatMulOptions options;
+    options.constant_b = !training_;
+    return options;
+  }
 
   int64_t batch() const { return keys_.dim(1); }
   int64_t source_length() const { return keys_.dim(0); }
@@ -58,7 +68,12 @@ class ScoredAttention : public Attention {
   int key_buffer_ = -1;
   std::vector<int64_t> selected_lengths_;
   tensor::Tensor scores_, d_weights_;
-  onednn::MatMul context_mm_, d_weights_mm_, d_keys_mm_;
+
+ protected:
+  onednn::MatMul context_mm_;
+
+ private:
+  onednn::MatMul d_weights_mm_, d_keys_mm_;
 };
 
 // Scores as a product with a key-side matrix P [S, N, Q]: the keys themselves (dot,
@@ -78,6 +93,10 @@ class ProductAttention : public ScoredAttention {
                       tensor::Tensor& d_query) override;
   void precompute_backward(tensor::Tensor&) override {}
   void select_precomputed(const std::vector<int64_t>&) override {}
+  void keys_changed() override {
+    ScoredAttention::keys_changed();
+    score_mm_.weights_changed();
+  }
 
  private:
   float alpha_;

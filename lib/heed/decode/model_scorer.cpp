@@ -1,7 +1,5 @@
 #include "heed/decode/model_scorer.h"
 
-#include <cstring>
-
 #include "heed/text/vocab.h"
 
 namespace heed::decode {
@@ -22,18 +20,16 @@ int ModelScorer::source_length(int sentence) const {
   return static_cast<int>(source_lengths_[static_cast<size_t>(sentence)]);
 }
 
-void ModelScorer::step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
-                       std::vector<float>& log_probs, std::vector<float>* attention) {
+StepScorer::Scores ModelScorer::step(const std::vector<int32_t>& parents,
+                                     const std::vector<int32_t>& tokens, bool want_attention) {
   rows_.assign(parents.begin(), parents.end());
   model_.decoder().select(rows_);
-  model_.decoder().step(tokens.data(), out_, attention ? &weights_ : nullptr);
+  model_.decoder().step(tokens.data(), out_, want_attention ? &weights_ : nullptr);
   model_.output().log_probs(out_, log_probs_);
-  log_probs.resize(static_cast<size_t>(log_probs_.numel()));
-  std::memcpy(log_probs.data(), log_probs_.data(), log_probs.size() * sizeof(float));
-  if (attention) {
-    attention->resize(static_cast<size_t>(weights_.numel()));
-    std::memcpy(attention->data(), weights_.data(), attention->size() * sizeof(float));
-  }
+  Scores scores;
+  scores.log_probs = log_probs_.data();
+  if (want_attention) scores.attention = weights_.data();
+  return scores;
 }
 
 std::vector<std::vector<Hypothesis>> translate_batch(model::Seq2Seq& model,

@@ -23,8 +23,8 @@ class ModelScorer : public StepScorer {
   int32_t eos_id() const override;
   int32_t bos_id() const override;
   int source_length(int sentence) const override;
-  void step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
-            std::vector<float>& log_probs, std::vector<float>* attention) override;
+  Scores step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
+              bool want_attention) override;
 
  private:
   model::Seq2Seq& model_;

@@ -28,6 +28,30 @@ struct Candidate {
   }
 };
 
+// Appends the n best continuations of one row to out, best first; ties go to the smaller token,
+// as in Candidate's order. One comparison per vocabulary entry once n are held: this scan is
+// the whole cost of search on a large vocabulary.
+void add_best_of_row(const float* log_probs, int vocab, float base, int row, int32_t excluded,
+                     size_t n, std::vector<Candidate>& out) {
+  const size_t first = out.size();
+  size_t held = 0;
+  for (int v = 0; v < vocab; ++v) {
+    const float total = base + log_probs[v];
+    if (held == n && !(total > out.back().total)) continue;
+    if (v == excluded) continue;
+    if (held < n) {
+      out.push_back(Candidate{total, row, v});
+      ++held;
+    } else {
+      out.back() = Candidate{total, row, v};
+    }
+    // Move the new entry up past every worse one (equal ones stay ahead: smaller tokens).
+    for (size_t i = out.size() - 1; i > first && out[i - 1].total < total; --i) {
+      std::swap(out[i - 1], out[i]);
+    }
+  }
+}
+
 float coverage_term(const std::vector<float>& coverage, int source_length, float beta) {
   if (beta == 0.0f || coverage.empty()) return 0.0f;
   double sum = 0.0;
@@ -103,13 +127,11 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
     if (need_attention) rows[static_cast<size_t>(s)].coverage.assign(static_cast<size_t>(max_source), 0.0f);
   }
 
-  std::vector<float> log_probs, attention;
   std::vector<Candidate> candidates;
   while (!rows.empty()) {
-    scorer.step(parents, tokens, log_probs, need_attention ? &attention : nullptr);
-    if (log_probs.size() != rows.size() * static_cast<size_t>(V)) {
-      throw InternalError("scorer returned " + std::to_string(log_probs.size()) + " scores for " +
-                          std::to_string(rows.size()) + " rows");
+    const StepScorer::Scores scores = scorer.step(parents, tokens, need_attention);
+    if (scores.log_probs == nullptr || (need_attention && scores.attention == nullptr)) {
+      throw InternalError("the scorer returned no scores");
     }
     std::vector<Row> next;
     std::vector<int32_t> next_parents, next_tokens;
@@ -124,23 +146,10 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
       candidates.clear();
       const size_t per_row = std::min<size_t>(static_cast<size_t>(2 * k), static_cast<size_t>(V));
       for (size_t r = begin; r < end; ++r) {
-        const float* lp = log_probs.data() + r * static_cast<size_t>(V);
+        const float* lp = scores.log_probs + r * static_cast<size_t>(V);
         const bool may_end = static_cast<int>(rows[r].tokens.size()) >= config.min_length;
-        std::vector<Candidate> row_best;
-        row_best.reserve(per_row + 1);
-        for (int v = 0; v < V; ++v) {
-          if (v == eos && !may_end) continue;
-          const Candidate c{rows[r].log_prob + lp[v], static_cast<int>(r), v};
-          if (row_best.size() < per_row) {
-            row_best.push_back(c);
-            std::push_heap(row_best.begin(), row_best.end());
-          } else if (c < row_best.front()) {
-            std::pop_heap(row_best.begin(), row_best.end());
-            row_best.back() = c;
-            std::push_heap(row_best.begin(), row_best.end());
-          }
-        }
-        candidates.insert(candidates.end(), row_best.begin(), row_best.end());
+        add_best_of_row(lp, V, rows[r].log_prob, static_cast<int>(r), may_end ? -1 : eos, per_row,
+                        candidates);
       }
       std::sort(candidates.begin(), candidates.end());
       int used = 0, ended = 0;
@@ -149,7 +158,7 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
         const Row& parent = rows[static_cast<size_t>(c.row)];
         std::vector<float> step_attention;
         if (need_attention) {
-          const float* a = attention.data() + static_cast<size_t>(c.row) * static_cast<size_t>(max_source);
+          const float* a = scores.attention + static_cast<size_t>(c.row) * static_cast<size_t>(max_source);
           step_attention.assign(a, a + scorer.source_length(s));
         }
         ++used;

@@ -41,12 +41,17 @@ class StepScorer {
   virtual int32_t bos_id() const = 0;
   // Source length of sentence s (for the maximum output length and coverage).
   virtual int source_length(int sentence) const = 0;
-  // Log-probabilities of the next token for every row, row-major [rows, vocab]. Row r of this
-  // step continues row parents[r] of the previous step (at the first step: parents[r] is the
-  // sentence index) by appending tokens[r]. When attention is not null, also the attention
-  // weights of each row over its sentence's source, [rows, max source length] (zero padded).
-  virtual void step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
-                    std::vector<float>& log_probs, std::vector<float>* attention) = 0;
+  // One step for every row: row r of this step continues row parents[r] of the previous step
+  // (at the first step: parents[r] is the sentence index) by appending tokens[r]. Returns the
+  // scorer's own buffers, valid until the next call: log-probabilities of the next token,
+  // row-major [rows, vocab], and with want_attention the attention weights of each row over
+  // its sentence's source, [rows, max source length] (zero padded; null otherwise).
+  struct Scores {
+    const float* log_probs = nullptr;
+    const float* attention = nullptr;
+  };
+  virtual Scores step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
+                      bool want_attention) = 0;
 };
 
 struct Hypothesis {

@@ -133,12 +133,16 @@ std::string SafeTensors::serialize() const {
 void SafeTensors::save(const std::string& path) const { write_file_atomically(path, serialize()); }
 
 SafeTensors SafeTensors::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw FileError("cannot open '" + path + "': " + errno_message(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw FileError("cannot read '" + path + "'");
-  return parse(buffer.str(), path);
+  // One read into a buffer of the file's size: a model is tens of megabytes, and a growing
+  // stream buffer would copy and fault it in several times over.
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw FileError("cannot read '" + path + "'");
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(bytes.data(), size)) throw FileError("cannot read '" + path + "'");
+  return parse(bytes, path);
 }
 
 SafeTensors SafeTensors::parse(const std::string& bytes, const std::string& name) {

@@ -363,6 +363,10 @@ void Decoder::begin(const Tensor& keys, const std::vector<int64_t>& src_lengths,
 }
 
 void Decoder::select(const std::vector<int64_t>& rows) {
+  // Greedy search keeps every row in place until a sentence ends: nothing to gather.
+  bool identity = static_cast<int64_t>(rows.size()) == rows_;
+  for (size_t i = 0; identity && i < rows.size(); ++i) identity = rows[i] == static_cast<int64_t>(i);
+  if (identity) return;
   for (size_t l = 0; l < h_.size(); ++l) {
     gather_rows(h_[l], rows, h_next_[l]);
     std::swap(h_[l], h_next_[l]);

@@ -46,8 +46,12 @@ void read_parameters(const io::SafeTensors& in, const std::string& source,
       throw FormatError(source + ": parameter '" + p->name + "' has shape " +
                         shape_text(stored.shape) + ", the model expects " + shape_text(want));
     }
-    const std::vector<float> values = stored.as_f32();
-    std::memcpy(p->value.data(), values.data(), values.size() * sizeof(float));
+    if (stored.type == io::StoredType::kF32) {
+      std::memcpy(p->value.data(), stored.bytes.data(), stored.bytes.size());
+    } else {
+      const std::vector<float> values = stored.as_f32();  // throws, naming the tensor
+      std::memcpy(p->value.data(), values.data(), values.size() * sizeof(float));
+    }
   }
   for (const io::StoredTensor& t : in.tensors()) {
     const bool model_name = t.name.rfind("encoder/", 0) == 0 ||

@@ -28,8 +28,10 @@ class ScriptedScorer : public decode::StepScorer {
   int32_t bos_id() const override { return kBos; }
   int source_length(int s) const override { return lengths_[static_cast<size_t>(s)]; }
 
-  void step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
-            std::vector<float>& log_probs, std::vector<float>* attention) override {
+  Scores step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
+              bool want_attention) override {
+    std::vector<float>& log_probs = log_probs_;
+    std::vector<float>* attention = want_attention ? &attention_ : nullptr;
     std::vector<std::pair<int, std::vector<int32_t>>> next;
     for (size_t r = 0; r < parents.size(); ++r) {
       if (first_) {
@@ -59,6 +61,10 @@ class ScriptedScorer : public decode::StepScorer {
         (*attention)[r * static_cast<size_t>(max_source) + rows_[r].second.size() % static_cast<size_t>(len)] = 1.0f;
       }
     }
+    Scores scores;
+    scores.log_probs = log_probs_.data();
+    if (want_attention) scores.attention = attention_.data();
+    return scores;
   }
   int steps_ = 0;
   size_t max_rows_ = 0;
@@ -68,6 +74,7 @@ class ScriptedScorer : public decode::StepScorer {
   std::vector<int> lengths_;
   bool first_ = true;
   std::vector<std::pair<int, std::vector<int32_t>>> rows_;
+  std::vector<float> log_probs_, attention_;
 };
 
 std::vector<float> dist(std::map<int32_t, float> p) {
