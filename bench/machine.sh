@@ -30,5 +30,5 @@ heed_onednn_report() {
   local log
   log=$(ONEDNN_VERBOSE=1 "$@" 2>/dev/null | grep '^onednn_verbose' || true)
   echo "# onednn: $(echo "$log" | grep -m1 -o 'oneDNN v[0-9.]*'); $(echo "$log" | grep -m1 -o 'isa:.*')"
-  echo "# onednn matmul: $(echo "$log" | awk -F, '$3 == "exec" && $4 == "matmul" { print $5 }' | sort -u | tr '\n' ' ')"
+  echo "# onednn matmul: $(echo "$log" | awk -F, '$2 == "exec" && $4 == "matmul" { print $5 }' | sort -u | tr '\n' ' ')"
 }

@@ -385,7 +385,10 @@ TrainResult Trainer::run() {
   float lr = schedule_->lr(state_.step + 1);
   int64_t last_saved = state_.step;
 
-  auto do_validation = [&]() -> bool {  // returns true when early stopping says stop
+  // Returns true when early stopping says stop. The extra validation at the end of a run only
+  // keeps the best model: it does not step the learning-rate schedule or early stopping, so a
+  // run made in stages (--time-limit, then --resume) follows the schedule of one run.
+  auto do_validation = [&](bool scheduled) -> bool {
     double ppl = 0, bleu = 0;
     const double train_loss = window_steps ? window_loss / double(window_steps) : std::nan("");
     const double tps = window_seconds > 0 ? window_tokens / window_seconds : 0;
@@ -396,14 +399,14 @@ TrainResult Trainer::run() {
     spdlog::info("step {} epoch {}: validation perplexity {:.2f}, BLEU {:.2f}", state_.step,
                  state_.epoch + 1, ppl, bleu);
     metrics_row(train_loss, lr, tps, ppl, bleu);
-    schedule_->on_validation(ppl);
+    if (scheduled) schedule_->on_validation(ppl);
     if (ppl < state_.best_ppl) {
       state_.best_ppl = ppl;
       state_.best_bleu = bleu;
-      state_.bad_validations = 0;
+      if (scheduled) state_.bad_validations = 0;
       save_model(model_path_);
       spdlog::info("new best model saved to {}", model_path_);
-    } else {
+    } else if (scheduled) {
       ++state_.bad_validations;
     }
     return config_.patience > 0 && state_.bad_validations >= config_.patience;
@@ -476,7 +479,7 @@ TrainResult Trainer::run() {
       bool stop_early = false;
       const bool validate = config_.valid_every > 0 && state_.step % config_.valid_every == 0;
       if (validate) {
-        stop_early = do_validation();
+        stop_early = do_validation(true);
         window_loss = window_tokens = window_seconds = 0;
         window_steps = 0;
       }
@@ -506,7 +509,7 @@ TrainResult Trainer::run() {
   if (valid_.empty()) {
     save_model(model_path_);
   } else if (config_.valid_every == 0 || state_.step % config_.valid_every != 0) {
-    do_validation();
+    do_validation(false);
     save_checkpoint();
   }
   finish(reason);
