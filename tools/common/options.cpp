@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -126,6 +127,12 @@ bool CommandLine::parse(int argc, char** argv) {
 
   init_logging(common_.log);
   return true;
+}
+
+po::typed_value<float>* float_value(float* target) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", static_cast<double>(*target));
+  return po::value(target)->default_value(*target, text);
 }
 
 void check_choice(const std::string& option, const std::string& value,

@@ -57,6 +57,10 @@ class CommandLine {
   std::string config_file_;
 };
 
+// A float option with its current value as default, shown as written (0.001, not the
+// 0.00100000005 that Boost prints).
+po::typed_value<float>* float_value(float* target);
+
 // Throws ConfigError naming the option when value is not one of allowed.
 void check_choice(const std::string& option, const std::string& value,
                   const std::vector<std::string>& allowed);

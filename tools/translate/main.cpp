@@ -68,9 +68,9 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
        "write the N best hypotheses per line as 'id ||| hypothesis ||| score'")
       ("batch-size", po::value(&cfg.batch_size)->default_value(cfg.batch_size), "sentences decoded together")
       ("normalize", po::value(&normalize)->default_value(normalize), "length normalization: gnmt, average or none")
-      ("length-penalty", po::value(&cfg.decode.alpha)->default_value(0.6f), "GNMT alpha")
-      ("coverage-penalty", po::value(&cfg.decode.coverage_penalty)->default_value(0.f), "GNMT coverage penalty beta (0 = off)")
-      ("max-length-ratio", po::value(&cfg.decode.max_length_ratio)->default_value(2.f), "outputs have at most ratio × source + offset tokens")
+      ("length-penalty", float_value(&cfg.decode.alpha), "GNMT alpha")
+      ("coverage-penalty", float_value(&cfg.decode.coverage_penalty), "GNMT coverage penalty beta (0 = off)")
+      ("max-length-ratio", float_value(&cfg.decode.max_length_ratio), "outputs have at most ratio × source + offset tokens")
       ("max-length-offset", po::value(&cfg.decode.max_length_offset)->default_value(10), "see --max-length-ratio")
       ("min-length", po::value(&cfg.decode.min_length)->default_value(0), "</s> is not allowed before this many output tokens")
       ("max-input-length", po::value(&cfg.max_input_length)->default_value(cfg.max_input_length), "longer inputs are truncated to this many tokens, with a warning naming the line")
@@ -262,7 +262,8 @@ struct Translator {
       for (size_t k = begin; k < end; ++k) {
         const size_t line = order[k];
         const auto& hyps = results[k - begin];
-        target_tokens += static_cast<long long>(hyps.front().tokens.size()) + (hyps.front().finished ? 1 : 0);
+        target_tokens +=
+            static_cast<long long>(hyps.front().tokens.size()) + (hyps.front().finished ? 1 : 0);
         if (cfg.decode.n_best > 1) {
           std::string text;
           for (size_t r = 0; r < hyps.size(); ++r) {

@@ -1,5 +1,7 @@
 #include "heed/io/line_reader.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -49,6 +51,24 @@ long long count_lines(const std::string& path) {
   while (reader.next(line)) {
   }
   return reader.line_number();
+}
+
+std::string read_whole_file(const std::string& path) {
+  const bool is_stdin = path == "-";
+  const std::string name = is_stdin ? "<stdin>" : path;
+  std::FILE* file = is_stdin ? stdin : std::fopen(path.c_str(), "rb");
+  if (file == nullptr) throw FileError("cannot open '" + path + "': " + errno_message(errno));
+  std::string text;
+  struct stat info {};
+  if (fstat(fileno(file), &info) == 0 && S_ISREG(info.st_mode)) text.reserve(size_t(info.st_size));
+  char block[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(block, 1, sizeof block, file)) > 0) text.append(block, n);
+  const bool failed = std::ferror(file) != 0;
+  const int error = errno;
+  if (!is_stdin) std::fclose(file);
+  if (failed) throw FileError("cannot read '" + name + "': " + errno_message(error));
+  return text;
 }
 
 }  // namespace heed::io

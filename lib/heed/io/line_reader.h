@@ -36,4 +36,8 @@ class LineReader {
 // Number of lines in a file (as next() would count them).
 long long count_lines(const std::string& path);
 
+// The whole content of a file ("-" = stdin), read once into a buffer of the file's size where
+// that is known. Throws FileError naming the file.
+std::string read_whole_file(const std::string& path);
+
 }  // namespace heed::io

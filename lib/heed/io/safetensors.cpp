@@ -4,11 +4,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "heed/common/error.h"
+#include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 
 namespace heed::io {
@@ -133,16 +132,7 @@ std::string SafeTensors::serialize() const {
 void SafeTensors::save(const std::string& path) const { write_file_atomically(path, serialize()); }
 
 SafeTensors SafeTensors::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw FileError("cannot open '" + path + "': " + errno_message(errno));
-  // One read into a buffer of the file's size: a model is tens of megabytes, and a growing
-  // stream buffer would copy and fault it in several times over.
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw FileError("cannot read '" + path + "'");
-  std::string bytes(static_cast<size_t>(size), '\0');
-  in.seekg(0);
-  if (!in.read(bytes.data(), size)) throw FileError("cannot read '" + path + "'");
-  return parse(bytes, path);
+  return parse(read_whole_file(path), path);
 }
 
 SafeTensors SafeTensors::parse(const std::string& bytes, const std::string& name) {

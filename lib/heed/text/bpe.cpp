@@ -4,14 +4,13 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <mutex>
-#include <sstream>
 #include <unordered_map>
 
 #include "heed/common/error.h"
+#include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 #include "heed/text/utf8.h"
 
@@ -96,12 +95,7 @@ std::atomic<uint64_t> next_owner{1};
 // Codes files
 
 BpeCodes BpeCodes::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError("cannot open BPE codes '" + path + "': " + errno_message(errno));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw FileError("cannot read BPE codes '" + path + "'");
-  return parse(buffer.str(), path);
+  return parse(io::read_whole_file(path), path);
 }
 
 BpeCodes BpeCodes::parse(std::string_view text, const std::string& name) {

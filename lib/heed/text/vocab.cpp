@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "heed/common/error.h"
+#include "heed/io/line_reader.h"
 #include "heed/text/markers.h"
 
 namespace heed::text {
@@ -167,14 +168,6 @@ bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
 }
 
-std::string read_file(const std::string& path) {
-  std::string text;
-  std::string_view block;
-  BlockReader reader(path);
-  while (reader.next(block)) text += block;
-  return text;
-}
-
 bool count_order(const std::pair<std::string, long long>& a,
                  const std::pair<std::string, long long>& b) {
   return a.second != b.second ? a.second > b.second : a.first < b.first;
@@ -292,7 +285,7 @@ CountList parse_counts(std::string_view text, const std::string& name) {
 }
 
 CountList load_counts(const std::string& path) {
-  return parse_counts(read_file(path), path);
+  return parse_counts(io::read_whole_file(path), path);
 }
 
 // ---------------------------------------------------------------------------------------

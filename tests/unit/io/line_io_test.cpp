@@ -46,6 +46,18 @@ TEST_CASE("line_reader: a missing file is a FileError naming it", "[io][fast]") 
   }
 }
 
+TEST_CASE("read_whole_file: exact bytes of small and multi-block files; errors name the file",
+          "[io][fast]") {
+  test::TempDir dir;
+  const std::string small(std::string("x\0y\n", 4)), large(200000, 'z');
+  CHECK(io::read_whole_file(write_file(dir.path("small"), small)) == small);
+  CHECK(io::read_whole_file(write_file(dir.path("large"), large + small)) == large + small);
+  CHECK(io::read_whole_file(write_file(dir.path("empty"), "")).empty());
+  CHECK_THROWS_WITH(io::read_whole_file("/nonexistent/heed.bin"),
+                    Catch::Contains("/nonexistent/heed.bin"));
+  CHECK_THROWS_AS(io::read_whole_file(dir.path("")), FileError);  // a directory
+}
+
 TEST_CASE("line_writer: commit renames atomically; no commit leaves nothing", "[io][fast]") {
   test::TempDir dir;
   std::string path = dir.path("out.txt");
