@@ -4,8 +4,8 @@
 # BLEU of the detokenized output against the raw lowercased reference (13a, as sacreBLEU -lc).
 #
 # Training runs in stages of STAGE_MIN minutes (resumed exactly from the checkpoint between
-# stages, so it is one run), and after each stage the best model so far translates test2016:
-# the printed table is BLEU against training minutes.
+# stages, so it is one run), and after each stage the best model so far translates test2016
+# (greedy, at the training precision): the printed table is BLEU against training minutes.
 #
 #   bash share/heed/recipes/multi30k.sh            # 30 minutes, f32
 #   MINUTES=15 PRECISION=bf16 bash share/heed/recipes/multi30k.sh
@@ -60,7 +60,7 @@ while [ "$minutes" -lt "$MINUTES" ]; do
   resume=()
   [ -f "$run/checkpoint.heed" ] && resume=(--resume)
   "${train[@]}" "${resume[@]}" --time-limit $((minutes * 60)) -q
-  "$BIN/heed-translate" -m "$run/model.heed" --beam-size 1 --threads "$THREADS" \
+  "$BIN/heed-translate" -m "$run/model.heed" --beam-size 1 --precision "$PRECISION" --threads "$THREADS" \
     -i "$DATA/test_2016_flickr.de" -o "$WORK/test.hyp.$minutes.$PRECISION"
   test_bleu=$("$BIN/heed-score" --lowercase -m bleu -r "$WORK/test.ref.lc.en" \
               --hyp "$WORK/test.hyp.$minutes.$PRECISION" | sed 's/^[^=]*= \([0-9.]*\) .*/\1/')
