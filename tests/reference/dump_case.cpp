@@ -28,7 +28,8 @@ heed::text::Vocab small_vocab(const std::string& prefix, int words) {
 
 int run(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--attention-names") {
-    for (const std::string& name : heed::attention::attention_names()) std::printf("%s\n", name.c_str());
+    for (const std::string& name : heed::attention::attention_names())
+      std::printf("%s\n", name.c_str());
     return 0;
   }
   if (argc < 2) {
@@ -36,11 +37,11 @@ int run(int argc, char** argv) {
     return 64;
   }
   const std::string dir = argv[1];
-  std::map<std::string, std::string> opt = {
-      {"attention", "general"}, {"decoder", "luong"},    {"input_feeding", "1"},
-      {"cell", "lstm"},         {"bidirectional", "1"},   {"encoder_layers", "1"},
-      {"decoder_layers", "1"},  {"bridge", "dense"},      {"label_smoothing", "0.1"},
-      {"seed", "1"}};
+  std::map<std::string, std::string> opt = {{"attention", "general"},   {"decoder", "luong"},
+                                            {"input_feeding", "1"},     {"cell", "lstm"},
+                                            {"bidirectional", "1"},     {"encoder_layers", "1"},
+                                            {"decoder_layers", "1"},    {"bridge", "dense"},
+                                            {"label_smoothing", "0.1"}, {"seed", "1"}};
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     const size_t eq = arg.find('=');

@@ -5,7 +5,9 @@
 namespace heed::test {
 namespace {
 
-double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+double sigmoid(double v) {
+  return 1.0 / (1.0 + std::exp(-v));
+}
 
 // out[g·H + o] = Σ_k w[(g·H + o)·K + k] · v[k]
 void matvec(const std::vector<double>& w, const double* v, int64_t rows, int64_t k, double* out) {

@@ -15,7 +15,9 @@ inline std::vector<double> to_double(const tensor::Tensor& t) {
   return {v.begin(), v.end()};
 }
 
-inline std::vector<double> to_double(const float* p, size_t n) { return {p, p + n}; }
+inline std::vector<double> to_double(const float* p, size_t n) {
+  return {p, p + n};
+}
 
 // max |got − ref| / max |ref| (norm-relative, so values near zero do not blow it up);
 // infinity on a size mismatch or NaN.

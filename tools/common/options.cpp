@@ -20,15 +20,24 @@ std::vector<std::string> value_strings(const po::variable_value& value) {
   std::ostringstream out;
   if (auto* s = boost::any_cast<std::string>(&any)) return {*s};
   if (auto* v = boost::any_cast<std::vector<std::string>>(&any)) return *v;
-  if (auto* i = boost::any_cast<int>(&any)) out << *i;
-  else if (auto* l = boost::any_cast<long>(&any)) out << *l;
-  else if (auto* ll = boost::any_cast<long long>(&any)) out << *ll;
-  else if (auto* u = boost::any_cast<std::uint64_t>(&any)) out << *u;
-  else if (auto* sz = boost::any_cast<unsigned>(&any)) out << *sz;
-  else if (auto* d = boost::any_cast<double>(&any)) out << *d;
-  else if (auto* f = boost::any_cast<float>(&any)) out << *f;
-  else if (auto* b = boost::any_cast<bool>(&any)) out << (*b ? "true" : "false");
-  else return {};
+  if (auto* i = boost::any_cast<int>(&any))
+    out << *i;
+  else if (auto* l = boost::any_cast<long>(&any))
+    out << *l;
+  else if (auto* ll = boost::any_cast<long long>(&any))
+    out << *ll;
+  else if (auto* u = boost::any_cast<std::uint64_t>(&any))
+    out << *u;
+  else if (auto* sz = boost::any_cast<unsigned>(&any))
+    out << *sz;
+  else if (auto* d = boost::any_cast<double>(&any))
+    out << *d;
+  else if (auto* f = boost::any_cast<float>(&any))
+    out << *f;
+  else if (auto* b = boost::any_cast<bool>(&any))
+    out << (*b ? "true" : "false");
+  else
+    return {};
   return {out.str()};
 }
 
@@ -38,21 +47,20 @@ CommandLine::CommandLine(ToolInfo info) : info_(std::move(info)) {
   common_.log.name = "heed-" + info_.name;
   common_.log.level = info_.default_level;
   groups_.emplace_back("General");
-  groups_.back().add_options()
-      ("help,h", "print this help and exit")
-      ("version", "print the version and exit")
-      ("verbose,v", po::bool_switch(), "log one level more (info for filters)")
-      ("quiet,q", po::bool_switch(), "log one level less (errors only for filters)")
-      ("log-level", po::value(&log_level_),
-       "trace, debug, info, warn, error or off (overrides -v/-q)")
-      ("log-file", po::value(&common_.log.file), "also write the log to this file")
-      ("threads", po::value(&common_.threads)->default_value(common_.threads),
-       "worker threads (0 = all cores)")
-      ("seed", po::value(&common_.seed)->default_value(common_.seed),
-       "seed for every random choice")
-      ("config", po::value(&config_file_),
-       "read options from this file (key = value lines); the command line wins")
-      ("print-config", "print the effective options in config-file syntax and exit");
+  groups_.back().add_options()("help,h", "print this help and exit")(
+      "version", "print the version and exit")("verbose,v", po::bool_switch(),
+                                               "log one level more (info for filters)")(
+      "quiet,q", po::bool_switch(), "log one level less (errors only for filters)")(
+      "log-level", po::value(&log_level_),
+      "trace, debug, info, warn, error or off (overrides -v/-q)")(
+      "log-file", po::value(&common_.log.file), "also write the log to this file")(
+      "threads", po::value(&common_.threads)->default_value(common_.threads),
+      "worker threads (0 = all cores)")("seed",
+                                        po::value(&common_.seed)->default_value(common_.seed),
+                                        "seed for every random choice")(
+      "config", po::value(&config_file_),
+      "read options from this file (key = value lines); the command line wins")(
+      "print-config", "print the effective options in config-file syntax and exit");
 }
 
 po::options_description& CommandLine::group(const std::string& title) {
@@ -111,8 +119,7 @@ bool CommandLine::parse(int argc, char** argv) {
   if (common_.threads < 0) throw ConfigError("--threads must be 0 (all cores) or positive");
 
   if (values_.count("print-config")) {
-    static const char* kSkip[] = {"help", "version", "config", "print-config", "verbose",
-                                  "quiet"};
+    static const char* kSkip[] = {"help", "version", "config", "print-config", "verbose", "quiet"};
     for (const auto& g : groups_) {
       for (const auto& option : g.options()) {
         const std::string& name = option->long_name();

@@ -20,9 +20,9 @@ struct CommonConfig {
 };
 
 struct ToolInfo {
-  std::string name;          // "tokenize" → binary heed-tokenize
-  std::string synopsis;      // one usage line after "Usage: heed-<name> "
-  std::string description;   // one paragraph for --help
+  std::string name;         // "tokenize" → binary heed-tokenize
+  std::string synopsis;     // one usage line after "Usage: heed-<name> "
+  std::string description;  // one paragraph for --help
   LogLevel default_level = LogLevel::kWarn;
 };
 

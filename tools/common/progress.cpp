@@ -17,7 +17,9 @@ double now() {
 
 Progress::Progress(bool enabled) : active_(enabled && isatty(STDERR_FILENO)), started_(now()) {}
 
-Progress::~Progress() { clear(); }
+Progress::~Progress() {
+  clear();
+}
 
 void Progress::update(double fraction, const std::string& text) {
   if (!active_) return;
@@ -55,7 +57,8 @@ std::string format_duration(double seconds) {
   const long total = std::lround(seconds);
   char buffer[32];
   if (total >= 3600) {
-    std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", total / 3600, (total / 60) % 60, total % 60);
+    std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", total / 3600, (total / 60) % 60,
+                  total % 60);
   } else {
     std::snprintf(buffer, sizeof buffer, "%ld:%02ld", total / 60, total % 60);
   }

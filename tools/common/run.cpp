@@ -1,10 +1,9 @@
 #include "run.h"
 
-#include <boost/program_options/errors.hpp>
 #include <spdlog/spdlog.h>
-
 #include <unistd.h>
 
+#include <boost/program_options/errors.hpp>
 #include <clocale>
 #include <cstdio>
 #include <cstdlib>

@@ -44,20 +44,21 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
                        "'-' reads a file from standard input.",
                        LogLevel::kWarn});
   std::string metrics = "bleu,chrf", tokenize = "13a";
-  cl.group("Scoring").add_options()
-      ("ref,r", po::value(&cfg.references)->required(),
-       "reference file; repeat for several references per segment")
-      ("hyp", po::value(&cfg.hypotheses)->required(),
-       "hypothesis file; repeat for several systems (the first is the baseline)")
-      ("output,o", po::value(&cfg.output)->default_value(cfg.output), "output file ('-' = stdout)")
-      ("metrics,m", po::value(&metrics)->default_value(metrics), "bleu, chrf or both (comma-separated)")
-      ("tokenize", po::value(&tokenize)->default_value(tokenize), "BLEU tokenization: 13a, intl or none")
-      ("lowercase", po::bool_switch(&cfg.bleu_options.lowercase), "lowercase before scoring")
-      ("sentence", po::bool_switch(&cfg.sentence),
-       "one line per segment: line number, then the metrics (sentence BLEU with effective order)")
-      ("bootstrap", po::value(&cfg.bootstrap)->default_value(cfg.bootstrap),
-       "paired bootstrap resampling with this many resamples (0 = off; 1000 is usual)")
-      ("width", po::value(&cfg.width)->default_value(cfg.width), "decimals printed");
+  cl.group("Scoring").add_options()("ref,r", po::value(&cfg.references)->required(),
+                                    "reference file; repeat for several references per segment")(
+      "hyp", po::value(&cfg.hypotheses)->required(),
+      "hypothesis file; repeat for several systems (the first is the baseline)")(
+      "output,o", po::value(&cfg.output)->default_value(cfg.output), "output file ('-' = stdout)")(
+      "metrics,m", po::value(&metrics)->default_value(metrics),
+      "bleu, chrf or both (comma-separated)")("tokenize",
+                                              po::value(&tokenize)->default_value(tokenize),
+                                              "BLEU tokenization: 13a, intl or none")(
+      "lowercase", po::bool_switch(&cfg.bleu_options.lowercase), "lowercase before scoring")(
+      "sentence", po::bool_switch(&cfg.sentence),
+      "one line per segment: line number, then the metrics (sentence BLEU with effective order)")(
+      "bootstrap", po::value(&cfg.bootstrap)->default_value(cfg.bootstrap),
+      "paired bootstrap resampling with this many resamples (0 = off; 1000 is usual)")(
+      "width", po::value(&cfg.width)->default_value(cfg.width), "decimals printed");
   cl.positional("hyp", -1);
   if (!cl.parse(argc, argv)) return false;
   cfg.bleu = cfg.chrf = false;
@@ -144,8 +145,10 @@ int score_main(int argc, char** argv) {
   for (size_t s = 0; s < hyps.size(); ++s) {
     for (size_t i = 0; i < segments; ++i) {
       for (size_t r = 0; r < refs.size(); ++r) seg_refs[r] = refs[r][i];
-      if (cfg.bleu) bleu[s].push_back(bleu_vector(eval::segment_stats(hyps[s][i], seg_refs, cfg.bleu_options)));
-      if (cfg.chrf) chrf[s].push_back(eval::chrf_segment_stats(hyps[s][i], seg_refs, cfg.chrf_options));
+      if (cfg.bleu)
+        bleu[s].push_back(bleu_vector(eval::segment_stats(hyps[s][i], seg_refs, cfg.bleu_options)));
+      if (cfg.chrf)
+        chrf[s].push_back(eval::chrf_segment_stats(hyps[s][i], seg_refs, cfg.chrf_options));
     }
   }
   const auto bleu_score = [&cfg](const eval::SegmentStats& v) {
@@ -165,7 +168,9 @@ int score_main(int argc, char** argv) {
     sentence_options.effective_order = true;
     for (size_t i = 0; i < segments; ++i) {
       std::string row = std::to_string(i + 1);
-      if (cfg.bleu) row += "\t" + fixed(eval::bleu_from_stats(bleu_stats(bleu[0][i]), sentence_options).score, cfg.width);
+      if (cfg.bleu)
+        row += "\t" + fixed(eval::bleu_from_stats(bleu_stats(bleu[0][i]), sentence_options).score,
+                            cfg.width);
       if (cfg.chrf) row += "\t" + fixed(chrf_score(chrf[0][i]), cfg.width);
       out.write_line(row);
     }
@@ -175,8 +180,9 @@ int score_main(int argc, char** argv) {
                       const eval::CorpusScore& score, const std::string& metric) {
       auto results = eval::paired_bootstrap(stats, score, cfg.bootstrap, cfg.seed);
       for (size_t s = 0; s < results.size(); ++s) {
-        out.write_line(cfg.hypotheses[s] + "\t" + metric + "\t" + fixed(results[s].score, cfg.width) +
-                       "\t" + fixed(results[s].mean, cfg.width) + "\t" + fixed(results[s].ci, cfg.width) +
+        out.write_line(cfg.hypotheses[s] + "\t" + metric + "\t" +
+                       fixed(results[s].score, cfg.width) + "\t" +
+                       fixed(results[s].mean, cfg.width) + "\t" + fixed(results[s].ci, cfg.width) +
                        "\t" + (s == 0 ? std::string("-") : fixed(results[s].p_value, 4)));
       }
     };
@@ -212,4 +218,6 @@ int score_main(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return heed::cli::run_tool(argc, argv, "score", score_main); }
+int main(int argc, char** argv) {
+  return heed::cli::run_tool(argc, argv, "score", score_main);
+}

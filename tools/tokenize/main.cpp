@@ -34,8 +34,8 @@ struct TokenizeCliConfig {
   std::vector<std::string> inputs{"-"};  // learn-bpe and vocab may read several files
   std::string output = "-";
   text::TokenizerOptions tokenizer;
-  std::string bpe_codes;          // apply these BPE codes while tokenizing
-  text::BpeOptions bpe;           // BPE-dropout
+  std::string bpe_codes;  // apply these BPE codes while tokenizing
+  text::BpeOptions bpe;   // BPE-dropout
   OnInvalid on_invalid = OnInvalid::kError;
   text::BpeLearnOptions learn;    // learn-bpe
   text::VocabCountOptions vocab;  // vocab
@@ -69,39 +69,41 @@ bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
                        "Tokenizes text with ICU word boundaries and joiner marks so that "
                        "'heed-tokenize detokenize' restores it exactly; learns and applies BPE "
                        "(subword-nmt codes); counts vocabularies. Reads stdin and writes stdout "
-                       "unless -i/-o are given. Mode given: " + mode_name + ".",
+                       "unless -i/-o are given. Mode given: " +
+                           mode_name + ".",
                        LogLevel::kWarn});
   std::string tok_mode = "conservative", normalize = "nfc", on_invalid = "error";
   const text::TokenizerOptions defaults;
-  cl.group("Input/output").add_options()
-      ("input,i", po::value(&cfg.inputs)->default_value(cfg.inputs, "-"),
-       "input file ('-' = stdin); learn-bpe and vocab accept several")
-      ("output,o", po::value(&cfg.output)->default_value(cfg.output),
-       "output file ('-' = stdout), written atomically")
-      ("on-invalid", po::value(&on_invalid)->default_value(on_invalid),
-       "invalid UTF-8: error (exit 65 naming file and line), replace (U+FFFD) or skip "
-       "(empty output line)");
-  cl.group("Tokenization").add_options()
-      ("mode", po::value(&tok_mode)->default_value(tok_mode),
-       "conservative (keeps 2,000 and soft-landing) or aggressive (splits them)")
-      ("normalize", po::value(&normalize)->default_value(normalize),
-       "Unicode normalization: nfc, nfkc or none")
-      ("lowercase", po::bool_switch(&cfg.tokenizer.lowercase), "lowercase every token (lossy)")
-      ("case-feature", po::bool_switch(&cfg.tokenizer.case_feature),
-       "lowercase tokens and mark their case so detokenize restores it")
-      ("bpe", po::value(&cfg.bpe_codes), "apply these BPE codes (subword-nmt format)")
-      ("bpe-dropout", po::value(&cfg.bpe.dropout)->default_value(cfg.bpe.dropout),
-       "BPE-dropout probability (0 = off), seeded by --seed and the line number");
-  cl.group("learn-bpe").add_options()
-      ("merges", po::value(&cfg.learn.merges)->default_value(cfg.learn.merges),
-       "number of merge operations to learn")
-      ("min-frequency", po::value(&cfg.learn.min_frequency)->default_value(cfg.learn.min_frequency),
-       "stop when the most frequent pair is rarer than this");
-  cl.group("vocab").add_options()
-      ("min-count", po::value(&cfg.vocab.min_count)->default_value(cfg.vocab.min_count),
-       "drop tokens seen fewer times")
-      ("max-size", po::value(&cfg.vocab.max_size)->default_value(cfg.vocab.max_size),
-       "keep at most this many tokens (0 = all)");
+  cl.group("Input/output")
+      .add_options()("input,i", po::value(&cfg.inputs)->default_value(cfg.inputs, "-"),
+                     "input file ('-' = stdin); learn-bpe and vocab accept several")(
+          "output,o", po::value(&cfg.output)->default_value(cfg.output),
+          "output file ('-' = stdout), written atomically")(
+          "on-invalid", po::value(&on_invalid)->default_value(on_invalid),
+          "invalid UTF-8: error (exit 65 naming file and line), replace (U+FFFD) or skip "
+          "(empty output line)");
+  cl.group("Tokenization")
+      .add_options()("mode", po::value(&tok_mode)->default_value(tok_mode),
+                     "conservative (keeps 2,000 and soft-landing) or aggressive (splits them)")(
+          "normalize", po::value(&normalize)->default_value(normalize),
+          "Unicode normalization: nfc, nfkc or none")(
+          "lowercase", po::bool_switch(&cfg.tokenizer.lowercase), "lowercase every token (lossy)")(
+          "case-feature", po::bool_switch(&cfg.tokenizer.case_feature),
+          "lowercase tokens and mark their case so detokenize restores it")(
+          "bpe", po::value(&cfg.bpe_codes), "apply these BPE codes (subword-nmt format)")(
+          "bpe-dropout", po::value(&cfg.bpe.dropout)->default_value(cfg.bpe.dropout),
+          "BPE-dropout probability (0 = off), seeded by --seed and the line number");
+  cl.group("learn-bpe")
+      .add_options()("merges", po::value(&cfg.learn.merges)->default_value(cfg.learn.merges),
+                     "number of merge operations to learn")(
+          "min-frequency",
+          po::value(&cfg.learn.min_frequency)->default_value(cfg.learn.min_frequency),
+          "stop when the most frequent pair is rarer than this");
+  cl.group("vocab").add_options()(
+      "min-count", po::value(&cfg.vocab.min_count)->default_value(cfg.vocab.min_count),
+      "drop tokens seen fewer times")(
+      "max-size", po::value(&cfg.vocab.max_size)->default_value(cfg.vocab.max_size),
+      "keep at most this many tokens (0 = all)");
   if (!cl.parse(argc, argv)) return false;
 
   cli::check_choice("mode", tok_mode, {"conservative", "aggressive"});
@@ -133,8 +135,8 @@ bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
 }
 
 // Checks (and per --on-invalid repairs) one line's UTF-8. Returns false to skip the line.
-bool check_utf8(std::string_view line, const std::string& file, long long number,
-                OnInvalid policy, std::string& repaired, std::atomic<long long>& invalid) {
+bool check_utf8(std::string_view line, const std::string& file, long long number, OnInvalid policy,
+                std::string& repaired, std::atomic<long long>& invalid) {
   auto bad = text::find_invalid_utf8(line);
   if (!bad) return true;
   ++invalid;
@@ -216,13 +218,18 @@ int tokenize_main(int argc, char** argv) {
   if (!parse_options(argc, argv, cfg)) return 0;
   switch (cfg.mode) {
     case Mode::kTokenize:
-    case Mode::kDetokenize: return run_stream(cfg);
-    case Mode::kLearnBpe: return run_learn_bpe(cfg);
-    case Mode::kVocab: return run_vocab(cfg);
+    case Mode::kDetokenize:
+      return run_stream(cfg);
+    case Mode::kLearnBpe:
+      return run_learn_bpe(cfg);
+    case Mode::kVocab:
+      return run_vocab(cfg);
   }
   return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return heed::cli::run_tool(argc, argv, "tokenize", tokenize_main); }
+int main(int argc, char** argv) {
+  return heed::cli::run_tool(argc, argv, "tokenize", tokenize_main);
+}

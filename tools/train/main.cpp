@@ -45,62 +45,100 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
   int layers = 1;
   std::string bpe, tok_mode = "conservative";
   bool tok_case_feature = false, tok_lowercase = false;
-  cl.group("Data").add_options()
-      ("train-src", po::value(&cfg.train_src), "training source file (tokenized)")
-      ("train-tgt", po::value(&cfg.train_tgt), "training target file, line-aligned with --train-src")
-      ("train", po::value(&cfg.train_file), "one training file of 'src ||| tgt' or 'src<TAB>tgt' lines")
-      ("valid-src", po::value(&cfg.valid_src), "validation source file")
-      ("valid-tgt", po::value(&cfg.valid_tgt), "validation target file")
-      ("src-vocab", po::value(&cfg.src_vocab_file), "source vocabulary (heed-tokenize vocab output); built from the data otherwise")
-      ("tgt-vocab", po::value(&cfg.tgt_vocab_file), "target vocabulary")
-      ("vocab-size", po::value(&cfg.vocab_size)->default_value(cfg.vocab_size), "built vocabularies: at most this many ids, the 4 specials included (0 = all)")
-      ("vocab-min-count", po::value(&cfg.vocab_min_count)->default_value(cfg.vocab_min_count), "built vocabularies: drop tokens seen fewer times")
-      ("max-length", po::value(&cfg.max_length)->default_value(cfg.max_length), "drop training pairs with a side longer than this many tokens")
-      ("bpe", po::value(&bpe), "BPE codes the data was encoded with (stored in the model for heed-translate)")
-      ("tokenizer-mode", po::value(&tok_mode)->default_value(tok_mode), "heed-tokenize --mode the data was tokenized with (stored in the model)")
-      ("tokenizer-case-feature", po::bool_switch(&tok_case_feature), "the data was tokenized with --case-feature")
-      ("tokenizer-lowercase", po::bool_switch(&tok_lowercase), "the data was tokenized with --lowercase");
-  cl.group("Model").add_options()
-      ("attention", po::value(&attention)->default_value(attention),
-       ("attention mechanism: " + join(attention::attention_names(), ", ")).c_str())
-      ("decoder", po::value(&decoder)->default_value(decoder), "luong (query = current state) or bahdanau (query = previous state)")
-      ("input-feeding", po::value(&cfg.model.input_feeding)->default_value(true)->implicit_value(true), "Luong: feed the attentional vector to the next step (true/false)")
-      ("no-input-feeding", po::bool_switch(&no_input_feeding), "same as --input-feeding false")
-      ("cell", po::value(&cell)->default_value(cell), "lstm or gru")
-      ("layers", po::value(&layers)->default_value(layers), "encoder and decoder layers")
-      ("encoder-layers", po::value(&cfg.model.encoder_layers), "encoder layers (overrides --layers)")
-      ("decoder-layers", po::value(&cfg.model.decoder_layers), "decoder layers (overrides --layers)")
-      ("hidden", po::value(&cfg.model.hidden)->default_value(cfg.model.hidden), "decoder state and encoder output size")
-      ("embed", po::value(&cfg.model.embed)->default_value(cfg.model.embed), "embedding size")
-      ("attention-dim", po::value(&cfg.model.attention_dim)->default_value(0), "additive attention width (0 = --hidden)")
-      ("unidirectional", po::bool_switch(&unidirectional), "left-to-right encoder only (default: bidirectional)")
-      ("bridge", po::value(&bridge)->default_value(bridge), "decoder initial state: dense (from the encoder) or zero")
-      ("dropout", cli::float_value(&cfg.model.dropout), "dropout on embeddings, between layers and on outputs");
-  cl.group("Training").add_options()
-      ("output,o", po::value(&cfg.output), "output directory (created if missing)")
-      ("max-steps", po::value(&cfg.max_steps)->default_value(0), "stop after this many updates (0 = no limit)")
-      ("max-epochs", po::value(&cfg.max_epochs)->default_value(0), "stop after this many epochs (0 = no limit)")
-      ("time-limit", po::value(&cfg.time_limit)->default_value(0), "stop after this many seconds of training (0 = none)")
-      ("batch-size", po::value(&cfg.batching.max_sentences)->default_value(cfg.batching.max_sentences), "sentence pairs per batch at most")
-      ("batch-tokens", po::value(&cfg.batching.max_tokens)->default_value(cfg.batching.max_tokens), "padded tokens per batch at most (0 = no cap)")
-      ("optimizer", po::value(&optimizer)->default_value(optimizer), "adam or sgd")
-      ("lr", cli::float_value(&cfg.schedule.lr), "learning rate")
-      ("lr-schedule", po::value(&schedule)->default_value(schedule), "constant, warmup or plateau (decay on a validation plateau)")
-      ("warmup-steps", po::value(&cfg.schedule.warmup_steps)->default_value(0), "linear warm-up over this many updates")
-      ("lr-decay", cli::float_value(&cfg.schedule.decay_factor), "plateau: multiply the rate by this")
-      ("lr-patience", po::value(&cfg.schedule.patience)->default_value(cfg.schedule.patience), "plateau: validations without improvement before decaying")
-      ("momentum", po::value(&cfg.optimizer.momentum)->default_value(0.f), "SGD momentum")
-      ("clip", cli::float_value(&cfg.clip_norm), "global gradient-norm clipping (0 = off)")
-      ("label-smoothing", cli::float_value(&cfg.label_smoothing), "label smoothing epsilon")
-      ("init-scale", cli::float_value(&cfg.init_scale), "parameters start uniform in [-x, x]")
-      ("valid-every", po::value(&cfg.valid_every)->default_value(cfg.valid_every), "updates between validations (0 = at the end only)")
-      ("valid-bleu-sentences", po::value(&cfg.valid_max_sentences)->default_value(0), "greedy BLEU on the first N validation pairs (0 = all)")
-      ("save-every", po::value(&cfg.save_every)->default_value(cfg.save_every), "updates between checkpoints (0 = at validations)")
-      ("patience", po::value(&cfg.patience)->default_value(0), "early stopping after this many validations without a better perplexity (0 = off)")
-      ("precision", po::value(&precision)->default_value(precision), "f32 or bf16 (bf16 matmuls and RNNs, f32 master weights)")
-      ("resume", po::bool_switch(&cfg.resume), "continue from DIR/checkpoint.heed exactly where it stopped")
-      ("metrics-file", po::value(&cfg.metrics_file), "append TSV rows (step, epoch, loss, perplexity, lr, tokens/s, val-ppl, val-BLEU)")
-      ("kill-after-step", po::value(&cfg.kill_after_step)->default_value(0), "testing aid: die by SIGKILL after this update");
+  cl.group("Data").add_options()("train-src", po::value(&cfg.train_src),
+                                 "training source file (tokenized)")(
+      "train-tgt", po::value(&cfg.train_tgt),
+      "training target file, line-aligned with --train-src")(
+      "train", po::value(&cfg.train_file),
+      "one training file of 'src ||| tgt' or 'src<TAB>tgt' lines")(
+      "valid-src", po::value(&cfg.valid_src), "validation source file")(
+      "valid-tgt", po::value(&cfg.valid_tgt), "validation target file")(
+      "src-vocab", po::value(&cfg.src_vocab_file),
+      "source vocabulary (heed-tokenize vocab output); built from the data otherwise")(
+      "tgt-vocab", po::value(&cfg.tgt_vocab_file), "target vocabulary")(
+      "vocab-size", po::value(&cfg.vocab_size)->default_value(cfg.vocab_size),
+      "built vocabularies: at most this many ids, the 4 specials included (0 = all)")(
+      "vocab-min-count", po::value(&cfg.vocab_min_count)->default_value(cfg.vocab_min_count),
+      "built vocabularies: drop tokens seen fewer times")(
+      "max-length", po::value(&cfg.max_length)->default_value(cfg.max_length),
+      "drop training pairs with a side longer than this many tokens")(
+      "bpe", po::value(&bpe),
+      "BPE codes the data was encoded with (stored in the model for heed-translate)")(
+      "tokenizer-mode", po::value(&tok_mode)->default_value(tok_mode),
+      "heed-tokenize --mode the data was tokenized with (stored in the model)")(
+      "tokenizer-case-feature", po::bool_switch(&tok_case_feature),
+      "the data was tokenized with --case-feature")("tokenizer-lowercase",
+                                                    po::bool_switch(&tok_lowercase),
+                                                    "the data was tokenized with --lowercase");
+  cl.group("Model").add_options()(
+      "attention", po::value(&attention)->default_value(attention),
+      ("attention mechanism: " + join(attention::attention_names(), ", ")).c_str())(
+      "decoder", po::value(&decoder)->default_value(decoder),
+      "luong (query = current state) or bahdanau (query = previous state)")(
+      "input-feeding",
+      po::value(&cfg.model.input_feeding)->default_value(true)->implicit_value(true),
+      "Luong: feed the attentional vector to the next step (true/false)")(
+      "no-input-feeding", po::bool_switch(&no_input_feeding), "same as --input-feeding false")(
+      "cell", po::value(&cell)->default_value(cell), "lstm or gru")(
+      "layers", po::value(&layers)->default_value(layers), "encoder and decoder layers")(
+      "encoder-layers", po::value(&cfg.model.encoder_layers),
+      "encoder layers (overrides --layers)")("decoder-layers", po::value(&cfg.model.decoder_layers),
+                                             "decoder layers (overrides --layers)")(
+      "hidden", po::value(&cfg.model.hidden)->default_value(cfg.model.hidden),
+      "decoder state and encoder output size")(
+      "embed", po::value(&cfg.model.embed)->default_value(cfg.model.embed), "embedding size")(
+      "attention-dim", po::value(&cfg.model.attention_dim)->default_value(0),
+      "additive attention width (0 = --hidden)")(
+      "unidirectional", po::bool_switch(&unidirectional),
+      "left-to-right encoder only (default: bidirectional)")(
+      "bridge", po::value(&bridge)->default_value(bridge),
+      "decoder initial state: dense (from the encoder) or zero")(
+      "dropout", cli::float_value(&cfg.model.dropout),
+      "dropout on embeddings, between layers and on outputs");
+  cl.group("Training")
+      .add_options()("output,o", po::value(&cfg.output), "output directory (created if missing)")(
+          "max-steps", po::value(&cfg.max_steps)->default_value(0),
+          "stop after this many updates (0 = no limit)")(
+          "max-epochs", po::value(&cfg.max_epochs)->default_value(0),
+          "stop after this many epochs (0 = no limit)")(
+          "time-limit", po::value(&cfg.time_limit)->default_value(0),
+          "stop after this many seconds of training (0 = none)")(
+          "batch-size",
+          po::value(&cfg.batching.max_sentences)->default_value(cfg.batching.max_sentences),
+          "sentence pairs per batch at most")(
+          "batch-tokens",
+          po::value(&cfg.batching.max_tokens)->default_value(cfg.batching.max_tokens),
+          "padded tokens per batch at most (0 = no cap)")(
+          "optimizer", po::value(&optimizer)->default_value(optimizer), "adam or sgd")(
+          "lr", cli::float_value(&cfg.schedule.lr), "learning rate")(
+          "lr-schedule", po::value(&schedule)->default_value(schedule),
+          "constant, warmup or plateau (decay on a validation plateau)")(
+          "warmup-steps", po::value(&cfg.schedule.warmup_steps)->default_value(0),
+          "linear warm-up over this many updates")("lr-decay",
+                                                   cli::float_value(&cfg.schedule.decay_factor),
+                                                   "plateau: multiply the rate by this")(
+          "lr-patience", po::value(&cfg.schedule.patience)->default_value(cfg.schedule.patience),
+          "plateau: validations without improvement before decaying")(
+          "momentum", po::value(&cfg.optimizer.momentum)->default_value(0.f), "SGD momentum")(
+          "clip", cli::float_value(&cfg.clip_norm), "global gradient-norm clipping (0 = off)")(
+          "label-smoothing", cli::float_value(&cfg.label_smoothing), "label smoothing epsilon")(
+          "init-scale", cli::float_value(&cfg.init_scale), "parameters start uniform in [-x, x]")(
+          "valid-every", po::value(&cfg.valid_every)->default_value(cfg.valid_every),
+          "updates between validations (0 = at the end only)")(
+          "valid-bleu-sentences", po::value(&cfg.valid_max_sentences)->default_value(0),
+          "greedy BLEU on the first N validation pairs (0 = all)")(
+          "save-every", po::value(&cfg.save_every)->default_value(cfg.save_every),
+          "updates between checkpoints (0 = at validations)")(
+          "patience", po::value(&cfg.patience)->default_value(0),
+          "early stopping after this many validations without a better perplexity (0 = off)")(
+          "precision", po::value(&precision)->default_value(precision),
+          "f32 or bf16 (bf16 matmuls and RNNs, f32 master weights)")(
+          "resume", po::bool_switch(&cfg.resume),
+          "continue from DIR/checkpoint.heed exactly where it stopped")(
+          "metrics-file", po::value(&cfg.metrics_file),
+          "append TSV rows (step, epoch, loss, perplexity, lr, tokens/s, val-ppl, val-BLEU)")(
+          "kill-after-step", po::value(&cfg.kill_after_step)->default_value(0),
+          "testing aid: die by SIGKILL after this update");
   if (!cl.parse(argc, argv)) return false;
   cfg.model.attention = attention::canonical_attention_name(attention);
   cfg.model.decoder = model::parse_decoder(decoder);
@@ -117,7 +155,9 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
   cfg.model.bidirectional = !unidirectional;
   cfg.precision = onednn::parse_precision(precision);
   if (cfg.precision == onednn::Precision::kBF16 && !onednn::bf16_supported()) {
-    throw ConfigError("--precision bf16: this CPU has no bf16 support in oneDNN (needs AVX512-BF16 or AMX); use f32");
+    throw ConfigError(
+        "--precision bf16: this CPU has no bf16 support in oneDNN (needs AVX512-BF16 or AMX); use "
+        "f32");
   }
   cfg.optimizer.type = train::parse_optimizer(optimizer);
   cfg.schedule.type = train::parse_lr_schedule(schedule);
@@ -161,10 +201,11 @@ int train_main(int argc, char** argv) {
     }
   });
   bar.clear();
-  spdlog::info("done: {} updates, {} epochs, {:.0f} s, stopped by {}; best validation perplexity "
-               "{:.2f}, BLEU {:.2f}",
-               result.steps, result.epochs, result.seconds, result.stop_reason,
-               result.best_valid_ppl, result.best_valid_bleu);
+  spdlog::info(
+      "done: {} updates, {} epochs, {:.0f} s, stopped by {}; best validation perplexity "
+      "{:.2f}, BLEU {:.2f}",
+      result.steps, result.epochs, result.seconds, result.stop_reason, result.best_valid_ppl,
+      result.best_valid_bleu);
   return 0;
 }
 

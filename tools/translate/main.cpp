@@ -59,26 +59,39 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
                        "batch.",
                        LogLevel::kWarn});
   std::string normalize = "gnmt", alignment, precision = "f32";
-  cl.group("Translation").add_options()
-      ("model,m", po::value(&cfg.model)->required(), "model file (heed-train's model.heed)")
-      ("input,i", po::value(&cfg.input)->default_value(cfg.input), "input file ('-' = stdin)")
-      ("output,o", po::value(&cfg.output)->default_value(cfg.output), "output file ('-' = stdout)")
-      ("beam-size,b", po::value(&cfg.decode.beam_size)->default_value(5), "beam size (1 = greedy)")
-      ("n-best", po::value(&cfg.decode.n_best)->default_value(1),
-       "write the N best hypotheses per line as 'id ||| hypothesis ||| score'")
-      ("batch-size", po::value(&cfg.batch_size)->default_value(cfg.batch_size), "sentences decoded together")
-      ("normalize", po::value(&normalize)->default_value(normalize), "length normalization: gnmt, average or none")
-      ("length-penalty", cli::float_value(&cfg.decode.alpha), "GNMT alpha")
-      ("coverage-penalty", cli::float_value(&cfg.decode.coverage_penalty), "GNMT coverage penalty beta (0 = off)")
-      ("max-length-ratio", cli::float_value(&cfg.decode.max_length_ratio), "outputs have at most ratio × source + offset tokens")
-      ("max-length-offset", po::value(&cfg.decode.max_length_offset)->default_value(10), "see --max-length-ratio")
-      ("min-length", po::value(&cfg.decode.min_length)->default_value(0), "</s> is not allowed before this many output tokens")
-      ("max-input-length", po::value(&cfg.max_input_length)->default_value(cfg.max_input_length), "longer inputs are truncated to this many tokens, with a warning naming the line")
-      ("pretokenized", po::bool_switch(&cfg.pretokenized), "input and output are space-separated model tokens (no tokenizer, no BPE)")
-      ("alignment", po::value(&alignment),
-       "append ' ||| ' and the alignment from the attention: hard (Pharaoh i-j, word level), soft (one row of weights per output token) or a threshold such as 0.3 (every word pair above it)")
-      ("replace-unk", po::bool_switch(&cfg.replace_unk), "replace <unk> by the most attended source token")
-      ("precision", po::value(&precision)->default_value(precision), "f32 or bf16");
+  cl.group("Translation")
+      .add_options()("model,m", po::value(&cfg.model)->required(),
+                     "model file (heed-train's model.heed)")(
+          "input,i", po::value(&cfg.input)->default_value(cfg.input), "input file ('-' = stdin)")(
+          "output,o", po::value(&cfg.output)->default_value(cfg.output),
+          "output file ('-' = stdout)")("beam-size,b",
+                                        po::value(&cfg.decode.beam_size)->default_value(5),
+                                        "beam size (1 = greedy)")(
+          "n-best", po::value(&cfg.decode.n_best)->default_value(1),
+          "write the N best hypotheses per line as 'id ||| hypothesis ||| score'")(
+          "batch-size", po::value(&cfg.batch_size)->default_value(cfg.batch_size),
+          "sentences decoded together")("normalize",
+                                        po::value(&normalize)->default_value(normalize),
+                                        "length normalization: gnmt, average or none")(
+          "length-penalty", cli::float_value(&cfg.decode.alpha), "GNMT alpha")(
+          "coverage-penalty", cli::float_value(&cfg.decode.coverage_penalty),
+          "GNMT coverage penalty beta (0 = off)")(
+          "max-length-ratio", cli::float_value(&cfg.decode.max_length_ratio),
+          "outputs have at most ratio × source + offset tokens")(
+          "max-length-offset", po::value(&cfg.decode.max_length_offset)->default_value(10),
+          "see --max-length-ratio")("min-length",
+                                    po::value(&cfg.decode.min_length)->default_value(0),
+                                    "</s> is not allowed before this many output tokens")(
+          "max-input-length", po::value(&cfg.max_input_length)->default_value(cfg.max_input_length),
+          "longer inputs are truncated to this many tokens, with a warning naming the line")(
+          "pretokenized", po::bool_switch(&cfg.pretokenized),
+          "input and output are space-separated model tokens (no tokenizer, no BPE)")(
+          "alignment", po::value(&alignment),
+          "append ' ||| ' and the alignment from the attention: hard (Pharaoh i-j, word level), "
+          "soft (one row of weights per output token) or a threshold such as 0.3 (every word pair "
+          "above it)")("replace-unk", po::bool_switch(&cfg.replace_unk),
+                       "replace <unk> by the most attended source token")(
+          "precision", po::value(&precision)->default_value(precision), "f32 or bf16");
   if (!cl.parse(argc, argv)) return false;
   cfg.decode.normalization = decode::parse_normalization(normalize);
   cfg.decode.validate();
@@ -145,8 +158,8 @@ struct Translator {
     if (!pretokenized) {
       text::TokenizerOptions options;
       options.mode = text::parse_tokenize_mode(file.extra.at("tokenizer_mode"));
-      options.lowercase = file.extra.count("tokenizer_lowercase") &&
-                          file.extra.at("tokenizer_lowercase") == "1";
+      options.lowercase =
+          file.extra.count("tokenizer_lowercase") && file.extra.at("tokenizer_lowercase") == "1";
       options.case_feature = file.extra.count("tokenizer_case_feature") &&
                              file.extra.at("tokenizer_case_feature") == "1";
       std::shared_ptr<const text::Bpe> bpe;
@@ -204,8 +217,8 @@ struct Translator {
     for (size_t t = 0; t < rows; ++t) {
       const auto& row = h.attention[t];
       if (cfg.alignment == AlignmentKind::kHard) {
-        const size_t best = size_t(std::max_element(row.begin(), row.begin() + long(source.size())) -
-                                   row.begin());
+        const size_t best =
+            size_t(std::max_element(row.begin(), row.begin() + long(source.size())) - row.begin());
         links.emplace(src_words[best], tgt_words[t]);
       } else {
         for (size_t s = 0; s < source.size(); ++s) {
@@ -231,18 +244,17 @@ struct Translator {
       sources[i] = tokenize(lines[i]);
       if (sources[i].empty()) continue;  // empty line → empty line
       if (int(sources[i].size()) > cfg.max_input_length) {
-        spdlog::warn("[translate] {}", at_line(input_name, first_line + long(i),
-                                               "input truncated to " +
-                                                   std::to_string(cfg.max_input_length) +
-                                                   " tokens"));
+        spdlog::warn(
+            "[translate] {}",
+            at_line(input_name, first_line + long(i),
+                    "input truncated to " + std::to_string(cfg.max_input_length) + " tokens"));
         sources[i].resize(size_t(cfg.max_input_length));
       }
       order.push_back(i);
     }
     // Longest first inside the window: batches of similar lengths, little padding.
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return sources[a].size() > sources[b].size();
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return sources[a].size() > sources[b].size(); });
     for (size_t begin = 0; begin < order.size(); begin += size_t(cfg.batch_size)) {
       const size_t end = std::min(order.size(), begin + size_t(cfg.batch_size));
       model::Batch batch;
@@ -281,7 +293,8 @@ struct Translator {
     // n-best: empty inputs still get their id.
     if (cfg.decode.n_best > 1) {
       for (size_t i = 0; i < lines.size(); ++i) {
-        if (sources[i].empty()) outputs[i] = std::to_string(first_line - 1 + long(i)) + " |||  ||| 0.0000";
+        if (sources[i].empty())
+          outputs[i] = std::to_string(first_line - 1 + long(i)) + " |||  ||| 0.0000";
       }
     }
   }
@@ -313,10 +326,11 @@ int translate_main(int argc, char** argv) {
   writer.commit();
   // Throughput without the model load, as benchmarks of decoders report it (bench/).
   const double seconds = timer.seconds();
-  spdlog::info("[translate] {} lines, {} target tokens in {:.3f} s: {:.0f} target tokens/s "
-               "(model loaded in {:.3f} s)",
-               reader.lines_read(), translator.target_tokens, seconds,
-               double(translator.target_tokens) / std::max(seconds, 1e-9), load_seconds);
+  spdlog::info(
+      "[translate] {} lines, {} target tokens in {:.3f} s: {:.0f} target tokens/s "
+      "(model loaded in {:.3f} s)",
+      reader.lines_read(), translator.target_tokens, seconds,
+      double(translator.target_tokens) / std::max(seconds, 1e-9), load_seconds);
   return 0;
 }
 

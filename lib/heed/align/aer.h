@@ -8,10 +8,10 @@
 namespace heed::align {
 
 struct AerCounts {
-  long long predicted = 0;       // |A|
-  long long sure = 0;            // |S|
-  long long hit_sure = 0;        // |A∩S|
-  long long hit_possible = 0;    // |A∩P|
+  long long predicted = 0;     // |A|
+  long long sure = 0;          // |S|
+  long long hit_sure = 0;      // |A∩S|
+  long long hit_possible = 0;  // |A∩P|
   AerCounts& operator+=(const AerCounts& o);
   double precision() const;
   double recall() const;

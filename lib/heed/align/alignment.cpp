@@ -50,7 +50,8 @@ Alignment parse_pharaoh(std::string_view text, const std::string& file, long lon
     int a = 0, b = 0;
     char separator = 0;
     if (!parse_link(item, a, b, separator) || separator != '-') {
-      throw DataError(at_line(file, line, "expected Pharaoh links 'i-j', got '" + std::string(item) + "'"));
+      throw DataError(
+          at_line(file, line, "expected Pharaoh links 'i-j', got '" + std::string(item) + "'"));
     }
     links.push_back({a, b});
   }
@@ -66,9 +67,10 @@ GoldAlignment parse_talp(std::string_view text, const std::string& file, long lo
     int a = 0, b = 0;
     char separator = 0;
     if (!parse_link(item, a, b, separator) || a < base || b < base) {
-      throw DataError(at_line(file, line, "expected gold links 'i-j' (sure) or 'ipj' (possible)" +
-                                              std::string(one_based ? ", 1-based" : "") + ", got '" +
-                                              std::string(item) + "'"));
+      throw DataError(at_line(file, line,
+                              "expected gold links 'i-j' (sure) or 'ipj' (possible)" +
+                                  std::string(one_based ? ", 1-based" : "") + ", got '" +
+                                  std::string(item) + "'"));
     }
     const Link link{a - base, b - base};
     if (separator == '-') gold.sure.push_back(link);

@@ -126,8 +126,9 @@ class AdditiveAttention : public ScoredAttention {
 void register_additive() {
   AttentionInfo info;
   info.name = "additive";
-  info.summary = "v·tanh(W q + U h + b) (Bahdanau additive / MLP; w_query [A, Q], w_key [A, K], "
-                 "bias [A], v [A])";
+  info.summary =
+      "v·tanh(W q + U h + b) (Bahdanau additive / MLP; w_query [A, Q], w_key [A, K], "
+      "bias [A], v [A])";
   info.aliases = {"mlp"};
   info.has_parameters = true;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,

@@ -36,7 +36,6 @@ std::string canonical_attention_name(const std::string& name);
 const AttentionInfo& attention_info(const std::string& name);
 
 std::unique_ptr<Attention> make_attention(const std::string& name, const AttentionConfig& config,
-                                          layers::ParameterStore& store,
-                                          const std::string& prefix);
+                                          layers::ParameterStore& store, const std::string& prefix);
 
 }  // namespace heed::attention

@@ -107,8 +107,7 @@ class ProductAttention : public ScoredAttention {
 void require_equal_sizes(const std::string& name, const AttentionConfig& config);
 
 // dst [S, N', C] = src [S, N, C] rows rows[i] along N.
-void gather_batch(const tensor::Tensor& src, const std::vector<int64_t>& rows,
-                  tensor::Tensor& dst);
+void gather_batch(const tensor::Tensor& src, const std::vector<int64_t>& rows, tensor::Tensor& dst);
 // t = t gathered along N, through scratch (swapped with t: no allocation once both are large
 // enough). t must be owned by the caller and not viewed elsewhere.
 void regather_batch(tensor::Tensor& t, const std::vector<int64_t>& rows, tensor::Tensor& scratch);

@@ -15,12 +15,18 @@ namespace {
 
 spdlog::level::level_enum to_spdlog(LogLevel level) {
   switch (level) {
-    case LogLevel::kTrace: return spdlog::level::trace;
-    case LogLevel::kDebug: return spdlog::level::debug;
-    case LogLevel::kInfo: return spdlog::level::info;
-    case LogLevel::kWarn: return spdlog::level::warn;
-    case LogLevel::kError: return spdlog::level::err;
-    case LogLevel::kOff: return spdlog::level::off;
+    case LogLevel::kTrace:
+      return spdlog::level::trace;
+    case LogLevel::kDebug:
+      return spdlog::level::debug;
+    case LogLevel::kInfo:
+      return spdlog::level::info;
+    case LogLevel::kWarn:
+      return spdlog::level::warn;
+    case LogLevel::kError:
+      return spdlog::level::err;
+    case LogLevel::kOff:
+      return spdlog::level::off;
   }
   return spdlog::level::info;
 }
@@ -59,7 +65,9 @@ LogLevel parse_log_level(const std::string& name) {
                     "' (expected trace, debug, info, warn, error or off)");
 }
 
-std::string to_string(LogLevel level) { return kLevelNames[static_cast<int>(level)]; }
+std::string to_string(LogLevel level) {
+  return kLevelNames[static_cast<int>(level)];
+}
 
 LogLevel shift_log_level(LogLevel level, int steps) {
   int value = static_cast<int>(level) - steps;

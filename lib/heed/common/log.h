@@ -8,9 +8,9 @@ namespace heed {
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
 
 struct LogConfig {
-  std::string name = "heed";       // logger name, shown as [name]
+  std::string name = "heed";         // logger name, shown as [name]
   LogLevel level = LogLevel::kWarn;  // filters default to warn, train and bench to info
-  std::string file;                // optional extra log file
+  std::string file;                  // optional extra log file
 };
 
 // Creates the process logger: stderr (colour only on a terminal) plus an optional file.

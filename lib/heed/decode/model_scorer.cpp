@@ -13,9 +13,15 @@ void ModelScorer::start(const model::Batch& batch) {
   model_.decoder().begin(model_.encoder().keys(), batch.src_lengths, model_.encoder().finals());
 }
 
-int ModelScorer::vocab_size() const { return model_.config().tgt_vocab_size; }
-int32_t ModelScorer::eos_id() const { return text::Vocab::kEosId; }
-int32_t ModelScorer::bos_id() const { return text::Vocab::kBosId; }
+int ModelScorer::vocab_size() const {
+  return model_.config().tgt_vocab_size;
+}
+int32_t ModelScorer::eos_id() const {
+  return text::Vocab::kEosId;
+}
+int32_t ModelScorer::bos_id() const {
+  return text::Vocab::kBosId;
+}
 int ModelScorer::source_length(int sentence) const {
   return static_cast<int>(source_lengths_[static_cast<size_t>(sentence)]);
 }

@@ -13,8 +13,8 @@ struct Row {
   int sentence = 0;
   float log_prob = 0.0f;
   std::vector<int32_t> tokens;
-  std::vector<float> coverage;                  // Σ attention per source position
-  std::vector<std::vector<float>> attention;    // with keep_attention
+  std::vector<float> coverage;                // Σ attention per source position
+  std::vector<std::vector<float>> attention;  // with keep_attention
 };
 
 struct Candidate {
@@ -56,7 +56,8 @@ float coverage_term(const std::vector<float>& coverage, int source_length, float
   if (beta == 0.0f || coverage.empty()) return 0.0f;
   double sum = 0.0;
   for (int i = 0; i < source_length; ++i) {
-    sum += std::log(std::max(1e-9, std::min(1.0, static_cast<double>(coverage[static_cast<size_t>(i)]))));
+    sum += std::log(
+        std::max(1e-9, std::min(1.0, static_cast<double>(coverage[static_cast<size_t>(i)]))));
   }
   return static_cast<float>(static_cast<double>(beta) * sum);
 }
@@ -65,7 +66,8 @@ float coverage_term(const std::vector<float>& coverage, int source_length, float
 
 void DecodeConfig::validate() const {
   if (beam_size < 1) throw ConfigError("--beam-size must be at least 1");
-  if (n_best < 1 || n_best > beam_size) throw ConfigError("--n-best must be between 1 and --beam-size");
+  if (n_best < 1 || n_best > beam_size)
+    throw ConfigError("--n-best must be between 1 and --beam-size");
   if (!(alpha >= 0.0f)) throw ConfigError("--length-penalty must not be negative");
   if (!(coverage_penalty >= 0.0f)) throw ConfigError("--coverage-penalty must not be negative");
   if (!(max_length_ratio > 0.0f)) throw ConfigError("--max-length-ratio must be positive");
@@ -82,8 +84,10 @@ LengthNormalization parse_normalization(const std::string& name) {
 
 float normalized_score(float log_prob, int length, const DecodeConfig& config) {
   switch (config.normalization) {
-    case LengthNormalization::kNone: return log_prob;
-    case LengthNormalization::kAverage: return log_prob / static_cast<float>(std::max(1, length));
+    case LengthNormalization::kNone:
+      return log_prob;
+    case LengthNormalization::kAverage:
+      return log_prob / static_cast<float>(std::max(1, length));
     case LengthNormalization::kGnmt:
       return log_prob / std::pow((5.0f + static_cast<float>(length)) / 6.0f, config.alpha);
   }
@@ -97,34 +101,40 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
   const int32_t eos = scorer.eos_id();
   const bool need_attention = config.keep_attention || config.coverage_penalty > 0.0f;
 
-  std::vector<int> max_length(static_cast<size_t>(sentences)), slots(static_cast<size_t>(sentences), config.beam_size);
+  std::vector<int> max_length(static_cast<size_t>(sentences)),
+      slots(static_cast<size_t>(sentences), config.beam_size);
   int max_source = 0;
   for (int s = 0; s < sentences; ++s) {
     const int len = scorer.source_length(s);
     max_source = std::max(max_source, len);
     max_length[static_cast<size_t>(s)] =
-        std::max(1, static_cast<int>(config.max_length_ratio * static_cast<float>(len)) + config.max_length_offset);
+        std::max(1, static_cast<int>(config.max_length_ratio * static_cast<float>(len)) +
+                        config.max_length_offset);
   }
   std::vector<std::vector<Hypothesis>> finished(static_cast<size_t>(sentences));
 
-  auto finalize = [&](const Row& row, float log_prob, bool ended, std::vector<std::vector<float>> attention) {
+  auto finalize = [&](const Row& row, float log_prob, bool ended,
+                      std::vector<std::vector<float>> attention) {
     Hypothesis h;
     h.tokens = row.tokens;
     h.log_prob = log_prob;
     h.finished = ended;
     const int length = static_cast<int>(row.tokens.size()) + (ended ? 1 : 0);
-    h.score = normalized_score(log_prob, length, config) +
-              coverage_term(row.coverage, scorer.source_length(row.sentence), config.coverage_penalty);
+    h.score =
+        normalized_score(log_prob, length, config) +
+        coverage_term(row.coverage, scorer.source_length(row.sentence), config.coverage_penalty);
     if (config.keep_attention) h.attention = std::move(attention);
     finished[static_cast<size_t>(row.sentence)].push_back(std::move(h));
   };
 
   std::vector<Row> rows(static_cast<size_t>(sentences));
-  std::vector<int32_t> parents(static_cast<size_t>(sentences)), tokens(static_cast<size_t>(sentences), scorer.bos_id());
+  std::vector<int32_t> parents(static_cast<size_t>(sentences)),
+      tokens(static_cast<size_t>(sentences), scorer.bos_id());
   for (int s = 0; s < sentences; ++s) {
     rows[static_cast<size_t>(s)].sentence = s;
     parents[static_cast<size_t>(s)] = s;
-    if (need_attention) rows[static_cast<size_t>(s)].coverage.assign(static_cast<size_t>(max_source), 0.0f);
+    if (need_attention)
+      rows[static_cast<size_t>(s)].coverage.assign(static_cast<size_t>(max_source), 0.0f);
   }
 
   std::vector<Candidate> candidates;
@@ -158,14 +168,16 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
         const Row& parent = rows[static_cast<size_t>(c.row)];
         std::vector<float> step_attention;
         if (need_attention) {
-          const float* a = scores.attention + static_cast<size_t>(c.row) * static_cast<size_t>(max_source);
+          const float* a =
+              scores.attention + static_cast<size_t>(c.row) * static_cast<size_t>(max_source);
           step_attention.assign(a, a + scorer.source_length(s));
         }
         ++used;
         if (c.token == eos) {
           Row done = parent;
           if (need_attention) {
-            for (size_t i = 0; i < step_attention.size(); ++i) done.coverage[i] += step_attention[i];
+            for (size_t i = 0; i < step_attention.size(); ++i)
+              done.coverage[i] += step_attention[i];
             if (config.keep_attention) done.attention.push_back(step_attention);
           }
           finalize(done, c.total, true, std::move(done.attention));
@@ -205,7 +217,8 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
   for (auto& list : finished) {
     std::stable_sort(list.begin(), list.end(),
                      [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
-    if (list.size() > static_cast<size_t>(config.n_best)) list.resize(static_cast<size_t>(config.n_best));
+    if (list.size() > static_cast<size_t>(config.n_best))
+      list.resize(static_cast<size_t>(config.n_best));
   }
   return finished;
 }

@@ -16,15 +16,15 @@ enum class LengthNormalization {
 };
 
 struct DecodeConfig {
-  int beam_size = 5;                                       // 1 = greedy
-  int n_best = 1;                                          // hypotheses returned per sentence
+  int beam_size = 5;  // 1 = greedy
+  int n_best = 1;     // hypotheses returned per sentence
   LengthNormalization normalization = LengthNormalization::kGnmt;
-  float alpha = 0.6f;                                      // GNMT length penalty exponent
-  float coverage_penalty = 0.0f;                           // GNMT beta (0 = off)
-  float max_length_ratio = 2.0f;                           // output tokens ≤ ratio · source + offset
+  float alpha = 0.6f;             // GNMT length penalty exponent
+  float coverage_penalty = 0.0f;  // GNMT beta (0 = off)
+  float max_length_ratio = 2.0f;  // output tokens ≤ ratio · source + offset
   int max_length_offset = 10;
-  int min_length = 0;                                      // </s> not allowed before this many tokens
-  bool keep_attention = false;                             // keep each hypothesis' attention rows
+  int min_length = 0;           // </s> not allowed before this many tokens
+  bool keep_attention = false;  // keep each hypothesis' attention rows
   // ConfigError for impossible values (n_best > beam_size, non-positive beam, …).
   void validate() const;
 };

@@ -12,7 +12,9 @@
 namespace heed::eval {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // The first rule of 13a: ASCII punctuation except ' , - . is set apart:
 // [\{-\~\[-\` -\&\(-\+\:-\@\/]
@@ -28,7 +30,9 @@ bool python_space_at(std::string_view text, size_t i, size_t& length) {
   length = 1;
   if (b == ' ' || (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F)) return true;
   if (b < 0x80) return false;
-  auto byte = [&](size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0; };
+  auto byte = [&](size_t k) {
+    return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+  };
   if (b == 0xC2) {  // U+0085 NEL, U+00A0 NBSP
     length = 2;
     if (byte(1) == 0x85 || byte(1) == 0xA0) return true;
@@ -95,7 +99,9 @@ void count_ngrams(const std::vector<std::string_view>& words, std::array<NgramCo
   }
 }
 
-double my_log(double x) { return x == 0.0 ? -9999999999.0 : std::log(x); }
+double my_log(double x) {
+  return x == 0.0 ? -9999999999.0 : std::log(x);
+}
 
 }  // namespace
 
@@ -195,10 +201,12 @@ std::string tokenize_intl(std::string_view line) {
     out.reserve(current.size() * 2);
     for (size_t i = 0; i < cps.size(); ++i) {
       const bool has_next = i + 1 < cps.size();
-      if (rule == 0 && has_next && !text::is_number(cps[i].c) && text::is_punctuation(cps[i + 1].c)) {
+      if (rule == 0 && has_next && !text::is_number(cps[i].c) &&
+          text::is_punctuation(cps[i + 1].c)) {
         out.append(cps[i].text).append(" ").append(cps[i + 1].text).append(" ");
         ++i;
-      } else if (rule == 1 && has_next && text::is_punctuation(cps[i].c) && !text::is_number(cps[i + 1].c)) {
+      } else if (rule == 1 && has_next && text::is_punctuation(cps[i].c) &&
+                 !text::is_number(cps[i + 1].c)) {
         out.append(" ").append(cps[i].text).append(" ").append(cps[i + 1].text);
         ++i;
       } else if (rule == 2 && text::is_symbol(cps[i].c)) {
@@ -226,9 +234,12 @@ BleuTokenizer parse_bleu_tokenizer(const std::string& name) {
 
 std::string to_string(BleuTokenizer tokenizer) {
   switch (tokenizer) {
-    case BleuTokenizer::k13a: return "13a";
-    case BleuTokenizer::kIntl: return "intl";
-    case BleuTokenizer::kNone: return "none";
+    case BleuTokenizer::k13a:
+      return "13a";
+    case BleuTokenizer::kIntl:
+      return "intl";
+    case BleuTokenizer::kNone:
+      return "none";
   }
   return "none";
 }
@@ -243,16 +254,20 @@ BleuStats& BleuStats::operator+=(const BleuStats& other) {
   return *this;
 }
 
-BleuStats segment_stats(std::string_view hypothesis, const std::vector<std::string_view>& references,
+BleuStats segment_stats(std::string_view hypothesis,
+                        const std::vector<std::string_view>& references,
                         const BleuOptions& options) {
   if (references.empty()) throw InternalError("BLEU needs at least one reference");
   auto prepare = [&options](std::string_view text) {
     std::string s(text);
     if (options.lowercase) s = text::to_lower(s);  // full Unicode, as Python's str.lower()
     switch (options.tokenizer) {
-      case BleuTokenizer::k13a: return tokenize_13a(s);
-      case BleuTokenizer::kIntl: return tokenize_intl(s);
-      case BleuTokenizer::kNone: break;
+      case BleuTokenizer::k13a:
+        return tokenize_13a(s);
+      case BleuTokenizer::kIntl:
+        return tokenize_intl(s);
+      case BleuTokenizer::kNone:
+        break;
     }
     return s;
   };
@@ -301,7 +316,9 @@ BleuScore bleu_from_stats(const BleuStats& stats, const BleuOptions& options) {
   BleuScore s;
   s.hyp_len = stats.hyp_len;
   s.ref_len = stats.ref_len;
-  s.ratio = stats.ref_len > 0 ? static_cast<double>(stats.hyp_len) / static_cast<double>(stats.ref_len) : 0.0;
+  s.ratio = stats.ref_len > 0
+                ? static_cast<double>(stats.hyp_len) / static_cast<double>(stats.ref_len)
+                : 0.0;
   double smooth_mteval = 1.0;
   int eff_order = 4;
   for (int n = 1; n <= 4; ++n) {
@@ -316,16 +333,18 @@ BleuScore bleu_from_stats(const BleuStats& stats, const BleuOptions& options) {
         s.precisions[i] = 100.0 * options.floor / static_cast<double>(stats.total[i]);
       }
     } else {
-      s.precisions[i] = 100.0 * static_cast<double>(stats.correct[i]) / static_cast<double>(stats.total[i]);
+      s.precisions[i] =
+          100.0 * static_cast<double>(stats.correct[i]) / static_cast<double>(stats.total[i]);
     }
   }
   if (stats.hyp_len == 0) {
     s.brevity_penalty = 0.0;
     return s;
   }
-  s.brevity_penalty = stats.hyp_len < stats.ref_len
-                          ? std::exp(1.0 - static_cast<double>(stats.ref_len) / static_cast<double>(stats.hyp_len))
-                          : 1.0;
+  s.brevity_penalty =
+      stats.hyp_len < stats.ref_len
+          ? std::exp(1.0 - static_cast<double>(stats.ref_len) / static_cast<double>(stats.hyp_len))
+          : 1.0;
   double sum = 0.0;
   for (int n = 0; n < eff_order; ++n) sum += my_log(s.precisions[static_cast<size_t>(n)]);
   s.score = s.brevity_penalty * std::exp(sum / eff_order);
@@ -351,18 +370,19 @@ BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
   return bleu_from_stats(total, options);
 }
 
-BleuScore sentence_bleu(std::string_view hypothesis, const std::vector<std::string_view>& references,
-                        BleuOptions options) {
+BleuScore sentence_bleu(std::string_view hypothesis,
+                        const std::vector<std::string_view>& references, BleuOptions options) {
   options.effective_order = true;
   return bleu_from_stats(segment_stats(hypothesis, references, options), options);
 }
 
 std::string BleuScore::format() const {
   char buffer[256];
-  std::snprintf(buffer, sizeof buffer,
-                "BLEU = %.2f %.1f/%.1f/%.1f/%.1f (BP = %.3f ratio = %.3f hyp_len = %lld ref_len = %lld)",
-                score, precisions[0], precisions[1], precisions[2], precisions[3], brevity_penalty,
-                ratio, hyp_len, ref_len);
+  std::snprintf(
+      buffer, sizeof buffer,
+      "BLEU = %.2f %.1f/%.1f/%.1f/%.1f (BP = %.3f ratio = %.3f hyp_len = %lld ref_len = %lld)",
+      score, precisions[0], precisions[1], precisions[2], precisions[3], brevity_penalty, ratio,
+      hyp_len, ref_len);
   return buffer;
 }
 
@@ -372,8 +392,8 @@ std::string bleu_signature(const BleuOptions& options, int references) {
                                                                     : "none";
   return "nrefs:" + std::to_string(references) + "|case:" + (options.lowercase ? "lc" : "mixed") +
          "|eff:" + (options.effective_order ? "yes" : "no") +
-         "|tok:" + to_string(options.tokenizer) + "|smooth:" + smooth +
-         "|version:heed-" + HEED_VERSION;
+         "|tok:" + to_string(options.tokenizer) + "|smooth:" + smooth + "|version:heed-" +
+         HEED_VERSION;
 }
 
 }  // namespace heed::eval

@@ -34,7 +34,7 @@ struct BleuStats {
   std::array<long long, 4> correct{};  // clipped n-gram matches, n = 1..4
   std::array<long long, 4> total{};    // n-grams in the hypothesis
   long long hyp_len = 0;
-  long long ref_len = 0;               // closest reference length (ties: the shorter)
+  long long ref_len = 0;  // closest reference length (ties: the shorter)
   BleuStats& operator+=(const BleuStats& other);
 };
 
@@ -42,7 +42,7 @@ struct BleuScore {
   double score = 0;                    // 0–100
   std::array<double, 4> precisions{};  // 0–100
   double brevity_penalty = 0;
-  double ratio = 0;                    // hyp_len / ref_len
+  double ratio = 0;  // hyp_len / ref_len
   long long hyp_len = 0;
   long long ref_len = 0;
   // "BLEU = 35.12 66.7/41.2/28.6/20.0 (BP = 1.000 ratio = 1.020 hyp_len = 51 ref_len = 50)"
@@ -50,7 +50,8 @@ struct BleuScore {
 };
 
 // Statistics of one hypothesis against its references (at least one).
-BleuStats segment_stats(std::string_view hypothesis, const std::vector<std::string_view>& references,
+BleuStats segment_stats(std::string_view hypothesis,
+                        const std::vector<std::string_view>& references,
                         const BleuOptions& options);
 BleuScore bleu_from_stats(const BleuStats& stats, const BleuOptions& options);
 
@@ -59,8 +60,8 @@ BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
                       const std::vector<std::vector<std::string>>& references,
                       const BleuOptions& options = {});
 // Sentence BLEU as sacreBLEU's sentence_bleu: exp smoothing and effective order.
-BleuScore sentence_bleu(std::string_view hypothesis, const std::vector<std::string_view>& references,
-                        BleuOptions options = {});
+BleuScore sentence_bleu(std::string_view hypothesis,
+                        const std::vector<std::string_view>& references, BleuOptions options = {});
 
 // sacreBLEU-style signature: "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:heed-0.1.0".
 std::string bleu_signature(const BleuOptions& options, int references);

@@ -33,7 +33,8 @@ void mean_and_ci(std::vector<double> scores, BootstrapResult& r) {
 }  // namespace
 
 std::vector<BootstrapResult> paired_bootstrap(const std::vector<std::vector<SegmentStats>>& systems,
-                                              const CorpusScore& score, int samples, uint64_t seed) {
+                                              const CorpusScore& score, int samples,
+                                              uint64_t seed) {
   if (systems.empty()) throw InternalError("bootstrap needs at least one system");
   if (samples <= 0) throw ConfigError("--bootstrap needs a positive number of resamples");
   const size_t segments = systems[0].size();
@@ -44,7 +45,8 @@ std::vector<BootstrapResult> paired_bootstrap(const std::vector<std::vector<Segm
 
   Rng rng = make_rng(seed, 0xb007);
   std::uniform_int_distribution<size_t> pick(0, segments - 1);
-  std::vector<std::vector<double>> resampled(systems.size(), std::vector<double>(static_cast<size_t>(samples)));
+  std::vector<std::vector<double>> resampled(systems.size(),
+                                             std::vector<double>(static_cast<size_t>(samples)));
   std::vector<size_t> picks(segments);
   for (int b = 0; b < samples; ++b) {
     for (auto& p : picks) p = pick(rng);
@@ -72,7 +74,8 @@ std::vector<BootstrapResult> paired_bootstrap(const std::vector<std::vector<Segm
     mean /= static_cast<double>(samples);
     long long count = 0;
     for (double d : diffs) count += (d - mean) >= real ? 1 : 0;
-    results[s].p_value = std::min(1.0, static_cast<double>(count + 1) / static_cast<double>(samples + 1));
+    results[s].p_value =
+        std::min(1.0, static_cast<double>(count + 1) / static_cast<double>(samples + 1));
   }
   return results;
 }

@@ -117,8 +117,8 @@ double corpus_chrf(const std::vector<std::string>& hypotheses,
 
 std::string chrf_signature(const ChrfOptions& options, int references) {
   return "nrefs:" + std::to_string(references) + "|case:" + (options.lowercase ? "lc" : "mixed") +
-         "|eff:yes|nc:" + std::to_string(options.char_order) + "|nw:0|space:" +
-         (options.whitespace ? "yes" : "no") + "|version:heed-" + HEED_VERSION;
+         "|eff:yes|nc:" + std::to_string(options.char_order) +
+         "|nw:0|space:" + (options.whitespace ? "yes" : "no") + "|version:heed-" + HEED_VERSION;
 }
 
 }  // namespace heed::eval

@@ -10,10 +10,10 @@
 namespace heed::eval {
 
 struct ChrfOptions {
-  int char_order = 6;      // sacreBLEU's default
-  double beta = 2.0;       // chrF2
-  bool lowercase = false;  // full Unicode lowercasing
-  bool whitespace = false; // keep whitespace inside the n-grams
+  int char_order = 6;       // sacreBLEU's default
+  double beta = 2.0;        // chrF2
+  bool lowercase = false;   // full Unicode lowercasing
+  bool whitespace = false;  // keep whitespace inside the n-grams
 };
 
 // [hyp, ref, match] counts for each order, flattened; they add up over a corpus.

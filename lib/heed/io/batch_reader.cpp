@@ -24,7 +24,9 @@ BatchReader::~BatchReader() {
   if (owns_fd_) ::close(fd_);
 }
 
-std::string BatchReader::display_name() const { return path_ == "-" ? "<stdin>" : path_; }
+std::string BatchReader::display_name() const {
+  return path_ == "-" ? "<stdin>" : path_;
+}
 
 bool BatchReader::fill(bool block) {
   if (eof_) return false;

@@ -43,7 +43,9 @@ bool LineReader::next(std::string& line) {
   return true;
 }
 
-std::string LineReader::display_name() const { return path_ == "-" ? "<stdin>" : path_; }
+std::string LineReader::display_name() const {
+  return path_ == "-" ? "<stdin>" : path_;
+}
 
 long long count_lines(const std::string& path) {
   LineReader reader(path);

@@ -108,8 +108,8 @@ void check_writable(const std::string& path) {
   if (path == "-") return;
   std::string dir = directory_of(path);
   if (::access(dir.c_str(), W_OK) != 0) {
-    throw WriteError("cannot write '" + path + "': directory '" + dir + "': " +
-                     errno_message(errno));
+    throw WriteError("cannot write '" + path + "': directory '" + dir +
+                     "': " + errno_message(errno));
   }
 }
 

@@ -5,8 +5,8 @@
 namespace heed::io {
 namespace {
 
-const char* const kReserved[] = {"format", "format_version", "config", "src_vocab", "tgt_vocab",
-                                 "checksum"};
+const char* const kReserved[] = {"format",    "format_version", "config",
+                                 "src_vocab", "tgt_vocab",      "checksum"};
 
 }  // namespace
 
@@ -59,8 +59,10 @@ ModelFile load_model(const std::string& path) {
   }
   try {
     model.config = model::ModelConfig::from_json(model.tensors.metadata("config"));
-    model.src_vocab = text::Vocab::from_string(model.tensors.metadata("src_vocab"), path + ":src_vocab");
-    model.tgt_vocab = text::Vocab::from_string(model.tensors.metadata("tgt_vocab"), path + ":tgt_vocab");
+    model.src_vocab =
+        text::Vocab::from_string(model.tensors.metadata("src_vocab"), path + ":src_vocab");
+    model.tgt_vocab =
+        text::Vocab::from_string(model.tensors.metadata("tgt_vocab"), path + ":tgt_vocab");
   } catch (const FormatError& e) {
     throw fail(std::string("is invalid: ") + e.what());
   }

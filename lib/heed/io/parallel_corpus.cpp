@@ -34,14 +34,19 @@ bool ParallelReader::next(std::string& source, std::string& target) {
     const LineReader& shorter = has_source ? *target_ : *source_;
     const LineReader& longer = has_source ? *source_ : *target_;
     throw DataError(shorter.display_name() + " has " + std::to_string(shorter.line_number()) +
-                    " lines but " + longer.display_name() + " has more: the files are not parallel");
+                    " lines but " + longer.display_name() +
+                    " has more: the files are not parallel");
   }
   return has_source;
 }
 
-long long ParallelReader::line_number() const { return source_->line_number(); }
+long long ParallelReader::line_number() const {
+  return source_->line_number();
+}
 
-std::string ParallelReader::source_name() const { return source_->display_name(); }
+std::string ParallelReader::source_name() const {
+  return source_->display_name();
+}
 
 std::string ParallelReader::target_name() const {
   return target_ ? target_->display_name() : source_->display_name();

@@ -1,7 +1,6 @@
 #include "heed/io/safetensors.h"
 
 #include <algorithm>
-
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -34,8 +33,12 @@ constexpr TypeInfo kTypes[] = {{StoredType::kF32, "F32", 4},
 
 }  // namespace
 
-const char* stored_type_name(StoredType type) { return kTypes[static_cast<int>(type)].name; }
-size_t stored_type_size(StoredType type) { return kTypes[static_cast<int>(type)].size; }
+const char* stored_type_name(StoredType type) {
+  return kTypes[static_cast<int>(type)].name;
+}
+size_t stored_type_size(StoredType type) {
+  return kTypes[static_cast<int>(type)].size;
+}
 
 int64_t StoredTensor::numel() const {
   int64_t n = 1;
@@ -122,14 +125,18 @@ std::string SafeTensors::serialize() const {
   while ((8 + text.size()) % 8 != 0) text.push_back(' ');
   std::string out(8, '\0');
   uint64_t n = text.size();
-  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+  for (int i = 0; i < 8; ++i)
+    out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
   out += text;
   out.reserve(out.size() + offset);
-  for (const auto& t : tensors_) out.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
+  for (const auto& t : tensors_)
+    out.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
   return out;
 }
 
-void SafeTensors::save(const std::string& path) const { write_file_atomically(path, serialize()); }
+void SafeTensors::save(const std::string& path) const {
+  write_file_atomically(path, serialize());
+}
 
 SafeTensors SafeTensors::load(const std::string& path) {
   return parse(read_whole_file(path), path);
@@ -138,7 +145,8 @@ SafeTensors SafeTensors::load(const std::string& path) {
 SafeTensors SafeTensors::parse(const std::string& bytes, const std::string& name) {
   if (bytes.size() < 8) bad(name, "only " + std::to_string(bytes.size()) + " bytes (truncated?)");
   uint64_t header_len = 0;
-  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+  for (int i = 7; i >= 0; --i)
+    header_len = (header_len << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
   if (header_len == 0 || header_len > kMaxHeaderBytes || header_len > bytes.size() - 8) {
     bad(name, "header length " + std::to_string(header_len) + " does not fit the file of " +
                   std::to_string(bytes.size()) + " bytes (truncated or not a model file)");

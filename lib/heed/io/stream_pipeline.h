@@ -15,12 +15,12 @@ namespace heed::io {
 // Transforms one input line (1-based number line_number) into out (without "\n").
 // May throw; the error of the earliest failing line is rethrown after every line before
 // it has been written.
-using LineFunction = std::function<void(std::string_view line, long long line_number,
-                                        std::string& out)>;
+using LineFunction =
+    std::function<void(std::string_view line, long long line_number, std::string& out)>;
 
 struct PipelineOptions {
-  int threads = 1;             // worker threads, including the calling one
-  size_t batch_lines = 8192;   // lines read before the workers start
+  int threads = 1;            // worker threads, including the calling one
+  size_t batch_lines = 8192;  // lines read before the workers start
   bool flush_every_batch = false;
 };
 

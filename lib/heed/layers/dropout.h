@@ -26,8 +26,8 @@ class Dropout {
 
  private:
   float p_;
-  bool active_ = false;        // last forward applied a mask
-  std::vector<float> mask_;    // 0 or 1/(1−p)
+  bool active_ = false;      // last forward applied a mask
+  std::vector<float> mask_;  // 0 or 1/(1−p)
 };
 
 }  // namespace heed::layers

@@ -17,7 +17,9 @@ void OutputLayer::set_weights(Parameter& weight, Parameter& bias) {
   linear_.set_weights(weight.value, &bias.value);
 }
 
-void OutputLayer::weights_changed() { linear_.weights_changed(); }
+void OutputLayer::weights_changed() {
+  linear_.weights_changed();
+}
 
 LossSums OutputLayer::loss(const tensor::Tensor& x, const int32_t* targets, float label_smoothing,
                            float grad_scale, tensor::Tensor* d_x) {

@@ -25,8 +25,7 @@ struct LossSums {
 
 class OutputLayer {
  public:
-  OutputLayer(int64_t hidden, int64_t vocab, onednn::Precision precision,
-              int64_t chunk_rows = 256);
+  OutputLayer(int64_t hidden, int64_t vocab, onednn::Precision precision, int64_t chunk_rows = 256);
 
   // weight [V, H], bias [V]; implies weights_changed().
   void set_weights(Parameter& weight, Parameter& bias);

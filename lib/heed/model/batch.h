@@ -11,9 +11,9 @@
 namespace heed::model {
 
 struct Batch {
-  int64_t size = 0;     // sentences N
-  int64_t src_len = 0;  // S: the longest source
-  int64_t tgt_len = 0;  // T: the longest target + 1 (for </s>)
+  int64_t size = 0;                  // sentences N
+  int64_t src_len = 0;               // S: the longest source
+  int64_t tgt_len = 0;               // T: the longest target + 1 (for </s>)
   std::vector<int32_t> src;          // [N, S]
   std::vector<int64_t> src_lengths;  // in [1, S]
   std::vector<int32_t> tgt_in;       // [N, T]: <s> y1 … yn, padded

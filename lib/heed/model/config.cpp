@@ -6,11 +6,15 @@
 
 namespace heed::model {
 
-std::string to_string(CellType cell) { return cell == CellType::kLstm ? "lstm" : "gru"; }
+std::string to_string(CellType cell) {
+  return cell == CellType::kLstm ? "lstm" : "gru";
+}
 std::string to_string(DecoderType decoder) {
   return decoder == DecoderType::kLuong ? "luong" : "bahdanau";
 }
-std::string to_string(BridgeType bridge) { return bridge == BridgeType::kDense ? "dense" : "zero"; }
+std::string to_string(BridgeType bridge) {
+  return bridge == BridgeType::kDense ? "dense" : "zero";
+}
 
 CellType parse_cell(const std::string& name) {
   if (name == "lstm") return CellType::kLstm;
@@ -39,7 +43,8 @@ void ModelConfig::validate() {
   positive(embed, "embed");
   positive(hidden, "hidden");
   if (bidirectional && hidden % 2 != 0) {
-    throw ConfigError("--hidden must be even with a bidirectional encoder (hidden/2 per direction)");
+    throw ConfigError(
+        "--hidden must be even with a bidirectional encoder (hidden/2 per direction)");
   }
   if (attention_dim < 0) throw ConfigError("--attention-dim must be 0 (= hidden) or positive");
   if (attention_dim == 0) attention_dim = hidden;

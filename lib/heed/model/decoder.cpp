@@ -16,7 +16,9 @@ using tensor::Tensor;
 namespace {
 
 // A [1, N, C] view of a [N, C] tensor (one time step).
-Tensor as_step(const Tensor& t) { return t.view(Shape{1, t.dim(0), t.dim(1)}); }
+Tensor as_step(const Tensor& t) {
+  return t.view(Shape{1, t.dim(0), t.dim(1)});
+}
 
 void gather_rows(const Tensor& src, const std::vector<int64_t>& rows, Tensor& dst) {
   const int64_t width = src.dim(1);
@@ -83,7 +85,9 @@ Decoder::Decoder(const ModelConfig& config, onednn::Precision precision,
 
 Decoder::~Decoder() = default;
 
-bool Decoder::fast_path() const { return luong_ && !input_feeding_ && !force_stepping_; }
+bool Decoder::fast_path() const {
+  return luong_ && !input_feeding_ && !force_stepping_;
+}
 
 void Decoder::weights_changed() {
   for (auto& rnn : rnns_) rnn.weights_changed();
@@ -365,7 +369,8 @@ void Decoder::begin(const Tensor& keys, const std::vector<int64_t>& src_lengths,
 void Decoder::select(const std::vector<int64_t>& rows) {
   // Greedy search keeps every row in place until a sentence ends: nothing to gather.
   bool identity = static_cast<int64_t>(rows.size()) == rows_;
-  for (size_t i = 0; identity && i < rows.size(); ++i) identity = rows[i] == static_cast<int64_t>(i);
+  for (size_t i = 0; identity && i < rows.size(); ++i)
+    identity = rows[i] == static_cast<int64_t>(i);
   if (identity) return;
   for (size_t l = 0; l < h_.size(); ++l) {
     gather_rows(h_[l], rows, h_next_[l]);

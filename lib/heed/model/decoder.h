@@ -89,7 +89,7 @@ class Decoder {
   int64_t n_ = 0, t_ = 0, s_ = 0;
   const tensor::Tensor* finals_ = nullptr;
   tensor::Tensor embedded_, xin_, ctx_, concat_, ht_, out_, bridge_out_, weights_, step_weights_;
-  std::vector<tensor::Tensor> hs_, cs_;  // per layer [T+1, N, H]
+  std::vector<tensor::Tensor> hs_, cs_;              // per layer [T+1, N, H]
   std::vector<std::vector<onednn::RnnTape>> tapes_;  // [chunk][layer]
   std::vector<attention::AttentionTape> attention_tapes_;
   size_t chunks_ = 0;

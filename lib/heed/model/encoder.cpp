@@ -112,8 +112,8 @@ void Encoder::weights_changed() {
   }
 }
 
-void Encoder::forward(const int32_t* src, const std::vector<int64_t>& lengths, int64_t n,
-                      int64_t s, bool training, Rng* dropout_rng) {
+void Encoder::forward(const int32_t* src, const std::vector<int64_t>& lengths, int64_t n, int64_t s,
+                      bool training, Rng* dropout_rng) {
   src_ = src;
   lengths_ = lengths;
   n_ = n;
@@ -132,8 +132,8 @@ void Encoder::forward(const int32_t* src, const std::vector<int64_t>& lengths, i
     if (bidirectional_) {
       layer.y_bwd.resize(Shape{s, n, direction_size_});
       layer.h_bwd.resize(Shape{n, direction_size_});
-      layer.bwd->forward(*x, lengths, nullptr, nullptr, layer.y_bwd,
-                         top ? &layer.h_bwd : nullptr, nullptr, training);
+      layer.bwd->forward(*x, lengths, nullptr, nullptr, layer.y_bwd, top ? &layer.h_bwd : nullptr,
+                         nullptr, training);
       out.resize(Shape{s, n, key_size_});
       copy_columns(layer.y_fwd, out, 0);
       copy_columns(layer.y_bwd, out, direction_size_);

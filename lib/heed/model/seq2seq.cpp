@@ -19,10 +19,11 @@ Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision)
     : config_(validated(std::move(config))), precision_(precision) {
   encoder_ = std::make_unique<Encoder>(config_, precision, store_);
   decoder_ = std::make_unique<Decoder>(config_, precision, store_);
-  layers::Parameter& w = store_.add("decoder/output/weight",
-                                    tensor::Shape{config_.tgt_vocab_size, config_.hidden});
+  layers::Parameter& w =
+      store_.add("decoder/output/weight", tensor::Shape{config_.tgt_vocab_size, config_.hidden});
   layers::Parameter& b = store_.add("decoder/output/bias", tensor::Shape{config_.tgt_vocab_size});
-  output_ = std::make_unique<layers::OutputLayer>(config_.hidden, config_.tgt_vocab_size, precision);
+  output_ =
+      std::make_unique<layers::OutputLayer>(config_.hidden, config_.tgt_vocab_size, precision);
   output_->set_weights(w, b);
 }
 
@@ -52,10 +53,9 @@ layers::LossSums Seq2Seq::loss(const Batch& batch, const LossOptions& options, R
   const bool train = options.backward;
   Rng* dropout_rng = options.training ? &rng : nullptr;
   encoder_->forward(batch.src.data(), batch.src_lengths, n, s, train, dropout_rng);
-  const tensor::Tensor& out =
-      decoder_->forward(encoder_->keys(), batch.src_lengths, encoder_->finals(),
-                        batch.tgt_in.data(), batch.tgt_lengths, t, train, dropout_rng,
-                        options.keep_attention);
+  const tensor::Tensor& out = decoder_->forward(
+      encoder_->keys(), batch.src_lengths, encoder_->finals(), batch.tgt_in.data(),
+      batch.tgt_lengths, t, train, dropout_rng, options.keep_attention);
   targets_.assign(static_cast<size_t>(t * n), -1);
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t i = 0; i < batch.tgt_lengths[size_t(b)]; ++i) {

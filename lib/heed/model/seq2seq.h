@@ -19,8 +19,8 @@ namespace heed::model {
 
 struct LossOptions {
   float label_smoothing = 0.f;
-  bool training = true;   // dropout on
-  bool backward = true;   // accumulate gradients of the mean loss into the store
+  bool training = true;  // dropout on
+  bool backward = true;  // accumulate gradients of the mean loss into the store
   bool keep_attention = false;
 };
 

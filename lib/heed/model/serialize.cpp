@@ -54,8 +54,8 @@ void read_parameters(const io::SafeTensors& in, const std::string& source,
     }
   }
   for (const io::StoredTensor& t : in.tensors()) {
-    const bool model_name = t.name.rfind("encoder/", 0) == 0 ||
-                            t.name.rfind("decoder/", 0) == 0 || t.name.rfind("bridge/", 0) == 0;
+    const bool model_name = t.name.rfind("encoder/", 0) == 0 || t.name.rfind("decoder/", 0) == 0 ||
+                            t.name.rfind("bridge/", 0) == 0;
     if (model_name && !store.find(t.name)) {
       throw FormatError(source + ": unknown parameter '" + t.name + "' for this architecture");
     }

@@ -1,14 +1,13 @@
 // Parameters ⇄ safetensors tensors, by name. Used for model files and checkpoints.
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "heed/io/model_file.h"
 #include "heed/io/safetensors.h"
 #include "heed/layers/parameters.h"
-#include "heed/io/model_file.h"
 #include "heed/model/seq2seq.h"
-
-#include <memory>
 
 namespace heed::model {
 

@@ -113,7 +113,9 @@ void set_threads(int n) {
   omp_set_num_threads(n);
 }
 
-int threads() { return omp_get_max_threads(); }
+int threads() {
+  return omp_get_max_threads();
+}
 
 bool bf16_supported() {
   static const bool supported = probe_bf16();
@@ -140,6 +142,8 @@ BackendInfo backend_info() {
   return info;
 }
 
-void log_backend_info() { spdlog::info("[onednn] {}", backend_info().summary()); }
+void log_backend_info() {
+  spdlog::info("[onednn] {}", backend_info().summary());
+}
 
 }  // namespace heed::onednn

@@ -172,9 +172,15 @@ MatMul::~MatMul() = default;
 MatMul::MatMul(MatMul&&) noexcept = default;
 MatMul& MatMul::operator=(MatMul&&) noexcept = default;
 
-Precision MatMul::precision() const { return impl_->precision; }
-size_t MatMul::plan_count() const { return impl_->plans.size(); }
-void MatMul::weights_changed() { ++impl_->version; }
+Precision MatMul::precision() const {
+  return impl_->precision;
+}
+size_t MatMul::plan_count() const {
+  return impl_->plans.size();
+}
+void MatMul::weights_changed() {
+  ++impl_->version;
+}
 
 MatMul::Impl::Plan& MatMul::Impl::plan_for(const Key& key, const MatrixRef& a, const MatrixRef& b,
                                            const MatrixRef& c, const MatMulOptions& options) {

@@ -85,9 +85,15 @@ PaddedRnn::~PaddedRnn() = default;
 PaddedRnn::PaddedRnn(PaddedRnn&&) noexcept = default;
 PaddedRnn& PaddedRnn::operator=(PaddedRnn&&) noexcept = default;
 
-Rnn& PaddedRnn::rnn() { return impl_->rnn; }
-const Rnn& PaddedRnn::rnn() const { return impl_->rnn; }
-Direction PaddedRnn::direction() const { return impl_->direction; }
+Rnn& PaddedRnn::rnn() {
+  return impl_->rnn;
+}
+const Rnn& PaddedRnn::rnn() const {
+  return impl_->rnn;
+}
+Direction PaddedRnn::direction() const {
+  return impl_->direction;
+}
 
 void PaddedRnn::forward(const Tensor& x, const std::vector<int64_t>& lengths, const Tensor* h0,
                         const Tensor* c0, Tensor& y, Tensor* h_final, Tensor* c_final,

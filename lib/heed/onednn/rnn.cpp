@@ -29,7 +29,9 @@ constexpr auto kLeftToRight = dnnl::rnn_direction::unidirectional_left2right;
 // oneDNN gate g of a GRU holds PyTorch gate kGruTorchGate[g]: (u, r, o) ← (z, r, n).
 constexpr int kGruTorchGate[3] = {1, 0, 2};
 
-int torch_gate(CellKind cell, int g) { return cell == CellKind::kGru ? kGruTorchGate[g] : g; }
+int torch_gate(CellKind cell, int g) {
+  return cell == CellKind::kGru ? kGruTorchGate[g] : g;
+}
 
 std::string shape_error(const char* what, const Tensor& t, const Shape& expected) {
   return std::string(what) + " has shape " + t.shape().to_string() + ", expected " +
@@ -47,8 +49,12 @@ void check_f32(const char* what, const Tensor& t, const Shape& expected) {
 
 }  // namespace
 
-int gate_count(CellKind cell) { return cell == CellKind::kLstm ? 4 : 3; }
-const char* cell_name(CellKind cell) { return cell == CellKind::kLstm ? "lstm" : "gru"; }
+int gate_count(CellKind cell) {
+  return cell == CellKind::kLstm ? 4 : 3;
+}
+const char* cell_name(CellKind cell) {
+  return cell == CellKind::kLstm ? "lstm" : "gru";
+}
 
 void RnnConfig::validate() const {
   if (input_size <= 0 || hidden_size <= 0) {
@@ -89,8 +95,12 @@ RnnTape::RnnTape() : impl_(std::make_unique<Impl>()) {}
 RnnTape::~RnnTape() = default;
 RnnTape::RnnTape(RnnTape&&) noexcept = default;
 RnnTape& RnnTape::operator=(RnnTape&&) noexcept = default;
-bool RnnTape::pending() const { return impl_ && impl_->pending; }
-size_t RnnTape::bytes() const { return impl_ ? impl_->bytes() : 0; }
+bool RnnTape::pending() const {
+  return impl_ && impl_->pending;
+}
+size_t RnnTape::bytes() const {
+  return impl_ ? impl_->bytes() : 0;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Rnn
@@ -445,7 +455,9 @@ void Rnn::Impl::build_backward(Plan& p) {
 
 namespace {
 
-tensor::DType tensor_type(dt type) { return type == dt::f32 ? DType::kF32 : DType::kBF16; }
+tensor::DType tensor_type(dt type) {
+  return type == dt::f32 ? DType::kF32 : DType::kBF16;
+}
 
 // The address of `t` in type `type`: t itself when it already has that type, else a converted
 // copy in `copy`.
@@ -666,7 +678,9 @@ Rnn::~Rnn() = default;
 Rnn::Rnn(Rnn&&) noexcept = default;
 Rnn& Rnn::operator=(Rnn&&) noexcept = default;
 
-const RnnConfig& Rnn::config() const { return impl_->config; }
+const RnnConfig& Rnn::config() const {
+  return impl_->config;
+}
 
 void Rnn::set_weights(const RnnWeights& w) {
   const RnnConfig& c = impl_->config;
@@ -684,7 +698,9 @@ void Rnn::set_weights(const RnnWeights& w) {
   weights_changed();
 }
 
-void Rnn::weights_changed() { ++impl_->version; }
+void Rnn::weights_changed() {
+  ++impl_->version;
+}
 
 void Rnn::forward_inference(const RnnInputs& in, const RnnOutputs& out) {
   detail::guarded("rnn forward_inference",
@@ -710,6 +726,8 @@ void Rnn::flush_grads(const RnnGrads& grads) {
   detail::guarded("rnn flush_grads", [&] { impl_->flush(grads); });
 }
 
-size_t Rnn::plan_count() const { return impl_->plans.size(); }
+size_t Rnn::plan_count() const {
+  return impl_->plans.size();
+}
 
 }  // namespace heed::onednn

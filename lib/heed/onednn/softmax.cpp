@@ -37,10 +37,9 @@ Plan make_plan(Op op, int64_t rows, int64_t cols) {
     case Op::kExp:
     case Op::kTanh:
       plan.primitive = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
-          dnnl::eltwise_forward::desc(prop,
-                                      op == Op::kExp ? dnnl::algorithm::eltwise_exp
-                                                     : dnnl::algorithm::eltwise_tanh,
-                                      md, 0.f, 0.f),
+          dnnl::eltwise_forward::desc(
+              prop, op == Op::kExp ? dnnl::algorithm::eltwise_exp : dnnl::algorithm::eltwise_tanh,
+              md, 0.f, 0.f),
           detail::engine()));
       break;
   }
@@ -62,8 +61,7 @@ void run(Op op, const char* where, const tensor::Tensor& x, tensor::Tensor& y) {
     Plan& plan = it->second;
     detail::point(plan.src, x.data());
     detail::point(plan.dst, y.data());
-    plan.primitive.execute(detail::stream(),
-                           {{DNNL_ARG_SRC, plan.src}, {DNNL_ARG_DST, plan.dst}});
+    plan.primitive.execute(detail::stream(), {{DNNL_ARG_SRC, plan.src}, {DNNL_ARG_DST, plan.dst}});
     detail::stream().wait();
   });
 }
@@ -74,10 +72,16 @@ void log_softmax(const tensor::Tensor& x, tensor::Tensor& y) {
   run(Op::kLogSoftmax, "log_softmax", x, y);
 }
 
-void softmax(const tensor::Tensor& x, tensor::Tensor& y) { run(Op::kSoftmax, "softmax", x, y); }
+void softmax(const tensor::Tensor& x, tensor::Tensor& y) {
+  run(Op::kSoftmax, "softmax", x, y);
+}
 
-void exp(const tensor::Tensor& x, tensor::Tensor& y) { run(Op::kExp, "exp", x, y); }
+void exp(const tensor::Tensor& x, tensor::Tensor& y) {
+  run(Op::kExp, "exp", x, y);
+}
 
-void tanh(const tensor::Tensor& x, tensor::Tensor& y) { run(Op::kTanh, "tanh", x, y); }
+void tanh(const tensor::Tensor& x, tensor::Tensor& y) {
+  run(Op::kTanh, "tanh", x, y);
+}
 
 }  // namespace heed::onednn

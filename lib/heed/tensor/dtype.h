@@ -10,7 +10,9 @@ namespace heed::tensor {
 
 enum class DType { kF32, kBF16 };
 
-constexpr size_t dtype_size(DType dtype) { return dtype == DType::kF32 ? 4 : 2; }
+constexpr size_t dtype_size(DType dtype) {
+  return dtype == DType::kF32 ? 4 : 2;
+}
 // "f32" or "bf16".
 const char* dtype_name(DType dtype);
 

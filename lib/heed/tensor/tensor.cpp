@@ -24,7 +24,9 @@ std::shared_ptr<void> allocate(size_t bytes, size_t* capacity) {
 
 }  // namespace
 
-const char* dtype_name(DType dtype) { return dtype == DType::kF32 ? "f32" : "bf16"; }
+const char* dtype_name(DType dtype) {
+  return dtype == DType::kF32 ? "f32" : "bf16";
+}
 
 void float_to_bf16(const float* src, uint16_t* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = float_to_bf16(src[i]);

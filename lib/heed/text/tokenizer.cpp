@@ -47,23 +47,37 @@ bool has_reserved_mark(std::string_view text) {
   return false;
 }
 
-bool ascii_alpha(unsigned char b) { return (b | 0x20) >= 'a' && (b | 0x20) <= 'z'; }
-bool ascii_digit(unsigned char b) { return b >= '0' && b <= '9'; }
-bool ascii_alnum(unsigned char b) { return ascii_alpha(b) || ascii_digit(b); }
-bool ascii_space(unsigned char b) { return b == ' ' || (b >= 0x09 && b <= 0x0D); }
+bool ascii_alpha(unsigned char b) {
+  return (b | 0x20) >= 'a' && (b | 0x20) <= 'z';
+}
+bool ascii_digit(unsigned char b) {
+  return b >= '0' && b <= '9';
+}
+bool ascii_alnum(unsigned char b) {
+  return ascii_alpha(b) || ascii_digit(b);
+}
+bool ascii_space(unsigned char b) {
+  return b == ' ' || (b >= 0x09 && b <= 0x0D);
+}
 unsigned char byte_at(std::string_view text, size_t i) {
   return static_cast<unsigned char>(text[i]);
 }
 
-bool is_space_char(char32_t c) { return c == kZeroWidthSpace || is_white_space(c); }
-bool is_removed_char(char32_t c) { return c == kByteOrderMark || is_control(c); }
+bool is_space_char(char32_t c) {
+  return c == kZeroWidthSpace || is_white_space(c);
+}
+bool is_removed_char(char32_t c) {
+  return c == kByteOrderMark || is_control(c);
+}
 bool is_letter_or_digit(char32_t c) {
   if (c < 0x80) return ascii_alnum(static_cast<unsigned char>(c));
   return is_letter(c) || is_digit(c);
 }
 
 // A letter, digit or combining mark: what a hyphen inside a word follows.
-bool ends_word(char32_t c) { return is_letter_or_digit(c) || (c >= 0x80 && is_mark(c)); }
+bool ends_word(char32_t c) {
+  return is_letter_or_digit(c) || (c >= 0x80 && is_mark(c));
+}
 
 // The code point that ends at text[end - 1].
 char32_t last_code_point(std::string_view text, size_t end, size_t* begin = nullptr) {
@@ -420,7 +434,9 @@ size_t url_end(std::string_view text, size_t body, size_t to) {
   return end;
 }
 
-bool email_local_char(unsigned char b) { return ascii_alnum(b) || std::strchr("._%+-", b); }
+bool email_local_char(unsigned char b) {
+  return ascii_alnum(b) || std::strchr("._%+-", b);
+}
 
 // An e-mail address around the '@' at text[at], within [from, to).
 bool find_email(std::string_view text, size_t from, size_t to, size_t at, size_t& begin,
@@ -1055,9 +1071,12 @@ std::string_view to_string(TokenizeMode mode) {
 
 std::string_view to_string(Normalization form) {
   switch (form) {
-    case Normalization::kNone: return "none";
-    case Normalization::kNfc: return "nfc";
-    case Normalization::kNfkc: return "nfkc";
+    case Normalization::kNone:
+      return "none";
+    case Normalization::kNfc:
+      return "nfc";
+    case Normalization::kNfkc:
+      return "nfkc";
   }
   return "?";
 }
@@ -1103,10 +1122,16 @@ void Tokenizer::append_tokenized(std::string_view line, std::string& out, Rng* r
         other && i + 1 < n && pieces[i + 1].glued && pieces[i + 1].kind != Kind::kOther;
     const std::string_view raw = text.substr(p.begin, p.end - p.begin);
     switch (p.kind) {
-      case Kind::kPlaceholder: emit.put_placeholder(raw, lead, trail); break;
-      case Kind::kWord: emit_word(raw, lead, trail, options_, bpe_.get(), rng, emit); break;
+      case Kind::kPlaceholder:
+        emit.put_placeholder(raw, lead, trail);
+        break;
+      case Kind::kWord:
+        emit_word(raw, lead, trail, options_, bpe_.get(), rng, emit);
+        break;
       case Kind::kOther:
-      case Kind::kUrl: emit_whole(raw, lead, trail, options_, emit); break;
+      case Kind::kUrl:
+        emit_whole(raw, lead, trail, options_, emit);
+        break;
     }
   }
 }

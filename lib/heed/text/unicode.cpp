@@ -30,13 +30,15 @@ void throw_icu_error(int status, std::string_view what) {
   const auto code = static_cast<UErrorCode>(status);
   const std::string message = "ICU " + std::string(what) + ": " + u_errorName(code);
   switch (code) {
-    case U_MEMORY_ALLOCATION_ERROR: throw std::bad_alloc();
+    case U_MEMORY_ALLOCATION_ERROR:
+      throw std::bad_alloc();
     case U_INVALID_CHAR_FOUND:
     case U_TRUNCATED_CHAR_FOUND:
     case U_ILLEGAL_CHAR_FOUND:
     case U_INDEX_OUTOFBOUNDS_ERROR:
       throw DataError(message + " (the text is not valid UTF-8 or too long)");
-    default: throw InternalError(message);
+    default:
+      throw InternalError(message);
   }
 }
 
@@ -115,9 +117,13 @@ const icu::Normalizer2& normalizer(Normalization form) {
   return *n;
 }
 
-int8_t category(char32_t c) { return u_charType(static_cast<UChar32>(c)); }
+int8_t category(char32_t c) {
+  return u_charType(static_cast<UChar32>(c));
+}
 
-std::uint32_t category_mask(char32_t c) { return U_GET_GC_MASK(static_cast<UChar32>(c)); }
+std::uint32_t category_mask(char32_t c) {
+  return U_GET_GC_MASK(static_cast<UChar32>(c));
+}
 
 // The word break iterator of the root locale: created once, cloned once per thread.
 icu::BreakIterator& thread_word_iterator() {
@@ -161,16 +167,24 @@ AsciiWordBreak ascii_word_break(unsigned char c) {
   if (c >= '0' && c <= '9') return kWbNumeric;
   switch (c) {
     case '.':
-    case '\'': return kWbMidNumLetQ;
+    case '\'':
+      return kWbMidNumLetQ;
     case ',':
-    case ';': return kWbMidNum;
-    case '_': return kWbExtendNumLet;
-    case ' ': return kWbSpace;
-    case '\r': return kWbCr;
-    case '\n': return kWbLf;
+    case ';':
+      return kWbMidNum;
+    case '_':
+      return kWbExtendNumLet;
+    case ' ':
+      return kWbSpace;
+    case '\r':
+      return kWbCr;
+    case '\n':
+      return kWbLf;
     case '\v':
-    case '\f': return kWbNewline;
-    default: return kWbOther;
+    case '\f':
+      return kWbNewline;
+    default:
+      return kWbOther;
   }
 }
 
@@ -318,15 +332,33 @@ std::string to_upper(std::string_view text) {
 // ---------------------------------------------------------------------------------------------
 // Code-point classes
 
-bool is_white_space(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c)); }
-bool is_control(char32_t c) { return category(c) == U_CONTROL_CHAR; }
-bool is_format(char32_t c) { return category(c) == U_FORMAT_CHAR; }
-bool is_letter(char32_t c) { return (category_mask(c) & U_GC_L_MASK) != 0; }
-bool is_mark(char32_t c) { return (category_mask(c) & U_GC_M_MASK) != 0; }
-bool is_digit(char32_t c) { return category(c) == U_DECIMAL_DIGIT_NUMBER; }
-bool is_number(char32_t c) { return (category_mask(c) & U_GC_N_MASK) != 0; }
-bool is_punctuation(char32_t c) { return (category_mask(c) & U_GC_P_MASK) != 0; }
-bool is_symbol(char32_t c) { return (category_mask(c) & U_GC_S_MASK) != 0; }
+bool is_white_space(char32_t c) {
+  return u_isUWhiteSpace(static_cast<UChar32>(c));
+}
+bool is_control(char32_t c) {
+  return category(c) == U_CONTROL_CHAR;
+}
+bool is_format(char32_t c) {
+  return category(c) == U_FORMAT_CHAR;
+}
+bool is_letter(char32_t c) {
+  return (category_mask(c) & U_GC_L_MASK) != 0;
+}
+bool is_mark(char32_t c) {
+  return (category_mask(c) & U_GC_M_MASK) != 0;
+}
+bool is_digit(char32_t c) {
+  return category(c) == U_DECIMAL_DIGIT_NUMBER;
+}
+bool is_number(char32_t c) {
+  return (category_mask(c) & U_GC_N_MASK) != 0;
+}
+bool is_punctuation(char32_t c) {
+  return (category_mask(c) & U_GC_P_MASK) != 0;
+}
+bool is_symbol(char32_t c) {
+  return (category_mask(c) & U_GC_S_MASK) != 0;
+}
 
 bool changes_when_lowercased(char32_t c) {
   return u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_CHANGES_WHEN_LOWERCASED);

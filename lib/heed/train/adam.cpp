@@ -15,11 +15,14 @@ class Adam : public Optimizer {
   void step(const std::vector<ParamRef>& params, float lr) override {
     ensure_state(params);
     ++step_;
-    const double correction1 = 1.0 - std::pow(static_cast<double>(config_.beta1), static_cast<double>(step_));
-    const double correction2 = 1.0 - std::pow(static_cast<double>(config_.beta2), static_cast<double>(step_));
+    const double correction1 =
+        1.0 - std::pow(static_cast<double>(config_.beta1), static_cast<double>(step_));
+    const double correction2 =
+        1.0 - std::pow(static_cast<double>(config_.beta2), static_cast<double>(step_));
     const float step_size = static_cast<float>(static_cast<double>(lr) / correction1);
     const float sqrt_c2 = static_cast<float>(std::sqrt(correction2));
-    const float b1 = config_.beta1, b2 = config_.beta2, eps = config_.epsilon, wd = config_.weight_decay;
+    const float b1 = config_.beta1, b2 = config_.beta2, eps = config_.epsilon,
+                wd = config_.weight_decay;
     for (size_t p = 0; p < params.size(); ++p) {
       float* w = params[p].value;
       const float* g = params[p].grad;

@@ -32,9 +32,10 @@ std::vector<std::vector<size_t>> plan_epoch(const std::vector<Example>& data,
   std::vector<std::vector<size_t>> batches;
   for (size_t begin = 0; begin < order.size(); begin += window) {
     const size_t end = std::min(order.size(), begin + window);
-    std::stable_sort(order.begin() + static_cast<long>(begin), order.begin() + static_cast<long>(end),
-                     [&](size_t a, size_t b) {
-                       if (data[a].src.size() != data[b].src.size()) return data[a].src.size() < data[b].src.size();
+    std::stable_sort(order.begin() + static_cast<long>(begin),
+                     order.begin() + static_cast<long>(end), [&](size_t a, size_t b) {
+                       if (data[a].src.size() != data[b].src.size())
+                         return data[a].src.size() < data[b].src.size();
                        return data[a].tgt.size() < data[b].tgt.size();
                      });
     std::vector<size_t> current;

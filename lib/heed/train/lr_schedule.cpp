@@ -10,7 +10,8 @@ namespace heed::train {
 void LrScheduleConfig::validate() const {
   if (!(lr > 0.0f)) throw ConfigError("--lr must be positive");
   if (warmup_steps < 0) throw ConfigError("--warmup-steps must not be negative");
-  if (!(decay_factor > 0.0f && decay_factor < 1.0f)) throw ConfigError("--lr-decay must be in (0, 1)");
+  if (!(decay_factor > 0.0f && decay_factor < 1.0f))
+    throw ConfigError("--lr-decay must be in (0, 1)");
   if (patience < 0) throw ConfigError("--lr-patience must not be negative");
   if (!(min_lr >= 0.0f)) throw ConfigError("--min-lr must not be negative");
 }
@@ -19,14 +20,18 @@ LrScheduleType parse_lr_schedule(const std::string& name) {
   if (name == "constant") return LrScheduleType::kConstant;
   if (name == "warmup") return LrScheduleType::kWarmup;
   if (name == "plateau") return LrScheduleType::kPlateau;
-  throw ConfigError("--lr-schedule: unknown value '" + name + "' (expected constant, warmup or plateau)");
+  throw ConfigError("--lr-schedule: unknown value '" + name +
+                    "' (expected constant, warmup or plateau)");
 }
 
 std::string to_string(LrScheduleType type) {
   switch (type) {
-    case LrScheduleType::kConstant: return "constant";
-    case LrScheduleType::kWarmup: return "warmup";
-    case LrScheduleType::kPlateau: return "plateau";
+    case LrScheduleType::kConstant:
+      return "constant";
+    case LrScheduleType::kWarmup:
+      return "warmup";
+    case LrScheduleType::kPlateau:
+      return "plateau";
   }
   return "constant";
 }

@@ -12,11 +12,11 @@ enum class LrScheduleType { kConstant, kWarmup, kPlateau };
 
 struct LrScheduleConfig {
   LrScheduleType type = LrScheduleType::kPlateau;
-  float lr = 1e-3f;            // base learning rate
-  int64_t warmup_steps = 0;    // linear ramp from lr/warmup to lr (any type)
-  float decay_factor = 0.5f;   // plateau: multiply by this
-  int patience = 0;            // plateau: validations without improvement before decaying
-  float min_lr = 1e-6f;        // plateau: never below
+  float lr = 1e-3f;           // base learning rate
+  int64_t warmup_steps = 0;   // linear ramp from lr/warmup to lr (any type)
+  float decay_factor = 0.5f;  // plateau: multiply by this
+  int patience = 0;           // plateau: validations without improvement before decaying
+  float min_lr = 1e-6f;       // plateau: never below
   void validate() const;
 };
 

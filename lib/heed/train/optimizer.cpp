@@ -25,7 +25,9 @@ OptimizerType parse_optimizer(const std::string& name) {
   throw ConfigError("--optimizer: unknown value '" + name + "' (expected adam or sgd)");
 }
 
-std::string to_string(OptimizerType type) { return type == OptimizerType::kAdam ? "adam" : "sgd"; }
+std::string to_string(OptimizerType type) {
+  return type == OptimizerType::kAdam ? "adam" : "sgd";
+}
 
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config) {
   config.validate();

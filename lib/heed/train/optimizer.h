@@ -23,11 +23,11 @@ enum class OptimizerType { kAdam, kSgd };
 
 struct OptimizerConfig {
   OptimizerType type = OptimizerType::kAdam;
-  float beta1 = 0.9f;          // Adam
-  float beta2 = 0.999f;        // Adam
-  float epsilon = 1e-8f;       // Adam, added after the square root (PyTorch)
-  float momentum = 0.0f;       // SGD
-  float weight_decay = 0.0f;   // L2 added to the gradient (PyTorch's weight_decay)
+  float beta1 = 0.9f;         // Adam
+  float beta2 = 0.999f;       // Adam
+  float epsilon = 1e-8f;      // Adam, added after the square root (PyTorch)
+  float momentum = 0.0f;      // SGD
+  float weight_decay = 0.0f;  // L2 added to the gradient (PyTorch's weight_decay)
   void validate() const;
 };
 

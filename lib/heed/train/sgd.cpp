@@ -44,7 +44,8 @@ class Sgd : public Optimizer {
   void load_state(const std::vector<ParamRef>& params, const io::SafeTensors& in) override {
     step_ = load_step_count(in);
     buffers_.clear();
-    if (config_.momentum <= 0.0f || params.empty() || !in.has("sgd/momentum/" + params[0].name)) return;
+    if (config_.momentum <= 0.0f || params.empty() || !in.has("sgd/momentum/" + params[0].name))
+      return;
     for (const auto& param : params) {
       std::vector<float> values = in.get("sgd/momentum/" + param.name).as_f32();
       if (values.size() != param.size) {

@@ -23,8 +23,12 @@ void install_stop_handlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-int stop_signal() { return g_stop; }
+int stop_signal() {
+  return g_stop;
+}
 
-void clear_stop() { g_stop = 0; }
+void clear_stop() {
+  g_stop = 0;
+}
 
 }  // namespace heed::train

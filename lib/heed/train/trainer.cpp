@@ -1,16 +1,16 @@
 #include "heed/train/trainer.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <spdlog/spdlog.h>
-
 #include <sstream>
 
 #include "heed/common/error.h"
@@ -58,8 +58,8 @@ Pairs read_pairs(io::ParallelReader& reader, int max_length, bool filter) {
       throw DataError(name + ":" + std::to_string(reader.line_number()) +
                       ": empty line (every training pair needs both sides)");
     }
-    if (filter && (static_cast<int>(src.size()) > max_length ||
-                   static_cast<int>(tgt.size()) > max_length)) {
+    if (filter &&
+        (static_cast<int>(src.size()) > max_length || static_cast<int>(tgt.size()) > max_length)) {
       ++pairs.dropped;
       continue;
     }
@@ -116,8 +116,8 @@ struct TrainerState {
     std::ostringstream out;
     out.precision(17);
     out << step << ' ' << epoch << ' ' << next_batch << ' ' << elapsed << ' ' << lr_current << ' '
-        << lr_best << ' ' << lr_bad << ' ' << best_ppl << ' ' << best_bleu << ' '
-        << bad_validations << '\n'
+        << lr_best << ' ' << lr_bad << ' ' << best_ppl << ' ' << best_bleu << ' ' << bad_validations
+        << '\n'
         << rng;
     return out.str();
   }
@@ -196,7 +196,7 @@ void Trainer::load_data() {
                     std::to_string(config_.max_length) + ")");
   }
   spdlog::info("training data: {} pairs, {} dropped as longer than {} tokens", pairs.src.size(),
-            pairs.dropped, config_.max_length);
+               pairs.dropped, config_.max_length);
   if (!resumed_vocab_) {
     src_vocab_ = config_.src_vocab_file.empty() ? build_vocab(pairs.src, config_)
                                                 : text::Vocab::load(config_.src_vocab_file);
@@ -225,7 +225,9 @@ io::ModelFile Trainer::model_file() const {
   return file;
 }
 
-void Trainer::save_model(const std::string& path) { io::save_model(path, model_file()); }
+void Trainer::save_model(const std::string& path) {
+  io::save_model(path, model_file());
+}
 
 void Trainer::save_checkpoint() {
   io::ModelFile file = model_file();
@@ -252,9 +254,8 @@ bool Trainer::validate_now(double& ppl, double& bleu) {
   batching.max_sentences = 64;
   std::vector<size_t> order(valid_.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return valid_[a].src.size() < valid_[b].src.size();
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return valid_[a].src.size() < valid_[b].src.size(); });
   Rng unused = make_rng(0);
   for (size_t begin = 0; begin < order.size(); begin += 64) {
     const std::vector<size_t> idx(order.begin() + long(begin),
@@ -269,17 +270,18 @@ bool Trainer::validate_now(double& ppl, double& bleu) {
   size_t count = valid_.size();
   if (config_.valid_max_sentences > 0) count = std::min(count, size_t(config_.valid_max_sentences));
   std::vector<size_t> bleu_order(order);
-  bleu_order.erase(std::remove_if(bleu_order.begin(), bleu_order.end(),
-                                  [&](size_t i) { return i >= count; }),
-                   bleu_order.end());
+  bleu_order.erase(
+      std::remove_if(bleu_order.begin(), bleu_order.end(), [&](size_t i) { return i >= count; }),
+      bleu_order.end());
   std::vector<std::string> hyps(count);
   decode::DecodeConfig greedy;
   greedy.beam_size = 1;
   greedy.normalization = decode::LengthNormalization::kNone;
   const text::Tokenizer detok;
   for (size_t begin = 0; begin < bleu_order.size(); begin += 64) {
-    const std::vector<size_t> idx(bleu_order.begin() + long(begin),
-                                  bleu_order.begin() + long(std::min(bleu_order.size(), begin + 64)));
+    const std::vector<size_t> idx(
+        bleu_order.begin() + long(begin),
+        bleu_order.begin() + long(std::min(bleu_order.size(), begin + 64)));
     const Batch batch = make_batch(valid_, idx);
     const auto results = decode::translate_batch(*model_, batch, greedy);
     for (size_t i = 0; i < idx.size(); ++i) {
@@ -298,7 +300,8 @@ void Trainer::metrics_row(double loss, float lr, double tps, double val_ppl, dou
   if (config_.metrics_file.empty()) return;
   const bool fresh = !fs::exists(config_.metrics_file) || fs::file_size(config_.metrics_file) == 0;
   std::ofstream out(config_.metrics_file, std::ios::app);
-  if (fresh) out << "step\tepoch\tloss\tperplexity\tlr\ttokens_per_s\tval_ppl\tval_bleu\telapsed_s\n";
+  if (fresh)
+    out << "step\tepoch\tloss\tperplexity\tlr\ttokens_per_s\tval_ppl\tval_bleu\telapsed_s\n";
   char line[512];
   auto opt = [](double v, char* buf) {
     if (std::isnan(v)) {
@@ -343,7 +346,7 @@ TrainResult Trainer::run() {
   model_config.tgt_vocab_size = static_cast<int>(tgt_vocab_.size());
   model_ = std::make_unique<model::Seq2Seq>(model_config, config_.precision);
   spdlog::info("model: {} ({} parameters, {})", model_->config().summary(),
-            model_->parameters().numel(), onednn::precision_name(config_.precision));
+               model_->parameters().numel(), onednn::precision_name(config_.precision));
   for (layers::Parameter* p : model_->parameters().all()) {
     params_.push_back({p->name, p->value.data(), p->grad.data(), size_t(p->value.numel())});
   }
@@ -359,7 +362,7 @@ TrainResult Trainer::run() {
     std::istringstream rng(state_.rng);
     rng >> rng_;
     spdlog::info("resumed from {} at step {} (epoch {})", checkpoint_path_, state_.step,
-              state_.epoch + 1);
+                 state_.epoch + 1);
     resumed.reset();
   } else {
     model_->initialize(config_.seed, config_.init_scale);
@@ -424,7 +427,7 @@ TrainResult Trainer::run() {
     }
     const std::vector<std::vector<size_t>> plan =
         plan_epoch(train_, config_.batching, config_.seed, state_.epoch);
-    for (; state_.next_batch < int64_t(plan.size()); ) {
+    for (; state_.next_batch < int64_t(plan.size());) {
       const auto t0 = Clock::now();
       const Batch batch = make_batch(train_, plan[size_t(state_.next_batch)]);
       model_->parameters().zero_grad();
@@ -438,9 +441,9 @@ TrainResult Trainer::run() {
                         (std::isfinite(loss) ? "gradient norm " + std::to_string(norm)
                                              : "loss " + std::to_string(loss)) +
                         "); stopped without saving — " +
-                        (fs::exists(checkpoint_path_) ? checkpoint_path_ + " (step " +
-                                                            std::to_string(last_saved) + ")"
-                                                      : std::string("no checkpoint")) +
+                        (fs::exists(checkpoint_path_)
+                             ? checkpoint_path_ + " (step " + std::to_string(last_saved) + ")"
+                             : std::string("no checkpoint")) +
                         " is intact; try a lower --lr or --clip");
       }
       lr = schedule_->lr(state_.step + 1);
@@ -553,9 +556,8 @@ void TrainConfig::validate() const {
   model::ModelConfig m = model;
   m.src_vocab_size = m.tgt_vocab_size = 8;
   m.validate();
-  for (const std::string* path :
-       {&train_src, &train_tgt, &train_file, &valid_src, &valid_tgt, &src_vocab_file,
-        &tgt_vocab_file}) {
+  for (const std::string* path : {&train_src, &train_tgt, &train_file, &valid_src, &valid_tgt,
+                                  &src_vocab_file, &tgt_vocab_file}) {
     if (!path->empty() && !fs::is_regular_file(*path)) {
       throw FileError(*path + ": cannot open (no such file)");
     }

@@ -39,10 +39,10 @@ struct TrainConfig {
   float clip_norm = 5.f;
   float label_smoothing = 0.1f;
 
-  std::string output;  // directory
-  int64_t max_steps = 0;     // 0 = no limit
-  int64_t max_epochs = 0;    // 0 = no limit (one of the limits must be set)
-  double time_limit = 0;     // seconds of training, 0 = none
+  std::string output;         // directory
+  int64_t max_steps = 0;      // 0 = no limit
+  int64_t max_epochs = 0;     // 0 = no limit (one of the limits must be set)
+  double time_limit = 0;      // seconds of training, 0 = none
   int64_t valid_every = 500;  // steps between validations (0 = only at the end)
   int64_t save_every = 500;   // steps between checkpoints (0 = at validations and the end)
   int patience = 0;           // early stopping after this many validations without gain (0 = off)
@@ -65,8 +65,8 @@ struct TrainConfig {
 struct TrainProgress {
   int64_t step = 0;
   int64_t epoch = 0;
-  double fraction = 0;       // of the run, by the binding limit (steps, epochs or time)
-  double loss = 0;           // mean over the recent updates
+  double fraction = 0;  // of the run, by the binding limit (steps, epochs or time)
+  double loss = 0;      // mean over the recent updates
   double tokens_per_second = 0;
   double elapsed = 0;
   float lr = 0;

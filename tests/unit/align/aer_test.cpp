@@ -13,7 +13,8 @@ TEST_CASE("alignment: Pharaoh and talp formats", "[align][fast]") {
   Alignment a = align::parse_pharaoh("2-1 0-0  1-2 0-0", "a.txt", 3);
   CHECK(align::to_pharaoh(a) == "0-0 1-2 2-1");
   CHECK(align::parse_pharaoh("", "a.txt", 1).empty());
-  CHECK_THROWS_WITH(align::parse_pharaoh("0-0 1:2", "a.txt", 7), Catch::StartsWith("a.txt:7: expected Pharaoh"));
+  CHECK_THROWS_WITH(align::parse_pharaoh("0-0 1:2", "a.txt", 7),
+                    Catch::StartsWith("a.txt:7: expected Pharaoh"));
   CHECK_THROWS_AS(align::parse_pharaoh("0p1", "a.txt", 1), DataError);
   align::GoldAlignment g = align::parse_talp("1-1 2p3 3-2", "gold", 1);
   CHECK(align::to_pharaoh(g.sure) == "0-0 2-1");

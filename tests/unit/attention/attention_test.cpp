@@ -2,8 +2,8 @@
 // difference gradients (one loop over the registry, so a new mechanism is covered by adding
 // it), exactness under padding, all-steps-at-once = step by step, select() for beam search,
 // and the registry's names and errors.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -191,7 +191,8 @@ TEST_CASE("attention: finite-difference gradients for every registered mechanism
     std::vector<heed::test::GradParam> params = {heed::test::grad_param("keys", keys, d_keys),
                                                  heed::test::grad_param("q1", q1, dq1),
                                                  heed::test::grad_param("q2", q2, dq2)};
-    for (auto* p : f.store.all()) params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
+    for (auto* p : f.store.all())
+      params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
     heed::test::GradCheckOptions options;
     options.eps = 1e-2;
     options.max_coords = 40;
@@ -258,8 +259,7 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
         CHECK(std::fabs(c1.data()[t * kK + k] - context.data()[(t * kN + kRow) * kK + k]) < 1e-5f);
       }
       for (int64_t k = 0; k < kQ; ++k) {
-        CHECK(std::fabs(dq1.data()[t * kQ + k] - d_query.data()[(t * kN + kRow) * kQ + k]) <
-              1e-5f);
+        CHECK(std::fabs(dq1.data()[t * kQ + k] - d_query.data()[(t * kN + kRow) * kQ + k]) < 1e-5f);
       }
       for (int64_t i = 0; i < kS; ++i) {
         const float batch_w = weights.data()[(kRow * 2 + t) * kS + i];

@@ -58,7 +58,8 @@ class ScriptedScorer : public decode::StepScorer {
       // Attention: all on source position (step mod length).
       if (attention) {
         const int len = lengths_[static_cast<size_t>(rows_[r].first)];
-        (*attention)[r * static_cast<size_t>(max_source) + rows_[r].second.size() % static_cast<size_t>(len)] = 1.0f;
+        (*attention)[r * static_cast<size_t>(max_source) +
+                     rows_[r].second.size() % static_cast<size_t>(len)] = 1.0f;
       }
     }
     Scores scores;
@@ -87,7 +88,8 @@ std::vector<float> dist(std::map<int32_t, float> p) {
 // Greedy takes A then </s> (0.6·0.25 = 0.15); the best sentence is B </s> (0.4·0.9 = 0.36).
 std::vector<float> garden_path(int, const std::vector<int32_t>& prefix) {
   if (prefix.empty()) return dist({{kA, 0.6f}, {kB, 0.4f}});
-  if (prefix == std::vector<int32_t>{kA}) return dist({{kA, 0.25f}, {kB, 0.25f}, {kC, 0.25f}, {kEos, 0.25f}});
+  if (prefix == std::vector<int32_t>{kA})
+    return dist({{kA, 0.25f}, {kB, 0.25f}, {kC, 0.25f}, {kEos, 0.25f}});
   if (prefix == std::vector<int32_t>{kB}) return dist({{kEos, 0.9f}, {kC, 0.1f}});
   return dist({{kEos, 1.0f}});
 }
@@ -131,7 +133,8 @@ TEST_CASE("search: n-best lists are sorted and distinct", "[decode][fast]") {
 TEST_CASE("search: length normalization changes the winner", "[decode][fast]") {
   // Short: </s> at once with 0.3. Long: A A A A </s>, each step 0.7 (0.7^5 = 0.168).
   auto table = [](int, const std::vector<int32_t>& prefix) {
-    if (prefix.size() < 4) return prefix.empty() ? dist({{kEos, 0.3f}, {kA, 0.7f}}) : dist({{kA, 0.7f}, {kEos, 0.3f}});
+    if (prefix.size() < 4)
+      return prefix.empty() ? dist({{kEos, 0.3f}, {kA, 0.7f}}) : dist({{kA, 0.7f}, {kEos, 0.3f}});
     return dist({{kEos, 0.7f}, {kA, 0.3f}});
   };
   DecodeConfig raw = plain(3);
@@ -143,7 +146,8 @@ TEST_CASE("search: length normalization changes the winner", "[decode][fast]") {
   auto best = decode::search(s2, 1, average)[0][0];
   CHECK(best.tokens.size() == 4);
   CHECK(best.score == Approx(std::log(0.168070) / 5).epsilon(1e-4));
-  CHECK(decode::normalized_score(-2.0f, 5, DecodeConfig{}) == Approx(-2.0 / std::pow(10.0 / 6.0, 0.6)));
+  CHECK(decode::normalized_score(-2.0f, 5, DecodeConfig{}) ==
+        Approx(-2.0 / std::pow(10.0 / 6.0, 0.6)));
 }
 
 TEST_CASE("search: maximum and minimum length", "[decode][fast]") {
@@ -152,12 +156,20 @@ TEST_CASE("search: maximum and minimum length", "[decode][fast]") {
   config.max_length_ratio = 1.0f;
   config.max_length_offset = 2;
   // Greedy never picks </s>; the output is cut at 1·3 + 2 = 5 tokens and marked unfinished.
-  ScriptedScorer s1([](int, const std::vector<int32_t>&) { return dist({{kA, 0.9f}, {kEos, 0.1f}}); }, {3});
+  ScriptedScorer s1(
+      [](int, const std::vector<int32_t>&) {
+        return dist({{kA, 0.9f}, {kEos, 0.1f}});
+      },
+      {3});
   auto cut = decode::search(s1, 1, config)[0][0];
   CHECK(cut.tokens.size() == 5);
   CHECK_FALSE(cut.finished);
   // </s> is likely at once, but not allowed before 3 tokens.
-  ScriptedScorer s2([](int, const std::vector<int32_t>&) { return dist({{kEos, 0.9f}, {kB, 0.1f}}); }, {3});
+  ScriptedScorer s2(
+      [](int, const std::vector<int32_t>&) {
+        return dist({{kEos, 0.9f}, {kB, 0.1f}});
+      },
+      {3});
   auto early = decode::search(s2, 1, config)[0][0];
   CHECK(early.tokens == std::vector<int32_t>{kB, kB, kB});
   CHECK(early.finished);
@@ -175,7 +187,8 @@ TEST_CASE("search: a batch gives what each sentence gives alone", "[decode][fast
   ScriptedScorer both(table, {4, 6});
   auto batch = decode::search(both, 2, config);
   for (int s = 0; s < 2; ++s) {
-    ScriptedScorer alone([&](int, const std::vector<int32_t>& p) { return table(s, p); }, {s == 0 ? 4 : 6});
+    ScriptedScorer alone([&](int, const std::vector<int32_t>& p) { return table(s, p); },
+                         {s == 0 ? 4 : 6});
     auto single = decode::search(alone, 1, config);
     REQUIRE(single[0].size() == batch[static_cast<size_t>(s)].size());
     for (size_t i = 0; i < single[0].size(); ++i) {

@@ -16,22 +16,28 @@ TEST_CASE("bleu: 13a tokenization as sacreBLEU's tokenizer_13a", "[eval][fast]")
   CHECK(eval::tokenize_13a("&quot;x&quot; &amp; &lt;y&gt;") == "\" x \" & < y >");
   CHECK(eval::tokenize_13a("a<skipped>b") == "ab");
   // Python's str.split(): NBSP, U+2009 and U+202F separate words; other text is untouched.
-  CHECK(eval::tokenize_13a("a\xc2\xa0" "b\xe2\x80\x89" "c\xe2\x80\xaf" "d") == "a b c d");
+  CHECK(eval::tokenize_13a("a\xc2\xa0"
+                           "b\xe2\x80\x89"
+                           "c\xe2\x80\xaf"
+                           "d") == "a b c d");
   CHECK(eval::tokenize_13a("«Déjà vu»") == "«Déjà vu»");
   CHECK(eval::tokenize_13a("end.") == "end .");
   CHECK(eval::tokenize_13a("  ").empty());
 }
 
 TEST_CASE("bleu: sacreBLEU's README example", "[eval][fast]") {
-  // sacrebleu README: BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)
+  // sacrebleu README: BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17
+  // ref_len = 18)
   std::vector<std::string> sys = {"The dog bit the man.", "It wasn't surprising.",
                                   "The man had just bitten him."};
   std::vector<std::vector<std::string>> refs = {
       {"The dog bit the man.", "It was not unexpected.", "The man bit him first."},
       {"The dog had bit the man.", "No one was surprised.", "The man had bitten the dog."}};
   eval::BleuScore s = eval::corpus_bleu(sys, refs);
-  CHECK(s.format() == "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)");
-  CHECK(eval::bleu_signature({}, 2).rfind("nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:", 0) == 0);
+  CHECK(s.format() ==
+        "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)");
+  CHECK(eval::bleu_signature({}, 2).rfind("nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:",
+                                          0) == 0);
 }
 
 TEST_CASE("bleu: hand-computed scores", "[eval][fast]") {
@@ -42,7 +48,8 @@ TEST_CASE("bleu: hand-computed scores", "[eval][fast]") {
   CHECK(s.score == Approx(37.99178428257963));
   eval::BleuOptions none;
   none.smoothing = eval::BleuSmoothing::kNone;
-  CHECK(eval::corpus_bleu({"the cat sat on the mat"}, {{"the cat is on the mat"}}, none).score == 0.0);
+  CHECK(eval::corpus_bleu({"the cat sat on the mat"}, {{"the cat is on the mat"}}, none).score ==
+        0.0);
   // Sentence BLEU uses the effective order: 1-grams 2/2, 2-grams 1/1, BP exp(1 − 3/2).
   CHECK(eval::sentence_bleu("the cat", {"the cat sat"}).score == Approx(60.653065971263366));
   // Lowercasing (full Unicode) and an empty hypothesis.

@@ -11,7 +11,9 @@ TEST_CASE("chrf: hand-computed scores", "[eval][fast]") {
   // Orders 1–3 occur: precision = recall = (2/3 + 1/2 + 0) / 3, so F2 equals it.
   CHECK(eval::corpus_chrf({"abc"}, {{"abd"}}) == Approx(100.0 * (2.0 / 3 + 0.5) / 3));
   // Whitespace does not count; multi-byte characters count once.
-  CHECK(eval::corpus_chrf({"a b\xc2\xa0" "c"}, {{"abc"}}) == Approx(100.0));
+  CHECK(eval::corpus_chrf({"a b\xc2\xa0"
+                           "c"},
+                          {{"abc"}}) == Approx(100.0));
   CHECK(eval::corpus_chrf({"été"}, {{"été"}}) == Approx(100.0));
   CHECK(eval::corpus_chrf({""}, {{"abc"}}) == 0.0);
   // The best of several references is used per segment.

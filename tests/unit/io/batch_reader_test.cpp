@@ -1,7 +1,8 @@
 #include "heed/io/batch_reader.h"
 
-#include <catch2/catch.hpp>
 #include <unistd.h>
+
+#include <catch2/catch.hpp>
 
 #include "heed/common/error.h"
 #include "support/files.h"

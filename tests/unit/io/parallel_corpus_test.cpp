@@ -34,12 +34,13 @@ TEST_CASE("parallel corpus: two files, ' ||| ' and TAB lines", "[io][fast]") {
 TEST_CASE("parallel corpus: mismatched files are reported with their line counts", "[io][fast]") {
   test::TempDir dir;
   std::string de = write(dir, "de", "a\nb\nc\n"), en = write(dir, "en", "a\nb\n");
-  CHECK_THROWS_WITH(io::check_line_counts(de, en), Catch::Contains("has 3 lines but") &&
-                                                       Catch::Contains("has 2"));
+  CHECK_THROWS_WITH(io::check_line_counts(de, en),
+                    Catch::Contains("has 3 lines but") && Catch::Contains("has 2"));
   io::ParallelReader r(de, en);
   std::string s, t;
   r.next(s, t);
   r.next(s, t);
-  CHECK_THROWS_WITH(r.next(s, t), Catch::Contains("has 2 lines but") && Catch::Contains("not parallel"));
+  CHECK_THROWS_WITH(r.next(s, t),
+                    Catch::Contains("has 2 lines but") && Catch::Contains("not parallel"));
   CHECK_NOTHROW(io::check_line_counts(de, de));
 }

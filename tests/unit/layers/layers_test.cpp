@@ -105,7 +105,8 @@ LossSums reference_loss(const Tensor& x, const Tensor& w, const Tensor& b,
     double mx = -1e300;
     for (int64_t o = 0; o < v; ++o) {
       double s = double(b.data()[o]);
-      for (int64_t k = 0; k < h; ++k) s += double(x.data()[r * h + k]) * double(w.data()[o * h + k]);
+      for (int64_t k = 0; k < h; ++k)
+        s += double(x.data()[r * h + k]) * double(w.data()[o * h + k]);
       logits[size_t(o)] = s;
       mx = std::max(mx, s);
     }
@@ -153,12 +154,15 @@ TEST_CASE("output layer: chunked loss matches a loop, gradients match finite dif
     CHECK(std::fabs(got.nll - ref.nll) < 1e-5 * ref.nll);
     for (int64_t k = 0; k < h; ++k) CHECK(dx.data()[3 * h + k] == 0.f);  // ignored row
 
-    auto loss = [&] { return double(scale) * reference_loss(x, w.value, b.value, targets, eps).loss; };
+    auto loss = [&] {
+      return double(scale) * reference_loss(x, w.value, b.value, targets, eps).loss;
+    };
     heed::test::GradCheckOptions options;
     options.eps = 1e-3;
     const auto result = heed::test::gradcheck(
-        loss, {heed::test::grad_param("x", x, dx), heed::test::grad_param("w", w.value, w.grad),
-               heed::test::grad_param("b", b.value, b.grad)},
+        loss,
+        {heed::test::grad_param("x", x, dx), heed::test::grad_param("w", w.value, w.grad),
+         heed::test::grad_param("b", b.value, b.grad)},
         options);
     INFO(result.report);
     CHECK(result.ok);

@@ -232,7 +232,8 @@ TEST_CASE("seq2seq: a sentence padded in a batch gets exactly its own loss and g
         const auto g = gradients(model);
         for (size_t i = 0; i < g.size(); ++i) {
           alone_sum[i].resize(g[i].size());
-          for (size_t k = 0; k < g[i].size(); ++k) alone_sum[i][k] += double(g[i][k]) * double(sums.tokens);
+          for (size_t k = 0; k < g[i].size(); ++k)
+            alone_sum[i][k] += double(g[i][k]) * double(sums.tokens);
         }
       }
       INFO(v.name << " " << heed::model::to_string(cell));

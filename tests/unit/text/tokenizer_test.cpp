@@ -38,7 +38,9 @@ Tokens tok(const Tokenizer& t, const std::string& line) {
   return tokens;
 }
 
-Tokens tok(const std::string& line) { return tok(Tokenizer(), line); }
+Tokens tok(const std::string& line) {
+  return tok(Tokenizer(), line);
+}
 
 }  // namespace
 

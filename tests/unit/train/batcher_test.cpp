@@ -44,7 +44,8 @@ TEST_CASE("batcher: every example once per epoch, caps respected, order seeded",
   }
   CHECK(seen.size() == 1000);
   CHECK(std::set<size_t>(seen.begin(), seen.end()).size() == 1000);
-  CHECK(static_cast<double>(real) / static_cast<double>(padded) > 0.8);  // bucketing keeps padding low
+  CHECK(static_cast<double>(real) / static_cast<double>(padded) >
+        0.8);  // bucketing keeps padding low
   CHECK(train::plan_epoch(data, options, 11, 0) == plan);
   CHECK(train::plan_epoch(data, options, 11, 1) != plan);
   CHECK(train::plan_epoch(data, options, 12, 0) != plan);

@@ -28,7 +28,8 @@ TEST_CASE("optimizers: saved state resumes exactly", "[train][fast]") {
     config.type = type;
     config.momentum = type == train::OptimizerType::kSgd ? 0.9f : 0.0f;
     std::vector<float> a = {1, -2, 3}, b = a, grad_a(3), grad_b(3);
-    std::vector<ParamRef> pa = {{"p", a.data(), grad_a.data(), 3}}, pb = {{"p", b.data(), grad_b.data(), 3}};
+    std::vector<ParamRef> pa = {{"p", a.data(), grad_a.data(), 3}},
+                          pb = {{"p", b.data(), grad_b.data(), 3}};
     auto gradients = [](std::vector<float>& w, std::vector<float>& g) {
       for (size_t i = 0; i < w.size(); ++i) g[i] = 2 * w[i] - 1;  // d/dw of (w² − w)
     };
