@@ -13,7 +13,7 @@
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/common/rng.h"
-#include "heed/io/model_file.h"
+#include "heed/model/model_file.h"
 #include "heed/model/seq2seq.h"
 #include "heed/model/serialize.h"
 #include "heed/onednn/context.h"
@@ -102,12 +102,12 @@ int run(int argc, char** argv) {
   model.parameters().zero_grad();
   const heed::layers::LossSums sums = model.loss(batch, options, rng);
 
-  heed::io::ModelFile file;
+  heed::model::ModelFile file;
   file.config = model.config();
   file.src_vocab = src_vocab;
   file.tgt_vocab = tgt_vocab;
   heed::model::write_parameters(model.parameters(), file.tensors);
-  heed::io::save_model(dir + "/model.safetensors", file);
+  heed::model::save_model(dir + "/model.safetensors", file);
 
   heed::io::SafeTensors b;
   auto add_ints = [&](const std::string& name, std::vector<int64_t> shape,

@@ -20,7 +20,7 @@
 #include "heed/decode/model_scorer.h"
 #include "heed/io/batch_reader.h"
 #include "heed/io/line_writer.h"
-#include "heed/io/model_file.h"
+#include "heed/model/model_file.h"
 #include "heed/model/serialize.h"
 #include "heed/onednn/context.h"
 #include "heed/text/bpe.h"
@@ -147,7 +147,7 @@ struct Translator {
   long long target_tokens = 0;  // decoder steps of the written best hypotheses (</s> included)
 
   explicit Translator(const TranslateCliConfig& c) : cfg(c) {
-    io::ModelFile file = io::load_model(cfg.model);
+    model::ModelFile file = model::load_model(cfg.model);
     model = model::load_seq2seq(file, cfg.model, cfg.precision);
     src_vocab = file.src_vocab;
     tgt_vocab = file.tgt_vocab;

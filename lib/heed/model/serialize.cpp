@@ -62,7 +62,7 @@ void read_parameters(const io::SafeTensors& in, const std::string& source,
   }
 }
 
-std::unique_ptr<Seq2Seq> load_seq2seq(const io::ModelFile& file, const std::string& source,
+std::unique_ptr<Seq2Seq> load_seq2seq(const model::ModelFile& file, const std::string& source,
                                       onednn::Precision precision) {
   auto model = std::make_unique<Seq2Seq>(file.config, precision);
   read_parameters(file.tensors, source, model->parameters());

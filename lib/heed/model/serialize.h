@@ -4,9 +4,9 @@
 #include <memory>
 #include <string>
 
-#include "heed/io/model_file.h"
 #include "heed/io/safetensors.h"
 #include "heed/layers/parameters.h"
+#include "heed/model/model_file.h"
 #include "heed/model/seq2seq.h"
 
 namespace heed::model {
@@ -23,7 +23,7 @@ void read_parameters(const io::SafeTensors& in, const std::string& source,
                      layers::ParameterStore& store);
 
 // A model ready for inference from a loaded model file (source: the path, for messages).
-std::unique_ptr<Seq2Seq> load_seq2seq(const io::ModelFile& file, const std::string& source,
+std::unique_ptr<Seq2Seq> load_seq2seq(const model::ModelFile& file, const std::string& source,
                                       onednn::Precision precision);
 
 }  // namespace heed::model

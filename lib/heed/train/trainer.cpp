@@ -19,8 +19,8 @@
 #include "heed/decode/model_scorer.h"
 #include "heed/eval/bleu.h"
 #include "heed/io/line_writer.h"
-#include "heed/io/model_file.h"
 #include "heed/io/parallel_corpus.h"
+#include "heed/model/model_file.h"
 #include "heed/model/seq2seq.h"
 #include "heed/model/serialize.h"
 #include "heed/onednn/context.h"
@@ -161,7 +161,7 @@ class Trainer {
   void load_data();
   void save_checkpoint();
   void save_model(const std::string& path);
-  io::ModelFile model_file() const;
+  model::ModelFile model_file() const;
   bool validate_now(double& ppl, double& bleu);
   void metrics_row(double loss, float lr, double tps, double val_ppl, double val_bleu);
 
@@ -215,8 +215,8 @@ void Trainer::load_data() {
   }
 }
 
-io::ModelFile Trainer::model_file() const {
-  io::ModelFile file;
+model::ModelFile Trainer::model_file() const {
+  model::ModelFile file;
   file.config = model_->config();
   file.src_vocab = src_vocab_;
   file.tgt_vocab = tgt_vocab_;
@@ -226,11 +226,11 @@ io::ModelFile Trainer::model_file() const {
 }
 
 void Trainer::save_model(const std::string& path) {
-  io::save_model(path, model_file());
+  model::save_model(path, model_file());
 }
 
 void Trainer::save_checkpoint() {
-  io::ModelFile file = model_file();
+  model::ModelFile file = model_file();
   optimizer_->save_state(params_, file.tensors);
   state_.lr_current = schedule_->current();
   state_.lr_best = schedule_->best();
@@ -239,7 +239,7 @@ void Trainer::save_checkpoint() {
   rng << rng_;
   state_.rng = rng.str();
   file.extra["train_state"] = state_.to_text();
-  io::save_model(checkpoint_path_, file);
+  model::save_model(checkpoint_path_, file);
   spdlog::debug("checkpoint saved at step {}", state_.step);
 }
 
@@ -327,12 +327,12 @@ TrainResult Trainer::run() {
   io::check_writable(checkpoint_path_);
 
   model::ModelConfig model_config = config_.model;
-  std::unique_ptr<io::ModelFile> resumed;
+  std::unique_ptr<model::ModelFile> resumed;
   if (config_.resume) {
     if (!fs::exists(checkpoint_path_)) {
       throw FileError(checkpoint_path_ + ": no checkpoint to resume from");
     }
-    resumed = std::make_unique<io::ModelFile>(io::load_model(checkpoint_path_));
+    resumed = std::make_unique<model::ModelFile>(model::load_model(checkpoint_path_));
     if (!resumed->extra.count("train_state")) {
       throw FormatError(checkpoint_path_ + ": not a training checkpoint (no trainer state)");
     }

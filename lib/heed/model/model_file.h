@@ -9,19 +9,19 @@
 #include "heed/model/config.h"
 #include "heed/text/vocab.h"
 
-namespace heed::io {
+namespace heed::model {
 
 inline constexpr const char* kModelFormat = "heed-model";
 inline constexpr int kModelFormatVersion = 1;
 
 struct ModelFile {
-  model::ModelConfig config;
+  ModelConfig config;
   text::Vocab src_vocab;
   text::Vocab tgt_vocab;
   // Further metadata owned by the tools (tokenizer options, BPE codes, training state).
   std::map<std::string, std::string> extra;
   // The parameters, by their slash-scoped names.
-  SafeTensors tensors;
+  io::SafeTensors tensors;
 };
 
 // Writes atomically (temp file, fsync, rename); sets format, version, config, vocabularies and
@@ -34,4 +34,4 @@ void save_model(const std::string& path, const ModelFile& model);
 // message names the file. FileError if it cannot be opened.
 ModelFile load_model(const std::string& path);
 
-}  // namespace heed::io
+}  // namespace heed::model

@@ -1,8 +1,8 @@
-#include "heed/io/model_file.h"
+#include "heed/model/model_file.h"
 
 #include "heed/common/error.h"
 
-namespace heed::io {
+namespace heed::model {
 namespace {
 
 const char* const kReserved[] = {"format",    "format_version", "config",
@@ -11,7 +11,7 @@ const char* const kReserved[] = {"format",    "format_version", "config",
 }  // namespace
 
 void save_model(const std::string& path, const ModelFile& model) {
-  SafeTensors out = model.tensors;
+  io::SafeTensors out = model.tensors;
   for (const auto& [key, value] : model.extra) {
     for (const char* reserved : kReserved) {
       if (key == reserved) throw InternalError("model metadata key '" + key + "' is reserved");
@@ -29,7 +29,7 @@ void save_model(const std::string& path, const ModelFile& model) {
 
 ModelFile load_model(const std::string& path) {
   ModelFile model;
-  model.tensors = SafeTensors::load(path);
+  model.tensors = io::SafeTensors::load(path);
   const auto& meta = model.tensors.metadata();
   auto fail = [&path](const std::string& what) -> FormatError {
     return FormatError("'" + path + "' " + what);
@@ -58,7 +58,7 @@ ModelFile load_model(const std::string& path) {
                " stored, " + model.tensors.data_checksum() + " computed)");
   }
   try {
-    model.config = model::ModelConfig::from_json(model.tensors.metadata("config"));
+    model.config = ModelConfig::from_json(model.tensors.metadata("config"));
     model.src_vocab =
         text::Vocab::from_string(model.tensors.metadata("src_vocab"), path + ":src_vocab");
     model.tgt_vocab =
@@ -78,4 +78,4 @@ ModelFile load_model(const std::string& path) {
   return model;
 }
 
-}  // namespace heed::io
+}  // namespace heed::model

@@ -1,4 +1,4 @@
-#include "heed/io/model_file.h"
+#include "heed/model/model_file.h"
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -11,8 +11,8 @@
 using namespace heed;
 
 namespace {
-io::ModelFile tiny() {
-  io::ModelFile m;
+model::ModelFile tiny() {
+  model::ModelFile m;
   m.src_vocab = text::Vocab::from_counts(text::CountList{{"hallo", 3}, {"welt", 2}});
   m.tgt_vocab = text::Vocab::from_counts(text::CountList{{"hello", 3}});
   m.config.embed = 4;
@@ -27,7 +27,7 @@ io::ModelFile tiny() {
 }
 std::string load_error(const std::string& path) {
   try {
-    io::load_model(path);
+    model::load_model(path);
   } catch (const FormatError& e) {
     return e.what();
   }
@@ -37,8 +37,8 @@ std::string load_error(const std::string& path) {
 
 TEST_CASE("model file: save and load keep config, vocabularies, tensors, extras", "[io][fast]") {
   test::TempDir dir;
-  io::save_model(dir.path("m"), tiny());
-  io::ModelFile back = io::load_model(dir.path("m"));
+  model::save_model(dir.path("m"), tiny());
+  model::ModelFile back = model::load_model(dir.path("m"));
   CHECK(back.config.to_json() == tiny().config.to_json());
   CHECK(back.src_vocab.to_string() == tiny().src_vocab.to_string());
   CHECK(back.tgt_vocab.id("hello") == 4);
@@ -49,11 +49,11 @@ TEST_CASE("model file: save and load keep config, vocabularies, tensors, extras"
 
 TEST_CASE("model file: truncated, corrupt, foreign and newer files fail clearly", "[io][fast]") {
   test::TempDir dir;
-  io::save_model(dir.path("m"), tiny());
+  model::save_model(dir.path("m"), tiny());
   const std::string good = test::read_file(dir.path("m"));
 
   test::write_file(dir.path("truncated"), good.substr(0, good.size() - 5));
-  CHECK_THROWS_WITH(io::load_model(dir.path("truncated")), Catch::Contains("truncated"));
+  CHECK_THROWS_WITH(model::load_model(dir.path("truncated")), Catch::Contains("truncated"));
 
   std::string flipped = good;
   flipped[flipped.size() - 2] ^= 0x40;  // one bit of tensor data
@@ -77,5 +77,5 @@ TEST_CASE("model file: truncated, corrupt, foreign and newer files fail clearly"
   CHECK(load_error(dir.path("newer")).find("version 9, newer than this heed reads (1)") !=
         std::string::npos);
 
-  CHECK_THROWS_AS(io::load_model(dir.path("absent")), FileError);
+  CHECK_THROWS_AS(model::load_model(dir.path("absent")), FileError);
 }
