@@ -1,5 +1,5 @@
 // Greedy and beam search over an abstract step scorer, batched across sentences and beams.
-// The model side (decode/translator) implements StepScorer; tests drive the search with a
+// The model side (decode/model_scorer) implements StepScorer; tests drive the search with a
 // scripted scorer whose best paths are known.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The output layer: projection to the target vocabulary, log-softmax and the masked
 // cross-entropy with optional label smoothing, forward and backward fused and done in chunks
-// of rows, so that no more than one [chunk × V] buffer of logits ever exists (onednn-notes §8:
+// of rows, so that no more than one [chunk × V] buffer of logits ever exists (docs/onednn.md §8:
 // a [tokens × V] buffer is hundreds of MB and falls out of cache).
 //
 // Label smoothing ε follows PyTorch's cross_entropy: the target distribution is

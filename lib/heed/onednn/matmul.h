@@ -1,6 +1,6 @@
 // Batched matrix products on oneDNN's matmul: C (=|+=) A·B with optional bias, per-row addend
 // (attention masks), output scale and tanh, over dense or strided views (no transposes or copies
-// for time-major encoder states, onednn-notes §4.1). One MatMul object caches one primitive per
+// for time-major encoder states, docs/onednn.md §5). One MatMul object caches one primitive per
 // operand shape/stride combination and reuses it, with no allocation per call.
 #pragma once
 

@@ -1,5 +1,5 @@
 // An Rnn run over a right-padded, time-major batch of sentences with their own lengths, with
-// exactly the results of running each sentence alone (onednn-notes §3.6; oneDNN has no
+// exactly the results of running each sentence alone (docs/onednn.md §4; oneDNN has no
 // sequence-length input):
 //  - left-to-right runs the padded batch as is; padding comes after the real tokens, so it
 //    cannot reach them. The final state of sentence n is y[len_n − 1, n]; in backward, the

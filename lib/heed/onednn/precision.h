@@ -6,7 +6,7 @@
 namespace heed::onednn {
 
 // kBF16: bf16 data and weights with f32 accumulation, f32 master weights and f32 gradients
-// (onednn-notes §5). Only where bf16_supported() (context.h).
+// (docs/onednn.md §6). Only where bf16_supported() (context.h).
 enum class Precision { kF32, kBF16 };
 
 // "f32" or "bf16".

@@ -4,7 +4,7 @@
 // Parameters follow PyTorch's nn.LSTM / nn.GRU exactly (the model file stores them so):
 //   weight_ih [G·H, I], weight_hh [G·H, H], bias_ih [G·H], bias_hh [G·H];
 //   LSTM G = 4, gates i, f, g, o; GRU G = 3, gates r, z, n, linear-before-reset.
-// Mapping to oneDNN (onednn-notes §3.1): weight_ih is ldgoi {1, 1, I, G, H}. LSTM gate order is
+// Mapping to oneDNN (docs/onednn.md §2): weight_ih is ldgoi {1, 1, I, G, H}. LSTM gate order is
 // the same and bias = bias_ih + bias_hh. GRU runs as lbr_gru with gate blocks (r, z, n) →
 // (u = z, r, o = n) and a 4-gate bias [b_iz + b_hz, b_ir + b_hr, b_in, b_hn]. Gradients map back:
 // d bias_ih and d bias_hh both receive d b for the summed gates, and the split n gate goes to

@@ -1,6 +1,6 @@
-// The only ICU user of the project (style.md §3.2). ICU objects are created once: normalizers
-// are process-wide singletons owned by ICU, and the word break iterator is created once and
-// cloned per thread, since a break iterator must not be shared between threads.
+// The only ICU user of the project (docs/architecture.md). ICU objects are created once:
+// normalizers are process-wide singletons owned by ICU, and the word break iterator is created once
+// and cloned per thread, since a break iterator must not be shared between threads.
 #include "heed/text/unicode.h"
 
 #include <unicode/brkiter.h>

@@ -1,4 +1,4 @@
-// The project's one window onto ICU (style.md §3.2): UTF-8 validation and repair, Unicode
+// The project's one window onto ICU (docs/architecture.md): UTF-8 validation and repair, Unicode
 // normalization, case mapping, code-point classes and word boundaries. Only std types cross
 // this header; unicode.cpp is the only file that includes ICU, and it turns ICU's UErrorCode
 // into heed exceptions. Every function is thread-safe (ICU's break iterators are not, so

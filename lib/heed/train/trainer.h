@@ -4,7 +4,7 @@
 // position in the epoch's batch plan and the dropout RNG) is all a resumed run needs to make
 // the same update k + 1 as an uninterrupted one.
 //
-// Output directory layout (docs/train.md):
+// Output directory layout (man/heed-train.1):
 //   DIR/checkpoint.heed  the last checkpoint: a model file plus optimizer and trainer state
 //   DIR/model.heed       the best model by validation perplexity (the last one without
 //                        validation data), a plain model file

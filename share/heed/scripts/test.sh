@@ -2,8 +2,9 @@
 # Installs what is missing, builds heed and runs the whole test suite (unit, CLI, lint).
 # Tests that need ../shared/data beside the clone are skipped, visibly, where it is absent.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-# python3-torch and python3-numpy: the independent PyTorch reference (tests/reference/).
-heed_install "${HEED_BUILD_PACKAGES[@]}" python3 python3-torch python3-numpy
+# python3-torch and python3-numpy: the independent PyTorch reference (tests/reference/);
+# clang-format: the formatting lint.
+heed_install "${HEED_BUILD_PACKAGES[@]}" python3 python3-torch python3-numpy clang-format
 heed_build -DHEED_WERROR=ON
 heed_log "running the tests"
 cd "$HEED_BUILD"
