@@ -43,11 +43,20 @@ struct Pairs {
 Pairs read_pairs(io::ParallelReader& reader, int max_length, bool filter) {
   Pairs pairs;
   std::string s, t;
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
   while (reader.next(s, t)) {
-    for (const auto* line : {&s, &t}) {
+    for (auto* line : {&s, &t}) {
+      const std::string& name = line == &s ? reader.source_name() : reader.target_name();
+      // A BOM (Windows editors) is not part of the first token.
+      if (reader.line_number() == 1 &&
+          line->compare(0, kByteOrderMark.size(), kByteOrderMark) == 0) {
+        line->erase(0, kByteOrderMark.size());
+      }
       if (text::find_invalid_utf8(*line)) {
-        const std::string& name = line == &s ? reader.source_name() : reader.target_name();
         throw DataError(at_line(name, reader.line_number(), "invalid UTF-8"));
+      }
+      if (line->find('\0') != std::string::npos) {
+        throw DataError(at_line(name, reader.line_number(), "NUL byte (binary data, not text?)"));
       }
     }
     std::vector<std::string> src, tgt;
