@@ -47,6 +47,10 @@ printf 'threads = 1\n\n# comment\nbeam-size = -2\n' > "$TMP/bad.cfg"
 check "$TMP/bad.cfg:4: option 'beam-size' must be an integer in \[1, 1000\]" translate --config "$TMP/bad.cfg"
 printf 'merges = 10\nfrobnicate = 1\n' > "$TMP/unknown.cfg"
 check "$TMP/unknown.cfg:2: unrecognised option 'frobnicate'" tokenize learn-bpe --config "$TMP/unknown.cfg"
+printf '# a model\ncell = rnn\n' > "$TMP/choice.cfg"
+check "$TMP/choice.cfg:2: --cell: unknown value 'rnn'" train --config "$TMP/choice.cfg"
+printf 'metrics = bleu,ter\n' > "$TMP/metrics.cfg"
+check "$TMP/metrics.cfg:1: --metrics: unknown value 'ter'" score --config "$TMP/metrics.cfg" -r a --hyp b
 printf 'merges\n' > "$TMP/syntax.cfg"
 check "$TMP/syntax.cfg:1: " tokenize learn-bpe --config "$TMP/syntax.cfg"
 

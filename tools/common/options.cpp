@@ -102,7 +102,30 @@ std::string list_names(const std::vector<std::string>& names) {
   return list;
 }
 
+class CheckedString final : public po::typed_value<std::string> {
+ public:
+  CheckedString(std::string* target, std::function<void(const std::string&)> check)
+      : po::typed_value<std::string>(target), check_(std::move(check)) {}
+
+  void xparse(boost::any& store, const std::vector<std::string>& tokens) const override {
+    po::typed_value<std::string>::xparse(store, tokens);
+    try {
+      check_(boost::any_cast<const std::string&>(store));
+    } catch (const ConfigError& e) {
+      throw po::error(e.what());
+    }
+  }
+
+ private:
+  std::function<void(const std::string&)> check_;
+};
+
 }  // namespace
+
+po::typed_value<std::string>* checked(std::string* target,
+                                      std::function<void(const std::string&)> check) {
+  return (new CheckedString(target, std::move(check)))->default_value(*target);
+}
 
 std::string describe(long double min, long double max, bool min_open, bool max_open,
                      bool integral) {

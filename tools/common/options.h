@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -173,6 +174,12 @@ template <class T>
 po::typed_value<T>* number_without_default(T* target, Bounds bounds) {
   return new NumberValue<T>(target, bounds);
 }
+
+// A string option whose value is checked as it is parsed, so that a bad value in a config file
+// is reported with its FILE:LINE like any other. check throws ConfigError (a library parser such
+// as model::parse_cell, or check_choice). The default is *target.
+po::typed_value<std::string>* checked(std::string* target,
+                                      std::function<void(const std::string&)> check);
 
 // Throws ConfigError naming the option when value is not one of allowed.
 void check_choice(const std::string& option, const std::string& value,

@@ -49,9 +49,15 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
       "hyp", po::value(&cfg.hypotheses)->required(),
       "hypothesis file; repeat for several systems (the first is the baseline)")(
       "output,o", po::value(&cfg.output)->default_value(cfg.output), "output file ('-' = stdout)")(
-      "metrics,m", po::value(&metrics)->default_value(metrics),
+      "metrics,m",
+      cli::checked(&metrics,
+                   [](const std::string& list) {
+                     for (const auto& m : split(list, ",")) {
+                       cli::check_choice("metrics", m, {"bleu", "chrf"});
+                     }
+                   }),
       "bleu, chrf or both (comma-separated)")("tokenize",
-                                              po::value(&tokenize)->default_value(tokenize),
+                                              cli::checked(&tokenize, eval::parse_bleu_tokenizer),
                                               "BLEU tokenization: 13a, intl or none")(
       "lowercase", po::bool_switch(&cfg.bleu_options.lowercase), "lowercase before scoring")(
       "sentence", po::bool_switch(&cfg.sentence),
@@ -63,7 +69,6 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
   if (!cl.parse(argc, argv)) return false;
   cfg.bleu = cfg.chrf = false;
   for (const auto& m : split(metrics, ",")) {
-    cli::check_choice("metrics", m, {"bleu", "chrf"});
     (m == "bleu" ? cfg.bleu : cfg.chrf) = true;
   }
   cfg.bleu_options.tokenizer = eval::parse_bleu_tokenizer(tokenize);

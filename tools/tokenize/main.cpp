@@ -62,13 +62,25 @@ bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
                      "input file ('-' = stdin); learn-bpe and vocab accept several")(
           "output,o", po::value(&cfg.output)->default_value(cfg.output),
           "output file ('-' = stdout), written atomically")(
-          "on-invalid", po::value(&on_invalid)->default_value(on_invalid),
+          "on-invalid",
+          cli::checked(&on_invalid,
+                       [](const std::string& v) {
+                         cli::check_choice("on-invalid", v, {"error", "replace", "skip"});
+                       }),
           "invalid UTF-8: error (exit 65 naming file and line), replace (U+FFFD) or skip "
           "(empty output line)");
   cl.group("Tokenization")
-      .add_options()("mode", po::value(&tok_mode)->default_value(tok_mode),
+      .add_options()("mode",
+                     cli::checked(&tok_mode,
+                                  [](const std::string& v) {
+                                    cli::check_choice("mode", v, {"conservative", "aggressive"});
+                                  }),
                      "conservative (keeps 2,000 and soft-landing) or aggressive (splits them)")(
-          "normalize", po::value(&normalize)->default_value(normalize),
+          "normalize",
+          cli::checked(&normalize,
+                       [](const std::string& v) {
+                         cli::check_choice("normalize", v, {"nfc", "nfkc", "none"});
+                       }),
           "Unicode normalization: nfc, nfkc or none")(
           "lowercase", po::bool_switch(&cfg.tokenizer.lowercase), "lowercase every token (lossy)")(
           "case-feature", po::bool_switch(&cfg.tokenizer.case_feature),
@@ -89,14 +101,11 @@ bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
   const std::string& mode_name = cl.subcommand();
   cfg.mode = static_cast<Mode>(std::find(kModes.begin(), kModes.end(), mode_name) - kModes.begin());
 
-  cli::check_choice("mode", tok_mode, {"conservative", "aggressive"});
   cfg.tokenizer.mode = tok_mode == "aggressive" ? text::TokenizeMode::kAggressive
                                                 : text::TokenizeMode::kConservative;
-  cli::check_choice("normalize", normalize, {"nfc", "nfkc", "none"});
   cfg.tokenizer.normalization = normalize == "nfkc"  ? text::Normalization::kNfkc
                                 : normalize == "nfc" ? text::Normalization::kNfc
                                                      : text::Normalization::kNone;
-  cli::check_choice("on-invalid", on_invalid, {"error", "replace", "skip"});
   cfg.on_invalid = on_invalid == "replace" ? OnInvalid::kReplace
                    : on_invalid == "skip"  ? OnInvalid::kSkip
                                            : OnInvalid::kError;

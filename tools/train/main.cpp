@@ -83,22 +83,23 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
       "drop training pairs with a side longer than this many tokens")(
       "bpe", po::value(&bpe),
       "BPE codes the data was encoded with (stored in the model for heed-translate)")(
-      "tokenizer-mode", po::value(&tok_mode)->default_value(tok_mode),
+      "tokenizer-mode",
+      cli::checked(&tok_mode, [](const std::string& v) { text::parse_tokenize_mode(v); }),
       "heed-tokenize --mode the data was tokenized with (stored in the model)")(
       "tokenizer-case-feature", po::bool_switch(&tok_case_feature),
       "the data was tokenized with --case-feature")("tokenizer-lowercase",
                                                     po::bool_switch(&tok_lowercase),
                                                     "the data was tokenized with --lowercase");
   cl.group("Model").add_options()(
-      "attention", po::value(&attention)->default_value(attention),
+      "attention", cli::checked(&attention, attention::canonical_attention_name),
       ("attention mechanism: " + join(attention::attention_names(), ", ")).c_str())(
-      "decoder", po::value(&decoder)->default_value(decoder),
+      "decoder", cli::checked(&decoder, model::parse_decoder),
       "luong (query = current state) or bahdanau (query = previous state)")(
       "input-feeding",
       po::value(&cfg.model.input_feeding)->default_value(true)->implicit_value(true),
       "Luong: feed the attentional vector to the next step (true/false)")(
       "no-input-feeding", po::bool_switch(&no_input_feeding), "same as --input-feeding false")(
-      "cell", po::value(&cell)->default_value(cell), "lstm or gru")(
+      "cell", cli::checked(&cell, model::parse_cell), "lstm or gru")(
       "layers", cli::number(&layers, kLayers), "encoder and decoder layers")(
       "encoder-layers", cli::number_without_default(&cfg.model.encoder_layers, kLayers),
       "encoder layers (overrides --layers)")(
@@ -110,7 +111,7 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
       "additive attention width (0 = --hidden)")(
       "unidirectional", po::bool_switch(&unidirectional),
       "left-to-right encoder only (default: bidirectional)")(
-      "bridge", po::value(&bridge)->default_value(bridge),
+      "bridge", cli::checked(&bridge, model::parse_bridge),
       "decoder initial state: dense (from the encoder) or zero")(
       "dropout", cli::number(&cfg.model.dropout, cli::from_below(0, 1)),
       "dropout on embeddings, between layers and on outputs");
@@ -126,9 +127,9 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
           "sentence pairs per batch at most")(
           "batch-tokens", cli::number(&cfg.batching.max_tokens, cli::at_least(0)),
           "padded tokens per batch at most (0 = no cap)")(
-          "optimizer", po::value(&optimizer)->default_value(optimizer), "adam or sgd")(
+          "optimizer", cli::checked(&optimizer, train::parse_optimizer), "adam or sgd")(
           "lr", cli::number(&cfg.schedule.lr, cli::above(0)), "learning rate")(
-          "lr-schedule", po::value(&schedule)->default_value(schedule),
+          "lr-schedule", cli::checked(&schedule, train::parse_lr_schedule),
           "constant, warmup or plateau (decay on a validation plateau)")(
           "warmup-steps", cli::number(&cfg.schedule.warmup_steps, cli::at_least(0)),
           "linear warm-up over this many updates")(
@@ -150,7 +151,7 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
           "updates between checkpoints (0 = at validations)")(
           "patience", cli::number(&cfg.patience, cli::at_least(0)),
           "early stopping after this many validations without a better perplexity (0 = off)")(
-          "precision", po::value(&precision)->default_value(precision),
+          "precision", cli::checked(&precision, onednn::parse_precision),
           "f32 or bf16 (bf16 matmuls and RNNs, f32 master weights)")(
           "resume", po::bool_switch(&cfg.resume),
           "continue from DIR/checkpoint.heed exactly where it stopped")(

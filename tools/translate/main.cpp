@@ -71,7 +71,7 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
           "write the N best hypotheses per line as 'id ||| hypothesis ||| score'")(
           "batch-size", cli::number(&cfg.batch_size, cli::at_least(1)),
           "sentences decoded together")("normalize",
-                                        po::value(&normalize)->default_value(normalize),
+                                        cli::checked(&normalize, decode::parse_normalization),
                                         "length normalization: gnmt, average or none")(
           "length-penalty", cli::number(&cfg.decode.alpha, cli::Bounds{}), "GNMT alpha")(
           "coverage-penalty", cli::number(&cfg.decode.coverage_penalty, cli::at_least(0)),
@@ -91,7 +91,7 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
           "soft (one row of weights per output token) or a threshold such as 0.3 (every word pair "
           "above it)")("replace-unk", po::bool_switch(&cfg.replace_unk),
                        "replace <unk> by the most attended source token")(
-          "precision", po::value(&precision)->default_value(precision), "f32 or bf16");
+          "precision", cli::checked(&precision, onednn::parse_precision), "f32 or bf16");
   if (!cl.parse(argc, argv)) return false;
   cfg.decode.normalization = decode::parse_normalization(normalize);
   cfg.decode.validate();
