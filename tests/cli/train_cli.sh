@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Contract tests of heed-train: exact resume after kill -9 between checkpoints, Ctrl-C saves a
-# resumable checkpoint (exit 130; SIGTERM 143), a diverging run stops on the non-finite loss with the last
-# checkpoint intact, and bad input fails with one error line before any training.
+# resumable checkpoint (exit 130; SIGTERM 143) and, without validation data, the model, a
+# diverging run stops on the non-finite loss with the last checkpoint intact, a closed log pipe
+# does not end a run, the progress line on a terminal never swallows a log line, pipes work as
+# corpus inputs, and bad input (corpus, BPE codes, metrics file, checkpoint) fails with one
+# error line before any training.
 source "$(dirname "$0")/lib.sh"
 T=$BIN/heed-train
 SAMPLE=$(dirname "$0")/../../share/heed/sample
@@ -9,8 +12,9 @@ head -400 "$SAMPLE/train.en" > "$TMP/src"
 head -400 "$SAMPLE/train.fr" > "$TMP/tgt"
 head -20 "$SAMPLE/valid.en" > "$TMP/vsrc"
 head -20 "$SAMPLE/valid.fr" > "$TMP/vtgt"
-tiny=(--train-src "$TMP/src" --train-tgt "$TMP/tgt" --hidden 16 --embed 8 --vocab-size 300
-      --batch-size 16 --threads 1 --seed 5 -q)
+data=(--train-src "$TMP/src" --train-tgt "$TMP/tgt")
+model=(--hidden 16 --embed 8 --vocab-size 300 --batch-size 16 --threads 1 --seed 5)
+tiny=("${data[@]}" "${model[@]}" -q)
 
 # Exact resume: an uninterrupted run and a run killed (SIGKILL) after update 25 — between the
 # checkpoints at 20 and 30 — then resumed, end with byte-identical models.
@@ -35,6 +39,8 @@ for sig in INT:130 TERM:143; do
   wait $pid
   expect_eq "sig$name-exit" $? "$code"
   [ -f "$dir/checkpoint.heed" ] && ok || fail "sig$name: no checkpoint"
+  # No validation data: the last weights are the model, also when stopped by a signal.
+  [ -f "$dir/model.heed" ] && ok || fail "sig$name: no model.heed after the signal"
   expect_exit 0 "sig$name-resume" -- "$T" "${tiny[@]}" -o "$dir" --max-steps 1 --resume
   # (--max-steps 1 is already reached: the resumed run stops at once and saves the model.)
   [ -f "$dir/model.heed" ] && ok || fail "sig$name-resume: no model"
@@ -77,4 +83,97 @@ printf 'heed-model?' > "$TMP/g.heed"
 mkdir -p "$TMP/g" && cp "$TMP/g.heed" "$TMP/g/checkpoint.heed"
 expect_exit 65 corrupt-checkpoint -- "$T" "${tiny[@]}" -o "$TMP/g" --max-steps 1 --resume
 expect_last_error_line train corrupt-checkpoint "checkpoint.heed"
+mkdir -p "$TMP/truncated" "$TMP/foreign" "$TMP/newer"
+head -c 5000 "$TMP/a/checkpoint.heed" > "$TMP/truncated/checkpoint.heed"
+expect_exit 65 truncated-checkpoint -- "$T" "${tiny[@]}" -o "$TMP/truncated" --max-steps 50 --resume
+expect_last_error_line train truncated-checkpoint "truncated/checkpoint.heed.*(truncated|not a model)"
+cp "$TMP/a/model.heed" "$TMP/foreign/checkpoint.heed"
+expect_exit 65 foreign-checkpoint -- "$T" "${tiny[@]}" -o "$TMP/foreign" --max-steps 50 --resume
+expect_last_error_line train foreign-checkpoint "foreign/checkpoint.heed: not a training checkpoint"
+perl -0777 -pe 's/"format_version":"\d+"/"format_version":"9"/' "$TMP/a/checkpoint.heed" \
+  > "$TMP/newer/checkpoint.heed"
+expect_exit 65 newer-checkpoint -- "$T" "${tiny[@]}" -o "$TMP/newer" --max-steps 50 --resume
+expect_last_error_line train newer-checkpoint "newer/checkpoint.heed.*version 9, newer"
+expect_exit 66 no-checkpoint -- "$T" "${tiny[@]}" -o "$TMP/none" --max-steps 50 --resume
+expect_last_error_line train no-checkpoint "no checkpoint to resume from"
+
+# More bad corpus input: NUL bytes are refused; a directory is named as one.
+{ head -4 "$TMP/src"; printf 'a\0b c\n'; tail -n +6 "$TMP/src"; } > "$TMP/nul"
+expect_exit 65 nul-byte -- "$T" --train-src "$TMP/nul" --train-tgt "$TMP/tgt" -o "$TMP/f" --max-steps 1
+expect_last_error_line train nul-byte "nul:5: NUL byte"
+mkdir -p "$TMP/adir"
+expect_exit 66 directory -- "$T" --train-src "$TMP/adir" --train-tgt "$TMP/tgt" -o "$TMP/h" --max-steps 1
+expect_last_error_line train directory "adir: cannot open \(is a directory\)"
+[ -e "$TMP/h" ] && fail "bad input left an output directory" || ok
+
+# Harmless variants give the same model: CRLF line ends, a BOM, a 1 MB line (dropped by
+# --max-length and counted), process substitutions (read once: pipes cannot be read twice).
+short=(--max-steps 3 --save-every 0 --valid-every 0)
+expect_exit 0 plain -- "$T" "${tiny[@]}" -o "$TMP/plain" "${short[@]}"
+sed 's/$/\r/' "$TMP/src" > "$TMP/crlf"
+expect_exit 0 crlf -- "$T" "${model[@]}" -q --train-tgt "$TMP/tgt" --train-src "$TMP/crlf" -o "$TMP/crlf-run" "${short[@]}"
+expect_same crlf-same-model "$TMP/plain/model.heed" "$TMP/crlf-run/model.heed"
+{ printf '\xef\xbb\xbf'; cat "$TMP/src"; } > "$TMP/bom"
+expect_exit 0 bom -- "$T" "${model[@]}" -q --train-tgt "$TMP/tgt" --train-src "$TMP/bom" -o "$TMP/bom-run" "${short[@]}"
+expect_same bom-same-model "$TMP/plain/model.heed" "$TMP/bom-run/model.heed"
+expect_exit 0 pipes -- "$T" "${model[@]}" -q --train-src <(cat "$TMP/src") --train-tgt <(cat "$TMP/tgt") \
+  -o "$TMP/pipe-run" "${short[@]}"
+expect_same pipes-same-model "$TMP/plain/model.heed" "$TMP/pipe-run/model.heed"
+expect_exit 65 pipes-mismatch -- "$T" "${model[@]}" -q --train-src <(cat "$TMP/src") \
+  --train-tgt <(head -399 "$TMP/tgt") -o "$TMP/f" "${short[@]}"
+expect_last_error_line train pipes-mismatch "399 lines but .* has more"
+{ cat "$TMP/src"; head -c 1000000 /dev/zero | tr '\0' 'w' | sed 's/w/w /g' | head -c 1000000; echo; } > "$TMP/long-src"
+{ cat "$TMP/tgt"; echo "un mot"; } > "$TMP/long-tgt"
+"$T" "${model[@]}" --train-src "$TMP/long-src" --train-tgt "$TMP/long-tgt" -o "$TMP/long" \
+  "${short[@]}" >"$TMP/out" 2>"$TMP/err"
+expect_eq long-line-exit $? 0
+grep -q "400 pairs, 1 dropped as longer than 100 tokens" "$TMP/err" && ok ||
+  fail "long-line: not reported as dropped: $(grep 'pairs' "$TMP/err")"
+
+# BPE codes are checked before training (heed-translate would refuse the model afterwards).
+expect_exit 65 bpe-plain-text -- "$T" "${tiny[@]}" --bpe "$TMP/src" -o "$TMP/bad-bpe" "${short[@]}"
+expect_last_error_line train bpe-plain-text "src:1: expected a merge"
+printf '#version: 0.2\nt h\ncaf\xe9 s\n' > "$TMP/latin1.codes"
+expect_exit 65 bpe-invalid-utf8 -- "$T" "${tiny[@]}" --bpe "$TMP/latin1.codes" -o "$TMP/bad-bpe" "${short[@]}"
+expect_last_error_line train bpe-invalid-utf8 "latin1.codes:3: .*UTF-8"
+[ -e "$TMP/bad-bpe" ] && fail "bad BPE codes left an output directory" || ok
+
+# The metrics file must be writable before the first step, not at the first validation.
+mkdir -p "$TMP/metrics-dir"
+expect_exit 74 metrics-directory -- "$T" "${tiny[@]}" -o "$TMP/m1" "${short[@]}" --metrics-file "$TMP/metrics-dir"
+expect_last_error_line train metrics-directory "metrics-dir: cannot write the metrics file"
+expect_exit 74 metrics-unwritable -- "$T" "${tiny[@]}" -o "$TMP/m2" "${short[@]}" --metrics-file /proc/heed-no/m.tsv
+expect_last_error_line train metrics-unwritable "/proc/heed-no/m.tsv"
+[ -e "$TMP/m1/checkpoint.heed" ] || [ -e "$TMP/m2/checkpoint.heed" ] && fail "metrics: trained first" || ok
+
+# A full disk (here: the file size limit, with SIGXFSZ ignored so writes fail with EFBIG) is a
+# write error, and the atomic writes leave no partial file.
+(trap '' XFSZ; ulimit -f 40; exec "$T" "${tiny[@]}" -o "$TMP/full" "${short[@]}") >"$TMP/out" 2>"$TMP/err"
+expect_eq full-disk-exit $? 74
+expect_last_error_line train full-disk "full/checkpoint.heed.*File too large"
+expect_eq full-disk-left "$(ls -A "$TMP/full")" ""
+
+# A closed log pipe (heed-train -v 2>&1 | head -1) does not end the run: it finishes, exit 0.
+("$T" "${data[@]}" "${model[@]}" -v -o "$TMP/piped" --max-steps 20 --save-every 5 2>&1; echo $? > "$TMP/piped.rc") |
+  head -1 > /dev/null
+expect_eq closed-log-pipe-exit "$(cat "$TMP/piped.rc")" 0
+[ -f "$TMP/piped/model.heed" ] && ok || fail "closed-log-pipe: no model.heed"
+
+# The last line says when there was no validation data (instead of perplexity 0.00).
+"$T" "${data[@]}" "${model[@]}" -o "$TMP/novalid" "${short[@]}" >"$TMP/out" 2>"$TMP/err"
+grep -q "stopped by max-steps; no validation data" "$TMP/err" && ok ||
+  fail "no-validation summary: $(tail -1 "$TMP/err")"
+grep -q "perplexity 0.00" "$TMP/err" && fail "no-validation summary reports perplexity 0.00" || ok
+
+# On a terminal the progress line is cleared before every log line (none starts mid-line).
+if command -v script > /dev/null; then
+  printf -v command '%q ' "$T" "${data[@]}" "${model[@]}" -o "$TMP/tty" --max-steps 9 --valid-every 3 \
+    --valid-src "$TMP/vsrc" --valid-tgt "$TMP/vtgt"
+  script -qec "$command" /dev/null > "$TMP/tty.log" 2>&1
+  grep -q 'step 9 ep 1' "$TMP/tty.log" && ok || fail "tty: no progress line drawn"
+  grep -q 'validation perplexity' "$TMP/tty.log" && ok || fail "tty: no validation log line"
+  # A log line glued to the progress text: "... lr 0.001[12:34:56.789] [heed-train] ...".
+  glued=$(grep -caE "[^"$'\r'"]\[[0-9:.]{12}\] \[heed-train\]" "$TMP/tty.log")
+  expect_eq tty-log-lines-not-glued "$glued" 0
+fi
 finish

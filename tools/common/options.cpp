@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
+#include <typeinfo>
 
 #include "heed/common/error.h"
 #include "heed/common/version.h"
@@ -41,11 +42,116 @@ std::vector<std::string> value_strings(const po::variable_value& value) {
   return {out.str()};
 }
 
+bool is_number_type(const std::type_info& type) {
+  for (const std::type_info* t :
+       {&typeid(short), &typeid(unsigned short), &typeid(int), &typeid(unsigned), &typeid(long),
+        &typeid(unsigned long), &typeid(long long), &typeid(unsigned long long), &typeid(float),
+        &typeid(double), &typeid(long double)}) {
+    if (type == *t) return true;
+  }
+  return false;
+}
+
+// A numeric option declared without cli::number would escape the range check: a programming
+// error, found by any run of the tool (--help included).
+void check_numbers_are_ranged(const std::vector<po::options_description>& groups) {
+  for (const auto& group : groups) {
+    for (const auto& option : group.options()) {
+      const po::value_semantic* semantic = option->semantic().get();
+      const auto* typed = dynamic_cast<const po::typed_value_base*>(semantic);
+      if (typed && is_number_type(typed->value_type()) &&
+          !dynamic_cast<const RangeChecked*>(semantic)) {
+        throw std::logic_error("option --" + option->long_name() +
+                               " is numeric but has no range (declare it with cli::number)");
+      }
+    }
+  }
+}
+
+// Reads a config file; an error names the file and line. Each line is parsed alone first (for
+// the line number), then the whole text at once, so that several lines may add to one
+// multi-value option. The text is read once: --config <(...) works.
+void store_config_file(const std::string& path, const po::options_description& all,
+                       po::variables_map& values) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw FileError(path + ": cannot open config file: " + errno_message(errno));
+  std::ostringstream text;
+  text << file.rdbuf();
+  std::istringstream lines(text.str());
+  std::string line;
+  long long number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    std::istringstream one(line);
+    po::variables_map scratch;
+    try {
+      po::store(po::parse_config_file(one, all), scratch);
+    } catch (const po::error& e) {
+      throw ConfigError(at_line(path, number, e.what()));
+    }
+  }
+  std::istringstream whole(text.str());
+  po::store(po::parse_config_file(whole, all), values);
+}
+
+std::string list_names(const std::vector<std::string>& names) {
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i) {
+    list += (i ? (i + 1 == names.size() ? " or " : ", ") : "") + names[i];
+  }
+  return list;
+}
+
+class CheckedString final : public po::typed_value<std::string> {
+ public:
+  CheckedString(std::string* target, std::function<void(const std::string&)> check)
+      : po::typed_value<std::string>(target), check_(std::move(check)) {}
+
+  void xparse(boost::any& store, const std::vector<std::string>& tokens) const override {
+    po::typed_value<std::string>::xparse(store, tokens);
+    try {
+      check_(boost::any_cast<const std::string&>(store));
+    } catch (const ConfigError& e) {
+      throw po::error(e.what());
+    }
+  }
+
+ private:
+  std::function<void(const std::string&)> check_;
+};
+
 }  // namespace
+
+po::typed_value<std::string>* checked(std::string* target,
+                                      std::function<void(const std::string&)> check) {
+  return (new CheckedString(target, std::move(check)))->default_value(*target);
+}
+
+std::string describe(long double min, long double max, bool min_open, bool max_open,
+                     bool integral) {
+  char text[128];
+  if (integral) {
+    std::snprintf(text, sizeof text, "an integer in [%.0Lf, %.0Lf]", min, max);
+    return text;
+  }
+  const bool has_min = std::isfinite(min), has_max = std::isfinite(max);
+  if (has_min && has_max) {
+    std::snprintf(text, sizeof text, "a number in %c%Lg, %Lg%c", min_open ? '(' : '[', min, max,
+                  max_open ? ')' : ']');
+  } else if (has_min) {
+    std::snprintf(text, sizeof text, "a finite number %s %Lg", min_open ? ">" : ">=", min);
+  } else if (has_max) {
+    std::snprintf(text, sizeof text, "a finite number %s %Lg", max_open ? "<" : "<=", max);
+  } else {
+    std::snprintf(text, sizeof text, "a finite number");
+  }
+  return text;
+}
 
 CommandLine::CommandLine(ToolInfo info) : info_(std::move(info)) {
   common_.log.name = "heed-" + info_.name;
   common_.log.level = info_.default_level;
+  common_.seed = info_.default_seed;
   groups_.emplace_back("General");
   groups_.back().add_options()("help,h", "print this help and exit")(
       "version", "print the version and exit")("verbose,v", po::bool_switch(),
@@ -54,13 +160,18 @@ CommandLine::CommandLine(ToolInfo info) : info_(std::move(info)) {
       "log-level", po::value(&log_level_),
       "trace, debug, info, warn, error or off (overrides -v/-q)")(
       "log-file", po::value(&common_.log.file), "also write the log to this file")(
-      "threads", po::value(&common_.threads)->default_value(common_.threads),
-      "worker threads (0 = all cores)")("seed",
-                                        po::value(&common_.seed)->default_value(common_.seed),
-                                        "seed for every random choice")(
+      "threads", number(&common_.threads, at_least(0)), "worker threads (0 = all cores)")(
+      "seed", number(&common_.seed, at_least(0)), "seed for every random choice")(
       "config", po::value(&config_file_),
       "read options from this file (key = value lines); the command line wins")(
       "print-config", "print the effective options in config-file syntax and exit");
+  if (!info_.subcommands.empty()) {
+    subcommand_ = info_.subcommands.front();
+    groups_.back().add_options()("command", po::value(&subcommand_)->default_value(subcommand_),
+                                 ("the subcommand (" + list_names(info_.subcommands) +
+                                  "), usually given as the first argument; for config files")
+                                     .c_str());
+  }
 }
 
 po::options_description& CommandLine::group(const std::string& title) {
@@ -79,26 +190,36 @@ int CommandLine::threads() const {
 }
 
 bool CommandLine::parse(int argc, char** argv) {
+  check_numbers_are_ranged(groups_);
   po::options_description all;
   for (const auto& g : groups_) all.add(g);
 
-  po::store(po::command_line_parser(argc, argv).options(all).positional(positional_).run(),
-            values_);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!info_.subcommands.empty() && !args.empty() && !args.front().empty() &&
+      args.front()[0] != '-') {
+    // "heed-tokenize vocab ..." is "--command vocab": the command line wins over a config file.
+    args.insert(args.begin(), "--command");
+  }
+  po::store(po::command_line_parser(args).options(all).positional(positional_).run(), values_);
   if (values_.count("config")) {
-    const auto& path = values_["config"].as<std::string>();
-    std::ifstream file(path);
-    if (!file) throw FileError("cannot open config file '" + path + "'");
-    try {
-      // store() keeps the first value it sees, so command-line values beat the file's.
-      po::store(po::parse_config_file(file, all), values_);
-    } catch (const po::error& e) {
-      throw ConfigError("config file '" + path + "': " + e.what());
+    store_config_file(values_["config"].as<std::string>(), all, values_);
+  }
+  if (!info_.subcommands.empty()) {
+    const std::string& given = values_["command"].as<std::string>();
+    if (std::find(info_.subcommands.begin(), info_.subcommands.end(), given) ==
+        info_.subcommands.end()) {
+      throw ConfigError("unknown subcommand '" + given +
+                        "' (expected: " + list_names(info_.subcommands) + ")");
     }
   }
 
   if (values_.count("help")) {
     std::cout << "Usage: heed-" << info_.name << " " << info_.synopsis << "\n\n"
               << info_.description << "\n\n";
+    if (!info_.subcommands.empty()) {
+      std::cout << "Subcommands: " << list_names(info_.subcommands) << " (default "
+                << info_.subcommands.front() << ")\n\n";
+    }
     for (const auto& g : groups_) std::cout << g << "\n";
     std::cout << "See heed-" << info_.name << "(1) for details and examples.\n";
     return false;
@@ -116,7 +237,6 @@ bool CommandLine::parse(int argc, char** argv) {
   if (values_["quiet"].as<bool>()) level = shift_log_level(level, -1);
   if (!log_level_.empty()) level = parse_log_level(log_level_);
   common_.log.level = level;
-  if (common_.threads < 0) throw ConfigError("--threads must be 0 (all cores) or positive");
 
   if (values_.count("print-config")) {
     static const char* kSkip[] = {"help", "version", "config", "print-config", "verbose", "quiet"};
@@ -136,22 +256,13 @@ bool CommandLine::parse(int argc, char** argv) {
   return true;
 }
 
-po::typed_value<float>* float_value(float* target) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", static_cast<double>(*target));
-  return po::value(target)->default_value(*target, text);
-}
-
 void check_choice(const std::string& option, const std::string& value,
                   const std::vector<std::string>& allowed) {
   for (const auto& a : allowed) {
     if (a == value) return;
   }
-  std::string list;
-  for (size_t i = 0; i < allowed.size(); ++i) {
-    list += (i ? (i + 1 == allowed.size() ? " or " : ", ") : "") + allowed[i];
-  }
-  throw ConfigError("--" + option + ": unknown value '" + value + "' (expected " + list + ")");
+  throw ConfigError("--" + option + ": unknown value '" + value + "' (expected " +
+                    list_names(allowed) + ")");
 }
 
 }  // namespace heed::cli

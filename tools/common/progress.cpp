@@ -1,10 +1,14 @@
 #include "progress.h"
 
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 
 namespace heed::cli {
 namespace {
@@ -13,12 +17,33 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// Goes first among the logger's sinks: clears the progress line before the others write.
+class ClearProgressSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit ClearProgressSink(Progress& progress) : progress_(progress) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg&) override { progress_.clear(); }
+  void flush_() override {}
+
+ private:
+  Progress& progress_;
+};
+
 }  // namespace
 
-Progress::Progress(bool enabled) : active_(enabled && isatty(STDERR_FILENO)), started_(now()) {}
+Progress::Progress(bool enabled) : active_(enabled && isatty(STDERR_FILENO)), started_(now()) {
+  if (!active_) return;
+  clear_before_log_ = std::make_shared<ClearProgressSink>(*this);
+  auto& sinks = spdlog::default_logger()->sinks();
+  sinks.insert(sinks.begin(), clear_before_log_);
+}
 
 Progress::~Progress() {
   clear();
+  if (!clear_before_log_) return;
+  auto& sinks = spdlog::default_logger()->sinks();
+  sinks.erase(std::remove(sinks.begin(), sinks.end(), clear_before_log_), sinks.end());
 }
 
 void Progress::update(double fraction, const std::string& text) {

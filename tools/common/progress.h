@@ -1,8 +1,15 @@
 // A one-line progress display on stderr for long work (training, benchmarks): redrawn in
 // place on a terminal, silent otherwise (the tools then log plain lines at intervals instead).
+// While active, every log message first clears the line, so a log line never starts at the end
+// of the progress line; the next update draws it again below.
 #pragma once
 
+#include <memory>
 #include <string>
+
+namespace spdlog::sinks {
+class sink;
+}
 
 namespace heed::cli {
 
@@ -26,6 +33,7 @@ class Progress {
   double started_;
   double last_draw_ = -1.0;
   size_t drawn_ = 0;
+  std::shared_ptr<spdlog::sinks::sink> clear_before_log_;
 };
 
 // "1:02:03" / "4:05" for seconds.

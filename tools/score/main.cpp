@@ -42,38 +42,41 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
                        "tokenization, exponential smoothing, brevity penalty) and chrF2, "
                        "sentence-level scores, and paired bootstrap resampling between systems. "
                        "'-' reads a file from standard input.",
-                       LogLevel::kWarn});
+                       LogLevel::kWarn, ScoreCliConfig().seed});
   std::string metrics = "bleu,chrf", tokenize = "13a";
   cl.group("Scoring").add_options()("ref,r", po::value(&cfg.references)->required(),
                                     "reference file; repeat for several references per segment")(
       "hyp", po::value(&cfg.hypotheses)->required(),
       "hypothesis file; repeat for several systems (the first is the baseline)")(
       "output,o", po::value(&cfg.output)->default_value(cfg.output), "output file ('-' = stdout)")(
-      "metrics,m", po::value(&metrics)->default_value(metrics),
+      "metrics,m",
+      cli::checked(&metrics,
+                   [](const std::string& list) {
+                     for (const auto& m : split(list, ",")) {
+                       cli::check_choice("metrics", m, {"bleu", "chrf"});
+                     }
+                   }),
       "bleu, chrf or both (comma-separated)")("tokenize",
-                                              po::value(&tokenize)->default_value(tokenize),
+                                              cli::checked(&tokenize, eval::parse_bleu_tokenizer),
                                               "BLEU tokenization: 13a, intl or none")(
       "lowercase", po::bool_switch(&cfg.bleu_options.lowercase), "lowercase before scoring")(
       "sentence", po::bool_switch(&cfg.sentence),
       "one line per segment: line number, then the metrics (sentence BLEU with effective order)")(
-      "bootstrap", po::value(&cfg.bootstrap)->default_value(cfg.bootstrap),
+      "bootstrap", cli::number(&cfg.bootstrap, cli::at_least(0)),
       "paired bootstrap resampling with this many resamples (0 = off; 1000 is usual)")(
-      "width", po::value(&cfg.width)->default_value(cfg.width), "decimals printed");
+      "width", cli::number(&cfg.width, cli::between(0, 10)), "decimals printed");
   cl.positional("hyp", -1);
   if (!cl.parse(argc, argv)) return false;
   cfg.bleu = cfg.chrf = false;
   for (const auto& m : split(metrics, ",")) {
-    cli::check_choice("metrics", m, {"bleu", "chrf"});
     (m == "bleu" ? cfg.bleu : cfg.chrf) = true;
   }
   cfg.bleu_options.tokenizer = eval::parse_bleu_tokenizer(tokenize);
   cfg.chrf_options.lowercase = cfg.bleu_options.lowercase;
-  if (cfg.bootstrap < 0) throw ConfigError("--bootstrap must not be negative");
-  if (cfg.width < 0 || cfg.width > 10) throw ConfigError("--width must be in 0..10");
   if (cfg.sentence && cfg.hypotheses.size() != 1) {
     throw ConfigError("--sentence scores one --hyp file at a time");
   }
-  cfg.seed = cl.given("seed") ? cl.common().seed : cfg.seed;
+  cfg.seed = cl.common().seed;
   io::check_writable(cfg.output);
   return true;
 }

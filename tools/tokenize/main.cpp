@@ -2,6 +2,7 @@
 // A filter: stdin → stdout by default, one sentence per line, line count preserved.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -43,35 +44,17 @@ struct TokenizeCliConfig {
   std::uint64_t seed = 1;
 };
 
-const char* kModes[] = {"tokenize", "detokenize", "learn-bpe", "vocab"};
-
-Mode take_mode(int& argc, char**& argv) {
-  if (argc > 1) {
-    std::string first = argv[1];
-    for (int m = 0; m < 4; ++m) {
-      if (first == kModes[m]) {
-        argv[1] = argv[0];
-        --argc;
-        ++argv;
-        return static_cast<Mode>(m);
-      }
-    }
-  }
-  return Mode::kTokenize;
-}
+const std::vector<std::string> kModes = {"tokenize", "detokenize", "learn-bpe", "vocab"};
 
 // Parses options into cfg; returns false when the tool must exit 0 at once.
 bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
-  cfg.mode = take_mode(argc, argv);
-  const std::string mode_name = kModes[static_cast<int>(cfg.mode)];
   cli::CommandLine cl({"tokenize",
                        "[tokenize|detokenize|learn-bpe|vocab] [options] [-i IN] [-o OUT]",
                        "Tokenizes text with ICU word boundaries and joiner marks so that "
                        "'heed-tokenize detokenize' restores it exactly; learns and applies BPE "
                        "(subword-nmt codes); counts vocabularies. Reads stdin and writes stdout "
-                       "unless -i/-o are given. Mode given: " +
-                           mode_name + ".",
-                       LogLevel::kWarn});
+                       "unless -i/-o are given.",
+                       LogLevel::kWarn, 1, kModes});
   std::string tok_mode = "conservative", normalize = "nfc", on_invalid = "error";
   const text::TokenizerOptions defaults;
   cl.group("Input/output")
@@ -79,54 +62,59 @@ bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
                      "input file ('-' = stdin); learn-bpe and vocab accept several")(
           "output,o", po::value(&cfg.output)->default_value(cfg.output),
           "output file ('-' = stdout), written atomically")(
-          "on-invalid", po::value(&on_invalid)->default_value(on_invalid),
+          "on-invalid",
+          cli::checked(&on_invalid,
+                       [](const std::string& v) {
+                         cli::check_choice("on-invalid", v, {"error", "replace", "skip"});
+                       }),
           "invalid UTF-8: error (exit 65 naming file and line), replace (U+FFFD) or skip "
           "(empty output line)");
   cl.group("Tokenization")
-      .add_options()("mode", po::value(&tok_mode)->default_value(tok_mode),
+      .add_options()("mode",
+                     cli::checked(&tok_mode,
+                                  [](const std::string& v) {
+                                    cli::check_choice("mode", v, {"conservative", "aggressive"});
+                                  }),
                      "conservative (keeps 2,000 and soft-landing) or aggressive (splits them)")(
-          "normalize", po::value(&normalize)->default_value(normalize),
+          "normalize",
+          cli::checked(&normalize,
+                       [](const std::string& v) {
+                         cli::check_choice("normalize", v, {"nfc", "nfkc", "none"});
+                       }),
           "Unicode normalization: nfc, nfkc or none")(
           "lowercase", po::bool_switch(&cfg.tokenizer.lowercase), "lowercase every token (lossy)")(
           "case-feature", po::bool_switch(&cfg.tokenizer.case_feature),
           "lowercase tokens and mark their case so detokenize restores it")(
           "bpe", po::value(&cfg.bpe_codes), "apply these BPE codes (subword-nmt format)")(
-          "bpe-dropout", po::value(&cfg.bpe.dropout)->default_value(cfg.bpe.dropout),
+          "bpe-dropout", cli::number(&cfg.bpe.dropout, cli::between(0, 1)),
           "BPE-dropout probability (0 = off), seeded by --seed and the line number");
   cl.group("learn-bpe")
-      .add_options()("merges", po::value(&cfg.learn.merges)->default_value(cfg.learn.merges),
+      .add_options()("merges", cli::number(&cfg.learn.merges, cli::at_least(1)),
                      "number of merge operations to learn")(
-          "min-frequency",
-          po::value(&cfg.learn.min_frequency)->default_value(cfg.learn.min_frequency),
+          "min-frequency", cli::number(&cfg.learn.min_frequency, cli::at_least(1)),
           "stop when the most frequent pair is rarer than this");
-  cl.group("vocab").add_options()(
-      "min-count", po::value(&cfg.vocab.min_count)->default_value(cfg.vocab.min_count),
-      "drop tokens seen fewer times")(
-      "max-size", po::value(&cfg.vocab.max_size)->default_value(cfg.vocab.max_size),
+  cl.group("vocab").add_options()("min-count", cli::number(&cfg.vocab.min_count, cli::at_least(0)),
+                                  "drop tokens seen fewer times")(
+      "max-size", cli::number(&cfg.vocab.max_size, cli::at_least(0)),
       "keep at most this many tokens (0 = all)");
   if (!cl.parse(argc, argv)) return false;
+  const std::string& mode_name = cl.subcommand();
+  cfg.mode = static_cast<Mode>(std::find(kModes.begin(), kModes.end(), mode_name) - kModes.begin());
 
-  cli::check_choice("mode", tok_mode, {"conservative", "aggressive"});
   cfg.tokenizer.mode = tok_mode == "aggressive" ? text::TokenizeMode::kAggressive
                                                 : text::TokenizeMode::kConservative;
-  cli::check_choice("normalize", normalize, {"nfc", "nfkc", "none"});
   cfg.tokenizer.normalization = normalize == "nfkc"  ? text::Normalization::kNfkc
                                 : normalize == "nfc" ? text::Normalization::kNfc
                                                      : text::Normalization::kNone;
-  cli::check_choice("on-invalid", on_invalid, {"error", "replace", "skip"});
   cfg.on_invalid = on_invalid == "replace" ? OnInvalid::kReplace
                    : on_invalid == "skip"  ? OnInvalid::kSkip
                                            : OnInvalid::kError;
-  if (!(cfg.bpe.dropout >= 0.0f && cfg.bpe.dropout <= 1.0f)) {
-    throw ConfigError("--bpe-dropout must be in [0, 1]");
-  }
   if (cfg.bpe.dropout > 0.0f && cfg.bpe_codes.empty()) {
     throw ConfigError("--bpe-dropout needs --bpe CODES");
   }
   if (cfg.mode != Mode::kLearnBpe && cfg.mode != Mode::kVocab && cfg.inputs.size() != 1) {
     throw ConfigError("--input: " + mode_name + " reads one input");
   }
-  if (cfg.learn.merges <= 0) throw ConfigError("--merges must be positive");
   cfg.tokenizer.validate();
   cfg.threads = cl.threads();
   cfg.seed = cl.common().seed;

@@ -2,6 +2,7 @@
 // model file (and a resumable checkpoint) into an output directory.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -14,7 +15,9 @@
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
 #include "heed/onednn/context.h"
+#include "heed/text/bpe.h"
 #include "heed/text/tokenizer.h"
+#include "heed/text/unicode.h"
 #include "heed/train/signals.h"
 #include "heed/train/trainer.h"
 
@@ -29,6 +32,22 @@ std::string read_text(const std::string& path) {
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();
+}
+
+// Stacked RNN layers and layer widths a model may have.
+const cli::Bounds kLayers = cli::between(1, 64);
+const cli::Bounds kWidth = cli::between(1, 65536);
+
+// The codes as heed-translate will read them from the model: refused now rather than after
+// training. The model header is JSON, so the codes must also be UTF-8.
+std::string checked_bpe_codes(const std::string& path) {
+  std::string codes = read_text(path);
+  text::BpeCodes::parse(codes, path);
+  if (const auto bad = text::find_invalid_utf8(codes)) {
+    const auto line = 1 + std::count(codes.begin(), codes.begin() + long(*bad), '\n');
+    throw DataError(at_line(path, line, "invalid UTF-8 in BPE codes"));
+  }
+  return codes;
 }
 
 bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads) {
@@ -56,88 +75,89 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
       "src-vocab", po::value(&cfg.src_vocab_file),
       "source vocabulary (heed-tokenize vocab output); built from the data otherwise")(
       "tgt-vocab", po::value(&cfg.tgt_vocab_file), "target vocabulary")(
-      "vocab-size", po::value(&cfg.vocab_size)->default_value(cfg.vocab_size),
+      "vocab-size", cli::number(&cfg.vocab_size, cli::at_least(0)),
       "built vocabularies: at most this many ids, the 4 specials included (0 = all)")(
-      "vocab-min-count", po::value(&cfg.vocab_min_count)->default_value(cfg.vocab_min_count),
+      "vocab-min-count", cli::number(&cfg.vocab_min_count, cli::at_least(0)),
       "built vocabularies: drop tokens seen fewer times")(
-      "max-length", po::value(&cfg.max_length)->default_value(cfg.max_length),
+      "max-length", cli::number(&cfg.max_length, cli::at_least(1)),
       "drop training pairs with a side longer than this many tokens")(
       "bpe", po::value(&bpe),
       "BPE codes the data was encoded with (stored in the model for heed-translate)")(
-      "tokenizer-mode", po::value(&tok_mode)->default_value(tok_mode),
+      "tokenizer-mode",
+      cli::checked(&tok_mode, [](const std::string& v) { text::parse_tokenize_mode(v); }),
       "heed-tokenize --mode the data was tokenized with (stored in the model)")(
       "tokenizer-case-feature", po::bool_switch(&tok_case_feature),
       "the data was tokenized with --case-feature")("tokenizer-lowercase",
                                                     po::bool_switch(&tok_lowercase),
                                                     "the data was tokenized with --lowercase");
   cl.group("Model").add_options()(
-      "attention", po::value(&attention)->default_value(attention),
+      "attention", cli::checked(&attention, attention::canonical_attention_name),
       ("attention mechanism: " + join(attention::attention_names(), ", ")).c_str())(
-      "decoder", po::value(&decoder)->default_value(decoder),
+      "decoder", cli::checked(&decoder, model::parse_decoder),
       "luong (query = current state) or bahdanau (query = previous state)")(
       "input-feeding",
       po::value(&cfg.model.input_feeding)->default_value(true)->implicit_value(true),
       "Luong: feed the attentional vector to the next step (true/false)")(
       "no-input-feeding", po::bool_switch(&no_input_feeding), "same as --input-feeding false")(
-      "cell", po::value(&cell)->default_value(cell), "lstm or gru")(
-      "layers", po::value(&layers)->default_value(layers), "encoder and decoder layers")(
-      "encoder-layers", po::value(&cfg.model.encoder_layers),
-      "encoder layers (overrides --layers)")("decoder-layers", po::value(&cfg.model.decoder_layers),
-                                             "decoder layers (overrides --layers)")(
-      "hidden", po::value(&cfg.model.hidden)->default_value(cfg.model.hidden),
-      "decoder state and encoder output size")(
-      "embed", po::value(&cfg.model.embed)->default_value(cfg.model.embed), "embedding size")(
-      "attention-dim", po::value(&cfg.model.attention_dim)->default_value(0),
+      "cell", cli::checked(&cell, model::parse_cell), "lstm or gru")(
+      "layers", cli::number(&layers, kLayers), "encoder and decoder layers")(
+      "encoder-layers", cli::number_without_default(&cfg.model.encoder_layers, kLayers),
+      "encoder layers (overrides --layers)")(
+      "decoder-layers", cli::number_without_default(&cfg.model.decoder_layers, kLayers),
+      "decoder layers (overrides --layers)")("hidden", cli::number(&cfg.model.hidden, kWidth),
+                                             "decoder state and encoder output size")(
+      "embed", cli::number(&cfg.model.embed, kWidth), "embedding size")(
+      "attention-dim", cli::number(&cfg.model.attention_dim, cli::between(0, kWidth.max)),
       "additive attention width (0 = --hidden)")(
       "unidirectional", po::bool_switch(&unidirectional),
       "left-to-right encoder only (default: bidirectional)")(
-      "bridge", po::value(&bridge)->default_value(bridge),
+      "bridge", cli::checked(&bridge, model::parse_bridge),
       "decoder initial state: dense (from the encoder) or zero")(
-      "dropout", cli::float_value(&cfg.model.dropout),
+      "dropout", cli::number(&cfg.model.dropout, cli::from_below(0, 1)),
       "dropout on embeddings, between layers and on outputs");
   cl.group("Training")
       .add_options()("output,o", po::value(&cfg.output), "output directory (created if missing)")(
-          "max-steps", po::value(&cfg.max_steps)->default_value(0),
+          "max-steps", cli::number(&cfg.max_steps, cli::at_least(0)),
           "stop after this many updates (0 = no limit)")(
-          "max-epochs", po::value(&cfg.max_epochs)->default_value(0),
+          "max-epochs", cli::number(&cfg.max_epochs, cli::at_least(0)),
           "stop after this many epochs (0 = no limit)")(
-          "time-limit", po::value(&cfg.time_limit)->default_value(0),
+          "time-limit", cli::number(&cfg.time_limit, cli::at_least(0)),
           "stop after this many seconds of training (0 = none)")(
-          "batch-size",
-          po::value(&cfg.batching.max_sentences)->default_value(cfg.batching.max_sentences),
+          "batch-size", cli::number(&cfg.batching.max_sentences, cli::at_least(1)),
           "sentence pairs per batch at most")(
-          "batch-tokens",
-          po::value(&cfg.batching.max_tokens)->default_value(cfg.batching.max_tokens),
+          "batch-tokens", cli::number(&cfg.batching.max_tokens, cli::at_least(0)),
           "padded tokens per batch at most (0 = no cap)")(
-          "optimizer", po::value(&optimizer)->default_value(optimizer), "adam or sgd")(
-          "lr", cli::float_value(&cfg.schedule.lr), "learning rate")(
-          "lr-schedule", po::value(&schedule)->default_value(schedule),
+          "optimizer", cli::checked(&optimizer, train::parse_optimizer), "adam or sgd")(
+          "lr", cli::number(&cfg.schedule.lr, cli::above(0)), "learning rate")(
+          "lr-schedule", cli::checked(&schedule, train::parse_lr_schedule),
           "constant, warmup or plateau (decay on a validation plateau)")(
-          "warmup-steps", po::value(&cfg.schedule.warmup_steps)->default_value(0),
-          "linear warm-up over this many updates")("lr-decay",
-                                                   cli::float_value(&cfg.schedule.decay_factor),
-                                                   "plateau: multiply the rate by this")(
-          "lr-patience", po::value(&cfg.schedule.patience)->default_value(cfg.schedule.patience),
+          "warmup-steps", cli::number(&cfg.schedule.warmup_steps, cli::at_least(0)),
+          "linear warm-up over this many updates")(
+          "lr-decay", cli::number(&cfg.schedule.decay_factor, {0, 1, true, true}),
+          "plateau: multiply the rate by this")(
+          "lr-patience", cli::number(&cfg.schedule.patience, cli::at_least(0)),
           "plateau: validations without improvement before decaying")(
-          "momentum", po::value(&cfg.optimizer.momentum)->default_value(0.f), "SGD momentum")(
-          "clip", cli::float_value(&cfg.clip_norm), "global gradient-norm clipping (0 = off)")(
-          "label-smoothing", cli::float_value(&cfg.label_smoothing), "label smoothing epsilon")(
-          "init-scale", cli::float_value(&cfg.init_scale), "parameters start uniform in [-x, x]")(
-          "valid-every", po::value(&cfg.valid_every)->default_value(cfg.valid_every),
+          "momentum", cli::number(&cfg.optimizer.momentum, cli::from_below(0, 1)), "SGD momentum")(
+          "clip", cli::number(&cfg.clip_norm, cli::at_least(0)),
+          "global gradient-norm clipping (0 = off)")(
+          "label-smoothing", cli::number(&cfg.label_smoothing, cli::from_below(0, 1)),
+          "label smoothing epsilon")("init-scale", cli::number(&cfg.init_scale, cli::above(0)),
+                                     "parameters start uniform in [-x, x]")(
+          "valid-every", cli::number(&cfg.valid_every, cli::at_least(0)),
           "updates between validations (0 = at the end only)")(
-          "valid-bleu-sentences", po::value(&cfg.valid_max_sentences)->default_value(0),
+          "valid-bleu-sentences", cli::number(&cfg.valid_max_sentences, cli::at_least(0)),
           "greedy BLEU on the first N validation pairs (0 = all)")(
-          "save-every", po::value(&cfg.save_every)->default_value(cfg.save_every),
+          "save-every", cli::number(&cfg.save_every, cli::at_least(0)),
           "updates between checkpoints (0 = at validations)")(
-          "patience", po::value(&cfg.patience)->default_value(0),
+          "patience", cli::number(&cfg.patience, cli::at_least(0)),
           "early stopping after this many validations without a better perplexity (0 = off)")(
-          "precision", po::value(&precision)->default_value(precision),
+          "precision", cli::checked(&precision, onednn::parse_precision),
           "f32 or bf16 (bf16 matmuls and RNNs, f32 master weights)")(
           "resume", po::bool_switch(&cfg.resume),
           "continue from DIR/checkpoint.heed exactly where it stopped")(
           "metrics-file", po::value(&cfg.metrics_file),
           "append TSV rows (step, epoch, loss, perplexity, lr, tokens/s, val-ppl, val-BLEU)")(
-          "kill-after-step", po::value(&cfg.kill_after_step)->default_value(0),
+          "kill-after-step", cli::number(&cfg.kill_after_step, cli::at_least(0)),
           "testing aid: die by SIGKILL after this update");
   if (!cl.parse(argc, argv)) return false;
   cfg.model.attention = attention::canonical_attention_name(attention);
@@ -174,7 +194,7 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
     cfg.extra["tokenizer_mode"] = std::string(text::to_string(tok.mode));
     cfg.extra["tokenizer_lowercase"] = tok_lowercase ? "1" : "0";
     cfg.extra["tokenizer_case_feature"] = tok_case_feature ? "1" : "0";
-    if (!bpe.empty()) cfg.extra["bpe_codes"] = read_text(bpe);
+    if (!bpe.empty()) cfg.extra["bpe_codes"] = checked_bpe_codes(bpe);
   }
   return true;
 }
@@ -201,11 +221,12 @@ int train_main(int argc, char** argv) {
     }
   });
   bar.clear();
-  spdlog::info(
-      "done: {} updates, {} epochs, {:.0f} s, stopped by {}; best validation perplexity "
-      "{:.2f}, BLEU {:.2f}",
-      result.steps, result.epochs, result.seconds, result.stop_reason, result.best_valid_ppl,
-      result.best_valid_bleu);
+  const std::string validation =
+      result.validated ? fmt::format("best validation perplexity {:.2f}, BLEU {:.2f}",
+                                     result.best_valid_ppl, result.best_valid_bleu)
+                       : std::string("no validation data (the model is the last one)");
+  spdlog::info("done: {} updates, {} epochs, {:.0f} s, stopped by {}; {}", result.steps,
+               result.epochs, result.seconds, result.stop_reason, validation);
   return 0;
 }
 

@@ -65,24 +65,24 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
           "input,i", po::value(&cfg.input)->default_value(cfg.input), "input file ('-' = stdin)")(
           "output,o", po::value(&cfg.output)->default_value(cfg.output),
           "output file ('-' = stdout)")("beam-size,b",
-                                        po::value(&cfg.decode.beam_size)->default_value(5),
+                                        cli::number(&cfg.decode.beam_size, cli::between(1, 1000)),
                                         "beam size (1 = greedy)")(
-          "n-best", po::value(&cfg.decode.n_best)->default_value(1),
+          "n-best", cli::number(&cfg.decode.n_best, cli::between(1, 1000)),
           "write the N best hypotheses per line as 'id ||| hypothesis ||| score'")(
-          "batch-size", po::value(&cfg.batch_size)->default_value(cfg.batch_size),
+          "batch-size", cli::number(&cfg.batch_size, cli::at_least(1)),
           "sentences decoded together")("normalize",
-                                        po::value(&normalize)->default_value(normalize),
+                                        cli::checked(&normalize, decode::parse_normalization),
                                         "length normalization: gnmt, average or none")(
-          "length-penalty", cli::float_value(&cfg.decode.alpha), "GNMT alpha")(
-          "coverage-penalty", cli::float_value(&cfg.decode.coverage_penalty),
+          "length-penalty", cli::number(&cfg.decode.alpha, cli::Bounds{}), "GNMT alpha")(
+          "coverage-penalty", cli::number(&cfg.decode.coverage_penalty, cli::at_least(0)),
           "GNMT coverage penalty beta (0 = off)")(
-          "max-length-ratio", cli::float_value(&cfg.decode.max_length_ratio),
+          "max-length-ratio", cli::number(&cfg.decode.max_length_ratio, cli::above(0)),
           "outputs have at most ratio × source + offset tokens")(
-          "max-length-offset", po::value(&cfg.decode.max_length_offset)->default_value(10),
+          "max-length-offset", cli::number(&cfg.decode.max_length_offset, cli::at_least(0)),
           "see --max-length-ratio")("min-length",
-                                    po::value(&cfg.decode.min_length)->default_value(0),
+                                    cli::number(&cfg.decode.min_length, cli::at_least(0)),
                                     "</s> is not allowed before this many output tokens")(
-          "max-input-length", po::value(&cfg.max_input_length)->default_value(cfg.max_input_length),
+          "max-input-length", cli::number(&cfg.max_input_length, cli::at_least(1)),
           "longer inputs are truncated to this many tokens, with a warning naming the line")(
           "pretokenized", po::bool_switch(&cfg.pretokenized),
           "input and output are space-separated model tokens (no tokenizer, no BPE)")(
@@ -91,12 +91,10 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
           "soft (one row of weights per output token) or a threshold such as 0.3 (every word pair "
           "above it)")("replace-unk", po::bool_switch(&cfg.replace_unk),
                        "replace <unk> by the most attended source token")(
-          "precision", po::value(&precision)->default_value(precision), "f32 or bf16");
+          "precision", cli::checked(&precision, onednn::parse_precision), "f32 or bf16");
   if (!cl.parse(argc, argv)) return false;
   cfg.decode.normalization = decode::parse_normalization(normalize);
   cfg.decode.validate();
-  if (cfg.batch_size <= 0) throw ConfigError("--batch-size must be positive");
-  if (cfg.max_input_length <= 0) throw ConfigError("--max-input-length must be positive");
   if (!alignment.empty()) {
     if (alignment == "hard") {
       cfg.alignment = AlignmentKind::kHard;

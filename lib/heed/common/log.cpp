@@ -46,7 +46,7 @@ void init_logging(const LogConfig& config) {
     try {
       sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(config.file));
     } catch (const spdlog::spdlog_ex& e) {
-      throw FileError("cannot open log file '" + config.file + "': " + e.what());
+      throw WriteError("cannot open log file '" + config.file + "': " + e.what());
     }
   }
   auto logger = std::make_shared<spdlog::logger>(config.name, sinks.begin(), sinks.end());

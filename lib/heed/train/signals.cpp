@@ -21,6 +21,9 @@ void install_stop_handlers() {
   action.sa_flags = SA_RESTART;
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // Training writes files, not a stream: a log reader that goes away (heed-train 2>&1 | head)
+  // must not kill the run. Writes to the closed pipe fail quietly instead.
+  std::signal(SIGPIPE, SIG_IGN);
 }
 
 int stop_signal() {

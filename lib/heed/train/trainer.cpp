@@ -43,11 +43,20 @@ struct Pairs {
 Pairs read_pairs(io::ParallelReader& reader, int max_length, bool filter) {
   Pairs pairs;
   std::string s, t;
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
   while (reader.next(s, t)) {
-    for (const auto* line : {&s, &t}) {
+    for (auto* line : {&s, &t}) {
+      const std::string& name = line == &s ? reader.source_name() : reader.target_name();
+      // A BOM (Windows editors) is not part of the first token.
+      if (reader.line_number() == 1 &&
+          line->compare(0, kByteOrderMark.size(), kByteOrderMark) == 0) {
+        line->erase(0, kByteOrderMark.size());
+      }
       if (text::find_invalid_utf8(*line)) {
-        const std::string& name = line == &s ? reader.source_name() : reader.target_name();
         throw DataError(at_line(name, reader.line_number(), "invalid UTF-8"));
+      }
+      if (line->find('\0') != std::string::npos) {
+        throw DataError(at_line(name, reader.line_number(), "NUL byte (binary data, not text?)"));
       }
     }
     std::vector<std::string> src, tgt;
@@ -376,6 +385,7 @@ TrainResult Trainer::run() {
   };
   auto finish = [&](const std::string& reason) {
     result.stop_reason = reason;
+    result.validated = !valid_.empty();
     result.steps = state_.step;
     result.epochs = state_.epoch;
     result.best_valid_ppl = std::isfinite(state_.best_ppl) ? state_.best_ppl : 0;
@@ -501,6 +511,8 @@ TrainResult Trainer::run() {
         last_saved = state_.step;
       }
       if (stop_signal()) {
+        // Without validation data the last weights are the model, as at a normal end.
+        if (valid_.empty()) save_model(model_path_);
         spdlog::warn("stopped by signal {} at step {}; resume with --resume", stop_signal(),
                      state_.step);
         throw Interrupted(stop_signal());
@@ -556,14 +568,35 @@ void TrainConfig::validate() const {
   model::ModelConfig m = model;
   m.src_vocab_size = m.tgt_vocab_size = 8;
   m.validate();
+  // Inputs may be pipes (<(zcat corpus.gz)): nothing here reads them, and the trainer reads
+  // every input exactly once.
   for (const std::string* path : {&train_src, &train_tgt, &train_file, &valid_src, &valid_tgt,
                                   &src_vocab_file, &tgt_vocab_file}) {
-    if (!path->empty() && !fs::is_regular_file(*path)) {
-      throw FileError(*path + ": cannot open (no such file)");
+    if (path->empty()) continue;
+    std::error_code error;
+    const fs::file_status status = fs::status(*path, error);
+    if (!fs::exists(status)) throw FileError(*path + ": cannot open (no such file)");
+    if (fs::is_directory(status)) throw FileError(*path + ": cannot open (is a directory)");
+  }
+  // Counting lines takes a pass of its own: only for regular files (the reader itself finds a
+  // pipe that ends before its partner).
+  auto check_counts = [](const std::string& source, const std::string& target) {
+    if (fs::is_regular_file(source) && fs::is_regular_file(target)) {
+      io::check_line_counts(source, target);
+    }
+  };
+  if (!train_src.empty()) check_counts(train_src, train_tgt);
+  if (!valid_src.empty()) check_counts(valid_src, valid_tgt);
+  if (!metrics_file.empty()) {
+    // Found now rather than at the first validation, after minutes of training.
+    if (fs::is_directory(metrics_file)) {
+      throw WriteError(metrics_file + ": cannot write the metrics file (is a directory)");
+    }
+    std::ofstream probe(metrics_file, std::ios::app);
+    if (!probe) {
+      throw WriteError(metrics_file + ": cannot write the metrics file: " + errno_message(errno));
     }
   }
-  if (!train_src.empty()) io::check_line_counts(train_src, train_tgt);
-  if (!valid_src.empty()) io::check_line_counts(valid_src, valid_tgt);
   std::error_code ec;
   fs::create_directories(output, ec);
   if (ec || !fs::is_directory(output)) {

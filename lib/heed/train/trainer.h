@@ -77,13 +77,15 @@ struct TrainResult {
   int64_t epochs = 0;
   double best_valid_ppl = 0;
   double best_valid_bleu = 0;
+  bool validated = false;  // false without validation data (the best_valid_* are then 0)
   double seconds = 0;
   std::string stop_reason;  // "max-steps", "max-epochs", "time-limit", "early-stopping"
 };
 
 // Runs the whole training. progress is called after every update (the tool draws a bar or logs
-// a line now and then). Throws Interrupted after saving a checkpoint when SIGINT/SIGTERM
-// arrive (install_stop_handlers), DataError for a NaN/inf loss (the last checkpoint stays).
+// a line now and then). Throws Interrupted after saving a checkpoint (and, without validation
+// data, the model) when SIGINT/SIGTERM arrive (install_stop_handlers), DataError for a NaN/inf loss
+// (the last checkpoint stays).
 TrainResult train(const TrainConfig& config,
                   const std::function<void(const TrainProgress&)>& progress = {});
 

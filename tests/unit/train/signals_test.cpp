@@ -19,3 +19,12 @@ TEST_CASE("signals: SIGINT and SIGTERM are recorded, not fatal", "[train][fast]"
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 }
+
+TEST_CASE("signals: a closed log pipe does not end training (SIGPIPE ignored)", "[train][fast]") {
+  train::install_stop_handlers();
+  std::raise(SIGPIPE);  // would end the test run with the default action
+  CHECK(train::stop_signal() == 0);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGPIPE, SIG_DFL);
+}
