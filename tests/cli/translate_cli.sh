@@ -16,6 +16,12 @@ expect_exit 0 train -- "$T" --train-src "$TMP/bpe.en" --train-tgt "$TMP/bpe.fr" 
   --tokenizer-mode conservative --hidden 32 --embed 16 --max-steps 60 --threads 1 -q -o "$TMP/m"
 M=$TMP/m/model.heed
 
+# A byte order mark at the start of the training corpora does not reach the model's vocabularies.
+for l in en fr; do { printf '\xef\xbb\xbf'; cat "$TMP/bpe.$l"; } > "$TMP/bom.$l"; done
+expect_exit 0 train-bom -- "$T" --train-src "$TMP/bom.en" --train-tgt "$TMP/bom.fr" --bpe "$TMP/codes" \
+  --tokenizer-mode conservative --hidden 16 --embed 8 --max-steps 1 --threads 1 -q -o "$TMP/mbom"
+expect_eq train-bom-vocab "$(grep -c $'\xef\xbb\xbf' "$TMP/mbom/model.heed")" 0
+
 printf 'Tom is here.\n\nI like cats.\nWhere is it?\n' > "$TMP/in"
 expect_exit 0 translate -- "$X" -m "$M" -i "$TMP/in" --beam-size 3
 expect_eq lines "$(wc -l < "$TMP/out")" 4
