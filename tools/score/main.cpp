@@ -45,24 +45,27 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
                        "sentence-level scores, and paired bootstrap resampling between systems. "
                        "'-' reads a file from standard input.",
                        LogLevel::kWarn});
-  std::string metrics = "bleu,chrf", tokenize = "13a", on_invalid = "error";
+  std::string metrics = "bleu,chrf", tokenize = "13a";
   cl.group("Scoring").add_options()("ref,r", po::value(&cfg.references)->required(),
                                     "reference file; repeat for several references per segment")(
       "hyp", po::value(&cfg.hypotheses)->required(),
       "hypothesis file; repeat for several systems (the first is the baseline)")(
       "output,o", po::value(&cfg.output)->default_value(cfg.output), "output file ('-' = stdout)")(
-      "on-invalid", po::value(&on_invalid)->default_value(on_invalid),
-      "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line) or replace "
-      "(U+FFFD)")("metrics,m", po::value(&metrics)->default_value(metrics),
-                  "bleu, chrf or both (comma-separated)")(
-      "tokenize", po::value(&tokenize)->default_value(tokenize),
-      "BLEU tokenization: 13a, intl or none")(
+      "metrics,m", po::value(&metrics)->default_value(metrics),
+      "bleu, chrf or both (comma-separated)")("tokenize",
+                                              po::value(&tokenize)->default_value(tokenize),
+                                              "BLEU tokenization: 13a, intl or none")(
       "lowercase", po::bool_switch(&cfg.bleu_options.lowercase), "lowercase before scoring")(
       "sentence", po::bool_switch(&cfg.sentence),
       "one line per segment: line number, then the metrics (sentence BLEU with effective order)")(
       "bootstrap", po::value(&cfg.bootstrap)->default_value(cfg.bootstrap),
       "paired bootstrap resampling with this many resamples (0 = off; 1000 is usual)")(
       "width", po::value(&cfg.width)->default_value(cfg.width), "decimals printed");
+  std::string on_invalid = "error";
+  cl.group("Input").add_options()(
+      "on-invalid", po::value(&on_invalid)->default_value(on_invalid),
+      "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line) or replace "
+      "(U+FFFD)");
   cl.positional("hyp", -1);
   if (!cl.parse(argc, argv)) return false;
   cfg.bleu = cfg.chrf = false;

@@ -62,17 +62,15 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
                        "one output line per input line, in input order, flushed after every "
                        "batch.",
                        LogLevel::kWarn});
-  std::string normalize = "gnmt", alignment, precision = "f32", on_invalid = "error";
+  std::string normalize = "gnmt", alignment, precision = "f32";
   cl.group("Translation")
       .add_options()("model,m", po::value(&cfg.model)->required(),
                      "model file (heed-train's model.heed)")(
           "input,i", po::value(&cfg.input)->default_value(cfg.input), "input file ('-' = stdin)")(
           "output,o", po::value(&cfg.output)->default_value(cfg.output),
-          "output file ('-' = stdout)")(
-          "on-invalid", po::value(&on_invalid)->default_value(on_invalid),
-          "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line) or "
-          "replace (U+FFFD)")("beam-size,b", po::value(&cfg.decode.beam_size)->default_value(5),
-                              "beam size (1 = greedy)")(
+          "output file ('-' = stdout)")("beam-size,b",
+                                        po::value(&cfg.decode.beam_size)->default_value(5),
+                                        "beam size (1 = greedy)")(
           "n-best", po::value(&cfg.decode.n_best)->default_value(1),
           "write the N best hypotheses per line as 'id ||| hypothesis ||| score'")(
           "batch-size", po::value(&cfg.batch_size)->default_value(cfg.batch_size),
@@ -98,6 +96,11 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
           "above it)")("replace-unk", po::bool_switch(&cfg.replace_unk),
                        "replace <unk> by the most attended source token")(
           "precision", po::value(&precision)->default_value(precision), "f32 or bf16");
+  std::string on_invalid = "error";
+  cl.group("Input").add_options()(
+      "on-invalid", po::value(&on_invalid)->default_value(on_invalid),
+      "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line) or replace "
+      "(U+FFFD)");
   if (!cl.parse(argc, argv)) return false;
   cfg.decode.normalization = decode::parse_normalization(normalize);
   cfg.decode.validate();
