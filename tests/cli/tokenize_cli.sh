@@ -2,6 +2,7 @@
 # Contract tests of heed-tokenize: exit codes, one-line errors, stdout purity, line counts,
 # bad input, pipes, BPE round trip, config files.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_signals.sh"
 T=$BIN/heed-tokenize
 SAMPLE=$(dirname "$0")/../../share/heed/sample
 head -500 "$SAMPLE/train.fr" > "$TMP/fr.txt"
@@ -42,30 +43,94 @@ expect_exit 65 invalid-utf8 -- "$T" -i "$TMP/bad.txt"
 expect_error_line tokenize invalid-utf8 "bad.txt:2: invalid UTF-8 at byte 4"
 expect_exit 65 invalid-utf8-stdin -- sh -c "'$T' < '$TMP/bad.txt'"
 expect_error_line tokenize invalid-utf8-stdin "<stdin>:2: invalid UTF-8"
-# Nothing lost: lines before the bad one are written, and -o FILE is not left half-written.
-expect_eq invalid-utf8-partial "$(head -1 "$TMP/out")" "bonjour"
-echo "old" > "$TMP/keep.txt"
-expect_exit 65 invalid-utf8-file -- "$T" -i "$TMP/bad.txt" -o "$TMP/keep.txt"
-expect_eq atomic-output "$(cat "$TMP/keep.txt")" "old"
+# Nothing lost: the lines before the bad one are written to stdout.
+expect_eq invalid-utf8-partial "$(cat "$TMP/out")" "bonjour"
+# With -o FILE, FILE keeps its old content and the lines before the bad one are in FILE.partial.
+mkdir "$TMP/o"
+echo "old" > "$TMP/o/keep.txt"
+expect_exit 65 invalid-utf8-file -- "$T" -i "$TMP/bad.txt" -o "$TMP/o/keep.txt"
+expect_error_line tokenize invalid-utf8-file "bad.txt:2: invalid UTF-8 .*; the line before it is in '.*/o/keep.txt.partial'"
+expect_eq atomic-output "$(cat "$TMP/o/keep.txt")" "old"
+expect_eq partial-output "$(cat "$TMP/o/keep.txt.partial")" "bonjour"
+expect_eq partial-no-temp-file "$(ls "$TMP/o" | tr '\n' ' ')" "keep.txt keep.txt.partial "
+# A new target is not created; a later successful run removes the stale FILE.partial.
+expect_exit 65 invalid-utf8-new-file -- "$T" -i "$TMP/bad.txt" -o "$TMP/o/new.txt"
+expect_eq partial-new-file "$(ls "$TMP/o" | tr '\n' ' ')" "keep.txt keep.txt.partial new.txt.partial "
+expect_exit 0 partial-removed -- "$T" -i "$TMP/fr.txt" -o "$TMP/o/keep.txt"
+expect_eq partial-removed-files "$(ls "$TMP/o" | tr '\n' ' ')" "keep.txt new.txt.partial "
+# A bad first line: nothing to keep, no FILE.partial.
+printf '\xff\nok\n' > "$TMP/bad1.txt"
+expect_exit 65 invalid-first-line -- "$T" -i "$TMP/bad1.txt" -o "$TMP/o/first.txt"
+expect_error_line tokenize invalid-first-line "bad1.txt:1: invalid UTF-8 at byte 1 \(see --on-invalid\)$"
+expect_eq invalid-first-line-files "$(ls "$TMP/o" | tr '\n' ' ')" "keep.txt new.txt.partial "
+# replace: U+FFFD, the line count kept, one warning naming file:line.
 expect_exit 0 replace -- "$T" --on-invalid replace -i "$TMP/bad.txt"
 expect_eq replace-lines "$(wc -l < "$TMP/out")" 3
-grep -q $'\xef\xbf\xbd' "$TMP/out" && ok || fail "replace: no U+FFFD in output"
+expect_eq replace-line "$(sed -n 2p "$TMP/out")" "un � deux"
+expect_eq replace-warning "$(grep -c 'bad.txt:2: invalid UTF-8 at byte 4: replaced by U+FFFD' "$TMP/err") $(wc -l < "$TMP/err")" "1 1"
 expect_exit 0 skip -- "$T" --on-invalid skip -i "$TMP/bad.txt"
 expect_eq skip-lines "$(wc -l < "$TMP/out")" 3
 expect_eq skip-empty "$(sed -n 2p "$TMP/out")" ""
+expect_eq skip-warning "$(grep -c 'bad.txt:2: .*line left empty' "$TMP/err")" 1
+expect_exit 64 bad-on-invalid -- "$T" --on-invalid ignore
+expect_error_line tokenize bad-on-invalid "on-invalid: unknown value 'ignore'"
 
-# NUL bytes, CRLF, empty lines, a 1 MB line: line count preserved.
-printf 'a\0b\r\n\r\n\nc d\r\n' > "$TMP/odd.txt"
-expect_exit 0 odd-lines -- "$T" -i "$TMP/odd.txt"
-expect_eq odd-line-count "$(wc -l < "$TMP/out")" 4
-expect_eq odd-nul-removed "$(sed -n 1p "$TMP/out")" "ab"
-expect_eq odd-empty "$(sed -n 2p "$TMP/out")$(sed -n 3p "$TMP/out")" ""
+# A NUL byte is not text: refused like invalid UTF-8 (replace gives U+FFFD).
+printf 'a b\nc\0d\n' > "$TMP/nul.txt"
+expect_exit 65 nul -- "$T" -i "$TMP/nul.txt"
+expect_error_line tokenize nul "nul.txt:2: NUL byte at byte 2"
+expect_eq nul-partial "$(cat "$TMP/out")" "a b"
+expect_exit 0 nul-replace -- "$T" --on-invalid replace -i "$TMP/nul.txt"
+expect_eq nul-replace-line "$(sed -n 2p "$TMP/out")" "c ￭�￭ d"
+
+# CRLF and empty lines: the line count is kept, no CR in the output.
+printf 'a b\r\n\r\n\nc d\r\n' > "$TMP/crlf.txt"
+expect_exit 0 crlf -- "$T" -i "$TMP/crlf.txt"
+expect_eq crlf-lines "$(wc -l < "$TMP/out")" 4
+expect_eq crlf-content "$(tr '\n' '|' < "$TMP/out")" "a b|||c d|"
+
+# A leading byte order mark is dropped by every mode (and by the codes reader).
+printf '\xef\xbb\xbfHello world\nworld\n' > "$TMP/bom.txt"
+expect_exit 0 bom -- "$T" -i "$TMP/bom.txt"
+expect_eq bom-tokenize "$(head -1 "$TMP/out")" "Hello world"
+expect_exit 0 bom-vocab -- "$T" vocab -i "$TMP/bom.txt"
+expect_eq bom-vocab-tokens "$(cut -f1 "$TMP/out" | sort | tr '\n' ' ')" "Hello world "
+expect_exit 0 bom-learn-bpe -- "$T" learn-bpe -i "$TMP/bom.txt" --merges 10
+grep -q $'\xef\xbb\xbf' "$TMP/out" && fail "bom-learn-bpe: BOM in the codes" || ok
+printf '\xef\xbb\xbf#version: 0.2\nw o\n' > "$TMP/bom.codes"
+expect_exit 0 bom-codes -- sh -c "echo wow | '$T' --bpe '$TMP/bom.codes'"
+expect_eq bom-codes-applied "$(cat "$TMP/out")" "wo￭ w"
+
+# learn-bpe and vocab follow --on-invalid too, and the codes reader refuses what is not text.
+expect_exit 65 vocab-invalid -- "$T" vocab -i "$TMP/fr.txt" -i "$TMP/bad.txt"
+expect_error_line tokenize vocab-invalid "bad.txt:2: invalid UTF-8 at byte 4"
+expect_exit 65 learn-bpe-invalid -- "$T" learn-bpe -i "$TMP/bad.txt" -o "$TMP/o/codes"
+expect_error_line tokenize learn-bpe-invalid "bad.txt:2: invalid UTF-8 at byte 4"
+expect_exit 65 vocab-nul -- "$T" vocab -i "$TMP/nul.txt"
+expect_error_line tokenize vocab-nul "nul.txt:2: NUL byte at byte 2"
+expect_exit 0 vocab-replace -- "$T" vocab --on-invalid replace -i "$TMP/bad.txt"
+expect_eq vocab-replace-token "$(grep -c $'^�\t1$' "$TMP/out")" 1
+expect_exit 0 vocab-skip -- "$T" vocab --on-invalid skip -i "$TMP/bad.txt"
+expect_eq vocab-skip-tokens "$(cut -f1 "$TMP/out" | sort | tr '\n' ' ')" "bonjour trois "
+printf '#version: 0.2\nw o\n\xe9 t\n' > "$TMP/latin1.codes"
+expect_exit 65 codes-invalid -- "$T" --bpe "$TMP/latin1.codes" -i "$TMP/fr.txt"
+expect_error_line tokenize codes-invalid "latin1.codes:3: invalid UTF-8 at byte 1"
+
+# A 1 MB line (tokens of every kind) is tokenized, detokenized back, and the next line follows.
 head -c 1000000 /dev/zero | tr '\0' 'x' | sed 's/xxxxxxxxx/word one, /g' > "$TMP/long.txt"
 echo >> "$TMP/long.txt"; echo "after" >> "$TMP/long.txt"
 expect_exit 0 long-line -- "$T" -i "$TMP/long.txt"
 expect_eq long-line-count "$(wc -l < "$TMP/out")" 2
+expect_eq long-line-after "$(tail -1 "$TMP/out")" "after"
 "$T" -i "$TMP/long.txt" | "$T" detokenize > "$TMP/long.detok"
 expect_same long-line-roundtrip "$TMP/long.txt" "$TMP/long.detok"
+
+# SIGINT and SIGTERM: 130 and 143, the target untouched and no temporary file left.
+mkfifo "$TMP/fifo"
+exec 7<>"$TMP/fifo"
+expect_stopped_cleanly sigint INT "$TMP/o/keep.txt" 0 -- "$T" -i "$TMP/fifo" -o "$TMP/o/keep.txt"
+expect_stopped_cleanly sigterm TERM "$TMP/o/stopped.txt" 0 -- "$T" -i "$TMP/fifo" -o "$TMP/o/stopped.txt"
+exec 7>&-
 
 # Round trip on real text, identical output for 1 and 2 threads.
 expect_exit 0 tokenize-fr -- "$T" -i "$TMP/fr.txt" -o "$TMP/fr.tok" --threads 1

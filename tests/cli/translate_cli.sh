@@ -3,6 +3,7 @@
 # line per input line (empty lines included), n-best layout and order, alignment shapes, the
 # co-process protocol (a line in, a line out, input still open), quiet SIGPIPE, bad input.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_signals.sh"
 T=$BIN/heed-train
 X=$BIN/heed-translate
 K=$BIN/heed-tokenize
@@ -14,6 +15,12 @@ for l in en fr; do "$K" --bpe "$TMP/codes" -i "$TMP/raw.$l" -o "$TMP/bpe.$l"; do
 expect_exit 0 train -- "$T" --train-src "$TMP/bpe.en" --train-tgt "$TMP/bpe.fr" --bpe "$TMP/codes" \
   --tokenizer-mode conservative --hidden 32 --embed 16 --max-steps 60 --threads 1 -q -o "$TMP/m"
 M=$TMP/m/model.heed
+
+# A byte order mark at the start of the training corpora does not reach the model's vocabularies.
+for l in en fr; do { printf '\xef\xbb\xbf'; cat "$TMP/bpe.$l"; } > "$TMP/bom.$l"; done
+expect_exit 0 train-bom -- "$T" --train-src "$TMP/bom.en" --train-tgt "$TMP/bom.fr" --bpe "$TMP/codes" \
+  --tokenizer-mode conservative --hidden 16 --embed 8 --max-steps 1 --threads 1 -q -o "$TMP/mbom"
+expect_eq train-bom-vocab "$(grep -c $'\xef\xbb\xbf' "$TMP/mbom/model.heed")" 0
 
 printf 'Tom is here.\n\nI like cats.\nWhere is it?\n' > "$TMP/in"
 expect_exit 0 translate -- "$X" -m "$M" -i "$TMP/in" --beam-size 3
@@ -70,20 +77,90 @@ expect_exit 0 long -- "$X" -m "$M" -i "$TMP/long" --max-input-length 10 --beam-s
 expect_eq long-lines "$(wc -l < "$TMP/out")" 2
 grep -q "long:2: input truncated to 10 tokens" "$TMP/err" && ok || fail "long: $(cat "$TMP/err")"
 
+# A 1 MB line: truncated with a warning, the lines around it translated.
+{ echo "Tom is here."; head -c 1000000 /dev/zero | tr '\0' 'x' | sed 's/xxxxxxxxx/word one, /g'; echo
+  echo "I like cats."; } > "$TMP/long1m"
+expect_exit 0 long-1mb -- "$X" -m "$M" -i "$TMP/long1m" --beam-size 2
+expect_eq long-1mb-lines "$(wc -l < "$TMP/out")" 3
+grep -q "long1m:2: input truncated to 250 tokens" "$TMP/err" && ok || fail "long-1mb: $(cat "$TMP/err")"
+
+# CRLF line ends and a leading byte order mark change nothing (pretokenized n-best scores would
+# show a BOM left in the first token: it would be unknown to the model).
+printf 'Tom is here .\n\nI like cats .\n' > "$TMP/plain"
+printf '\xef\xbb\xbfTom is here .\r\n\r\nI like cats .\r\n' > "$TMP/bom-crlf"
+"$X" -m "$M" --pretokenized -b 2 --n-best 2 -i "$TMP/plain" > "$TMP/plain.out" 2>/dev/null
+expect_exit 0 bom-crlf -- "$X" -m "$M" --pretokenized -b 2 --n-best 2 -i "$TMP/bom-crlf"
+expect_same bom-crlf-same "$TMP/plain.out" "$TMP/out"
+"$X" -m "$M" -i "$TMP/in" > "$TMP/in.out" 2>/dev/null
+sed 's/$/\r/' "$TMP/in" > "$TMP/in.crlf"
+expect_exit 0 crlf -- "$X" -m "$M" -i "$TMP/in.crlf"
+expect_same crlf-same "$TMP/in.out" "$TMP/out"
+
 # Bad input and bad models: one error line.
 printf 'ok\ncaf\xe9\n' > "$TMP/latin1"
 expect_exit 65 utf8 -- "$X" -m "$M" -i "$TMP/latin1"
-expect_error_line translate utf8 "latin1:2: invalid UTF-8"
+expect_error_line translate utf8 "latin1:2: invalid UTF-8 at byte 4"
+# Every line before the bad one is written (here: the whole read window but the last line).
+{ cat "$TMP/in" "$TMP/in"; printf 'caf\xe9\nI like cats.\n'; } > "$TMP/bad9"
+expect_exit 65 utf8-stdout -- sh -c "'$X' -m '$M' --beam-size 2 < '$TMP/bad9'"
+expect_error_line translate utf8-stdout "<stdin>:9: invalid UTF-8 at byte 4"
+"$X" -m "$M" --beam-size 2 -i "$TMP/in" > "$TMP/in.b2" 2>/dev/null
+cat "$TMP/in.b2" "$TMP/in.b2" > "$TMP/in.b2.twice"
+expect_same utf8-lines-before "$TMP/in.b2.twice" "$TMP/out"
+# With -o FILE: FILE as before, the translations of lines 1-8 in FILE.partial.
+mkdir "$TMP/o"
+echo "old" > "$TMP/o/t.txt"
+expect_exit 65 utf8-file -- "$X" -m "$M" --beam-size 2 -i "$TMP/bad9" -o "$TMP/o/t.txt"
+expect_error_line translate utf8-file "bad9:9: invalid UTF-8 at byte 4 .*; the 8 lines before it are in '.*/o/t.txt.partial'"
+expect_eq utf8-file-untouched "$(cat "$TMP/o/t.txt")" "old"
+expect_same utf8-file-partial "$TMP/in.b2.twice" "$TMP/o/t.txt.partial"
+expect_eq utf8-file-no-temp "$(ls "$TMP/o" | tr '\n' ' ')" "t.txt t.txt.partial "
+# replace: U+FFFD, one output line per input line, one warning naming the line.
+expect_exit 0 utf8-replace -- "$X" -m "$M" --beam-size 2 -i "$TMP/bad9" --on-invalid replace
+expect_eq utf8-replace-lines "$(wc -l < "$TMP/out")" 10
+expect_eq utf8-replace-warning "$(grep -c 'bad9:9: invalid UTF-8 at byte 4: replaced by U+FFFD' "$TMP/err")" 1
+expect_exit 64 utf8-bad-choice -- "$X" -m "$M" --on-invalid skip -i "$TMP/in"
+expect_error_line translate utf8-bad-choice "on-invalid: unknown value 'skip' \(expected error, replace\)"
+# A NUL byte is not text either.
+printf 'Tom is here.\nTom\0is here.\n' > "$TMP/nul"
+expect_exit 65 nul -- "$X" -m "$M" -i "$TMP/nul"
+expect_error_line translate nul "nul:2: NUL byte at byte 4"
+expect_eq nul-lines-before "$(wc -l < "$TMP/out")" 1
+expect_exit 0 nul-replace -- "$X" -m "$M" -i "$TMP/nul" --on-invalid replace
+expect_eq nul-replace-lines "$(wc -l < "$TMP/out")" 2
 head -c 1000 "$M" > "$TMP/truncated.heed"
 expect_exit 65 truncated -- "$X" -m "$TMP/truncated.heed" -i "$TMP/in"
 expect_error_line translate truncated "truncated.heed"
 printf 'not a model at all' > "$TMP/foreign.heed"
 expect_exit 65 foreign -- "$X" -m "$TMP/foreign.heed" -i "$TMP/in"
 expect_error_line translate foreign "foreign.heed"
+sed 's/"format_version":"1"/"format_version":"7"/' "$M" > "$TMP/newer.heed"
+expect_exit 65 newer -- "$X" -m "$TMP/newer.heed" -i "$TMP/in"
+expect_error_line translate newer "newer.heed.*format version 7, newer than"
 expect_exit 66 missing -- "$X" -m "$TMP/nope.heed" -i "$TMP/in"
 expect_error_line translate missing "nope.heed"
 expect_exit 64 nbest-too-big -- "$X" -m "$M" --beam-size 2 --n-best 3 -i "$TMP/in"
 expect_error_line translate nbest-too-big "n-best"
 expect_exit 64 bad-alignment -- "$X" -m "$M" --alignment sometimes -i "$TMP/in"
 expect_error_line translate bad-alignment "alignment"
+
+# Sizes that cannot fit in memory are refused before any work, naming the option to lower.
+expect_exit 64 huge-beam -- "$X" -m "$M" -b 100000 -i "$TMP/in"
+expect_error_line translate huge-beam "^heed-translate: error: --beam-size 100000: decoding could need [0-9.]+ GiB .*; lower --beam-size$"
+expect_exit 64 huge-batch -- "$X" -m "$M" --batch-size 100000000 -i "$TMP/in"
+expect_error_line translate huge-batch "--batch-size 100000000: .*lower --batch-size$"
+expect_exit 64 huge-input-length -- "$X" -m "$M" --max-input-length 100000000 -i "$TMP/in"
+expect_error_line translate huge-input-length "--max-input-length 100000000: .*lower --max-input-length$"
+expect_exit 64 huge-length-ratio -- "$X" -m "$M" --max-length-ratio 1e9 -i "$TMP/in"
+expect_error_line translate huge-length-ratio "--max-length-ratio 1000000000: .*lower --max-length-ratio$"
+
+# SIGINT and SIGTERM: 130 and 143, the target untouched and no temporary file left, also after
+# some lines were translated and flushed into the temporary file.
+mkfifo "$TMP/fifo"
+exec 7<>"$TMP/fifo"
+echo "Tom is here." >&7
+expect_stopped_cleanly sigint INT "$TMP/o/t.txt" 1 -- "$X" -m "$M" -i "$TMP/fifo" -o "$TMP/o/t.txt"
+echo "I like cats." >&7
+expect_stopped_cleanly sigterm TERM "$TMP/o/new.txt" 1 -- "$X" -m "$M" -i "$TMP/fifo" -o "$TMP/o/new.txt"
+exec 7>&-
 finish

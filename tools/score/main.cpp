@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,7 @@
 #include "heed/eval/chrf.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
-#include "heed/text/unicode.h"
+#include "heed/text/input_check.h"
 
 namespace {
 
@@ -34,6 +35,7 @@ struct ScoreCliConfig {
   int bootstrap = 0;
   int width = 2;
   std::uint64_t seed = 12345;
+  text::OnInvalid on_invalid = text::OnInvalid::kError;
 };
 
 bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
@@ -65,6 +67,12 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
       "bootstrap", cli::number(&cfg.bootstrap, cli::at_least(0)),
       "paired bootstrap resampling with this many resamples (0 = off; 1000 is usual)")(
       "width", cli::number(&cfg.width, cli::between(0, 10)), "decimals printed");
+  std::string on_invalid = "error";
+  cl.group("Input").add_options()(
+      "on-invalid",
+      cli::checked(&on_invalid, [](const std::string& v) { text::parse_on_invalid(v, false); }),
+      "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line) or replace "
+      "(U+FFFD)");
   cl.positional("hyp", -1);
   if (!cl.parse(argc, argv)) return false;
   cfg.bleu = cfg.chrf = false;
@@ -73,6 +81,7 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
   }
   cfg.bleu_options.tokenizer = eval::parse_bleu_tokenizer(tokenize);
   cfg.chrf_options.lowercase = cfg.bleu_options.lowercase;
+  cfg.on_invalid = text::parse_on_invalid(on_invalid, /*allow_skip=*/false);
   if (cfg.sentence && cfg.hypotheses.size() != 1) {
     throw ConfigError("--sentence scores one --hyp file at a time");
   }
@@ -81,19 +90,29 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
   return true;
 }
 
-// All lines of a file, checked for UTF-8.
-std::vector<std::string> read_lines(const std::string& path) {
-  io::LineReader reader(path);
+// A reference or hypothesis file: its lines as text (per --on-invalid), up to the first line
+// that is not text when that is an error.
+struct Segments {
   std::vector<std::string> lines;
-  std::string line;
+  long long line_count = 0;           // every line of the file
+  std::optional<DataError> bad_line;  // the first line that is not text (--on-invalid error)
+};
+
+Segments read_segments(const std::string& path, text::OnInvalid on_invalid) {
+  io::LineReader reader(path);
+  Segments file;
+  std::string line, repaired;
   while (reader.next(line)) {
-    if (auto bad = text::find_invalid_utf8(line)) {
-      throw DataError(at_line(reader.display_name(), reader.line_number(),
-                              "invalid UTF-8 at byte " + std::to_string(*bad + 1)));
+    if (file.bad_line) continue;  // still counted, for the line-count check
+    try {
+      file.lines.emplace_back(text::checked_line(line, on_invalid, reader.display_name(),
+                                                 reader.line_number(), repaired));
+    } catch (const DataError& e) {
+      file.bad_line = e;
     }
-    lines.push_back(line);
   }
-  return lines;
+  file.line_count = reader.line_number();
+  return file;
 }
 
 std::string fixed(double value, int width) {
@@ -125,33 +144,47 @@ eval::BleuStats bleu_stats(const eval::SegmentStats& v) {
 int score_main(int argc, char** argv) {
   ScoreCliConfig cfg;
   if (!parse_options(argc, argv, cfg)) return 0;
+  io::remove_temp_files_on_signal();
 
-  std::vector<std::vector<std::string>> refs;
-  for (const auto& path : cfg.references) refs.push_back(read_lines(path));
-  std::vector<std::vector<std::string>> hyps;
+  std::vector<Segments> refs;
+  for (const auto& path : cfg.references) refs.push_back(read_segments(path, cfg.on_invalid));
+  std::vector<Segments> hyps;
   for (const auto& path : cfg.hypotheses) {
-    hyps.push_back(read_lines(path));
+    hyps.push_back(read_segments(path, cfg.on_invalid));
     for (size_t r = 0; r < refs.size(); ++r) {
-      if (hyps.back().size() != refs[r].size()) {
-        throw DataError("'" + path + "' has " + std::to_string(hyps.back().size()) +
+      if (hyps.back().line_count != refs[r].line_count) {
+        throw DataError("'" + path + "' has " + std::to_string(hyps.back().line_count) +
                         " lines but the reference '" + cfg.references[r] + "' has " +
-                        std::to_string(refs[r].size()));
+                        std::to_string(refs[r].line_count));
       }
     }
   }
 
-  // Segment statistics per system; every score below is computed from them.
-  const size_t segments = refs[0].size();
+  // The earliest line that is not text ends the run. Corpus scores need every segment, so
+  // nothing is written; --sentence first writes the rows of the segments before it.
+  size_t segments = static_cast<size_t>(refs[0].line_count);
+  const Segments* bad = nullptr;
+  for (const auto* files : {&refs, &hyps}) {
+    for (const Segments& file : *files) {
+      if (file.bad_line && file.lines.size() < segments) {
+        segments = file.lines.size();
+        bad = &file;
+      }
+    }
+  }
+  if (bad && (!cfg.sentence || segments == 0)) throw *bad->bad_line;
   if (segments == 0) throw DataError("'" + cfg.references[0] + "' is empty: nothing to score");
+
+  // Segment statistics per system; every score below is computed from them.
   std::vector<std::vector<eval::SegmentStats>> bleu(hyps.size()), chrf(hyps.size());
   std::vector<std::string_view> seg_refs(refs.size());
   for (size_t s = 0; s < hyps.size(); ++s) {
     for (size_t i = 0; i < segments; ++i) {
-      for (size_t r = 0; r < refs.size(); ++r) seg_refs[r] = refs[r][i];
+      for (size_t r = 0; r < refs.size(); ++r) seg_refs[r] = refs[r].lines[i];
+      const std::string& hyp = hyps[s].lines[i];
       if (cfg.bleu)
-        bleu[s].push_back(bleu_vector(eval::segment_stats(hyps[s][i], seg_refs, cfg.bleu_options)));
-      if (cfg.chrf)
-        chrf[s].push_back(eval::chrf_segment_stats(hyps[s][i], seg_refs, cfg.chrf_options));
+        bleu[s].push_back(bleu_vector(eval::segment_stats(hyp, seg_refs, cfg.bleu_options)));
+      if (cfg.chrf) chrf[s].push_back(eval::chrf_segment_stats(hyp, seg_refs, cfg.chrf_options));
     }
   }
   const auto bleu_score = [&cfg](const eval::SegmentStats& v) {
@@ -177,6 +210,7 @@ int score_main(int argc, char** argv) {
       if (cfg.chrf) row += "\t" + fixed(chrf_score(chrf[0][i]), cfg.width);
       out.write_line(row);
     }
+    if (bad) throw DataError(bad->bad_line->what() + out.keep_partial(long(segments)));
   } else if (cfg.bootstrap > 0) {
     out.write_line("system\tmetric\tscore\tmean\tci95\tp_value");
     auto report = [&](const std::vector<std::vector<eval::SegmentStats>>& stats,

@@ -18,6 +18,7 @@
 #include "heed/io/stream_pipeline.h"
 #include "heed/text/bpe.h"
 #include "heed/text/bpe_learner.h"
+#include "heed/text/input_check.h"
 #include "heed/text/tokenizer.h"
 #include "heed/text/unicode.h"
 #include "heed/text/vocab.h"
@@ -28,7 +29,6 @@ using namespace heed;
 namespace po = boost::program_options;
 
 enum class Mode { kTokenize, kDetokenize, kLearnBpe, kVocab };
-enum class OnInvalid { kError, kReplace, kSkip };
 
 struct TokenizeCliConfig {
   Mode mode = Mode::kTokenize;
@@ -37,7 +37,7 @@ struct TokenizeCliConfig {
   text::TokenizerOptions tokenizer;
   std::string bpe_codes;  // apply these BPE codes while tokenizing
   text::BpeOptions bpe;   // BPE-dropout
-  OnInvalid on_invalid = OnInvalid::kError;
+  text::OnInvalid on_invalid = text::OnInvalid::kError;
   text::BpeLearnOptions learn;    // learn-bpe
   text::VocabCountOptions vocab;  // vocab
   int threads = 1;
@@ -63,12 +63,9 @@ bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
           "output,o", po::value(&cfg.output)->default_value(cfg.output),
           "output file ('-' = stdout), written atomically")(
           "on-invalid",
-          cli::checked(&on_invalid,
-                       [](const std::string& v) {
-                         cli::check_choice("on-invalid", v, {"error", "replace", "skip"});
-                       }),
-          "invalid UTF-8: error (exit 65 naming file and line), replace (U+FFFD) or skip "
-          "(empty output line)");
+          cli::checked(&on_invalid, [](const std::string& v) { text::parse_on_invalid(v, true); }),
+          "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line), "
+          "replace (U+FFFD) or skip (empty output line; not counted by learn-bpe and vocab)");
   cl.group("Tokenization")
       .add_options()("mode",
                      cli::checked(&tok_mode,
@@ -106,9 +103,7 @@ bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
   cfg.tokenizer.normalization = normalize == "nfkc"  ? text::Normalization::kNfkc
                                 : normalize == "nfc" ? text::Normalization::kNfc
                                                      : text::Normalization::kNone;
-  cfg.on_invalid = on_invalid == "replace" ? OnInvalid::kReplace
-                   : on_invalid == "skip"  ? OnInvalid::kSkip
-                                           : OnInvalid::kError;
+  cfg.on_invalid = text::parse_on_invalid(on_invalid, /*allow_skip=*/true);
   if (cfg.bpe.dropout > 0.0f && cfg.bpe_codes.empty()) {
     throw ConfigError("--bpe-dropout needs --bpe CODES");
   }
@@ -122,27 +117,6 @@ bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
   return true;
 }
 
-// Checks (and per --on-invalid repairs) one line's UTF-8. Returns false to skip the line.
-bool check_utf8(std::string_view line, const std::string& file, long long number, OnInvalid policy,
-                std::string& repaired, std::atomic<long long>& invalid) {
-  auto bad = text::find_invalid_utf8(line);
-  if (!bad) return true;
-  ++invalid;
-  switch (policy) {
-    case OnInvalid::kError:
-      throw DataError(at_line(file, number,
-                              "invalid UTF-8 at byte " + std::to_string(*bad + 1) +
-                                  " (use --on-invalid replace or skip to go on)"));
-    case OnInvalid::kReplace:
-      repaired = text::replace_invalid_utf8(line);
-      return true;
-    case OnInvalid::kSkip:
-      spdlog::warn("[tokenize] {}", at_line(file, number, "invalid UTF-8, line left empty"));
-      return false;
-  }
-  return false;
-}
-
 int run_stream(const TokenizeCliConfig& cfg) {
   std::shared_ptr<const text::Bpe> bpe;
   if (!cfg.bpe_codes.empty()) {
@@ -152,36 +126,40 @@ int run_stream(const TokenizeCliConfig& cfg) {
   io::LineReader reader(cfg.inputs[0]);
   io::LineWriter writer(cfg.output);
   const std::string file = reader.display_name();
-  std::atomic<long long> invalid{0};
   io::PipelineOptions pipeline;
   pipeline.threads = cfg.threads;
   const bool detok = cfg.mode == Mode::kDetokenize;
   const bool dropout = bpe && cfg.bpe.dropout > 0.0f;
 
   Timer timer;
-  long long lines = io::process_lines(
-      reader, writer, pipeline, [&](std::string_view line, long long number, std::string& out) {
-        std::string repaired;
-        if (!check_utf8(line, file, number, cfg.on_invalid, repaired, invalid)) return;
-        std::string_view text = repaired.empty() ? line : std::string_view(repaired);
-        if (detok) {
-          out = tokenizer.detokenize_line(text);
-        } else if (dropout) {
-          // One stream per line keeps the output independent of the thread count.
-          Rng rng = make_rng(cfg.seed, static_cast<std::uint64_t>(number));
-          out = tokenizer.tokenize_line(text, &rng);
-        } else {
-          out = tokenizer.tokenize_line(text);
-        }
-      });
+  long long lines = 0;
+  try {
+    lines = io::process_lines(
+        reader, writer, pipeline, [&](std::string_view line, long long number, std::string& out) {
+          std::string repaired;
+          const std::string_view text =
+              text::checked_line(line, cfg.on_invalid, file, number, repaired);
+          if (text.empty()) return;
+          if (detok) {
+            out = tokenizer.detokenize_line(text);
+          } else if (dropout) {
+            // One stream per line keeps the output independent of the thread count.
+            Rng rng = make_rng(cfg.seed, static_cast<std::uint64_t>(number));
+            out = tokenizer.tokenize_line(text, &rng);
+          } else {
+            out = tokenizer.tokenize_line(text);
+          }
+        });
+  } catch (const DataError& e) {
+    throw DataError(e.what() + writer.keep_partial(writer.lines()));
+  }
   writer.commit();
-  if (invalid > 0) spdlog::warn("[tokenize] {} line(s) with invalid UTF-8", invalid.load());
   spdlog::info("[tokenize] lines={} seconds={:.2f}", lines, timer.seconds());
   return 0;
 }
 
 int run_learn_bpe(const TokenizeCliConfig& cfg) {
-  text::WordCounts counts = text::count_words(cfg.inputs, cfg.threads);
+  text::WordCounts counts = text::count_words(cfg.inputs, cfg.threads, cfg.on_invalid);
   spdlog::info("[learn-bpe] distinct words={}", counts.size());
   Timer timer;
   std::vector<text::BpeMerge> merges = text::learn_bpe(counts, cfg.learn);
@@ -194,7 +172,7 @@ int run_learn_bpe(const TokenizeCliConfig& cfg) {
 }
 
 int run_vocab(const TokenizeCliConfig& cfg) {
-  text::WordCounts counts = text::count_tokens(cfg.inputs, cfg.threads);
+  text::WordCounts counts = text::count_tokens(cfg.inputs, cfg.threads, cfg.on_invalid);
   io::LineWriter writer(cfg.output);
   writer.write(text::format_counts(counts, cfg.vocab));
   writer.commit();
@@ -204,6 +182,7 @@ int run_vocab(const TokenizeCliConfig& cfg) {
 int tokenize_main(int argc, char** argv) {
   TokenizeCliConfig cfg;
   if (!parse_options(argc, argv, cfg)) return 0;
+  io::remove_temp_files_on_signal();
   switch (cfg.mode) {
     case Mode::kTokenize:
     case Mode::kDetokenize:

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
 #include "heed/common/timer.h"
+#include "heed/decode/memory.h"
 #include "heed/decode/model_scorer.h"
 #include "heed/io/batch_reader.h"
 #include "heed/io/line_writer.h"
@@ -24,9 +27,9 @@
 #include "heed/model/serialize.h"
 #include "heed/onednn/context.h"
 #include "heed/text/bpe.h"
+#include "heed/text/input_check.h"
 #include "heed/text/markers.h"
 #include "heed/text/tokenizer.h"
-#include "heed/text/unicode.h"
 
 namespace {
 
@@ -48,6 +51,7 @@ struct TranslateCliConfig {
   float threshold = 0.5f;
   bool replace_unk = false;
   onednn::Precision precision = onednn::Precision::kF32;
+  text::OnInvalid on_invalid = text::OnInvalid::kError;
   int threads = 0;
 };
 
@@ -92,6 +96,12 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
           "above it)")("replace-unk", po::bool_switch(&cfg.replace_unk),
                        "replace <unk> by the most attended source token")(
           "precision", cli::checked(&precision, onednn::parse_precision), "f32 or bf16");
+  std::string on_invalid = "error";
+  cl.group("Input").add_options()(
+      "on-invalid",
+      cli::checked(&on_invalid, [](const std::string& v) { text::parse_on_invalid(v, false); }),
+      "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line) or replace "
+      "(U+FFFD)");
   if (!cl.parse(argc, argv)) return false;
   cfg.decode.normalization = decode::parse_normalization(normalize);
   cfg.decode.validate();
@@ -111,6 +121,7 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
     }
   }
   cfg.decode.keep_attention = cfg.alignment != AlignmentKind::kNone || cfg.replace_unk;
+  cfg.on_invalid = text::parse_on_invalid(on_invalid, /*allow_skip=*/false);
   cfg.precision = onednn::parse_precision(precision);
   if (cfg.precision == onednn::Precision::kBF16 && !onednn::bf16_supported()) {
     throw ConfigError("--precision bf16: this CPU has no bf16 support in oneDNN; use f32");
@@ -118,6 +129,39 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
   cfg.threads = cl.threads();
   io::check_writable(cfg.output);
   return true;
+}
+
+// Refuses sizes whose decoding cannot fit in this machine's memory (ConfigError naming the
+// option furthest above its default), before any work: decoding the longest input the options
+// allow must fit, since such an input may come.
+void check_memory(const TranslateCliConfig& cfg, const model::ModelConfig& model) {
+  const double available = decode::physical_memory_bytes();
+  const double needed =
+      decode::decoding_bytes(model, cfg.decode, {cfg.batch_size, cfg.max_input_length});
+  if (available <= 0.0 || needed <= available) return;
+  const TranslateCliConfig defaults;
+  struct Size {
+    const char* option;
+    double value;
+    double default_value;
+  };
+  const Size sizes[] = {
+      {"--beam-size", double(cfg.decode.beam_size), double(defaults.decode.beam_size)},
+      {"--batch-size", double(cfg.batch_size), double(defaults.batch_size)},
+      {"--max-input-length", double(cfg.max_input_length), double(defaults.max_input_length)},
+      {"--max-length-ratio", double(cfg.decode.max_length_ratio),
+       double(defaults.decode.max_length_ratio)}};
+  const Size& worst = *std::max_element(sizes, std::end(sizes), [](const Size& a, const Size& b) {
+    return a.value / a.default_value < b.value / b.default_value;
+  });
+  char message[320];
+  std::snprintf(message, sizeof message,
+                "%s %.10g: decoding could need %.1f GiB (%d sentences x %d hypotheses, sources up "
+                "to %d tokens), more than the %.1f GiB of memory here; lower %s",
+                worst.option, worst.value, needed / double(1 << 30), cfg.batch_size,
+                cfg.decode.beam_size, cfg.max_input_length, available / double(1 << 30),
+                worst.option);
+  throw ConfigError(message);
 }
 
 // Word index of each token: a token continues the previous word when either carries the joiner
@@ -146,6 +190,7 @@ struct Translator {
 
   explicit Translator(const TranslateCliConfig& c) : cfg(c) {
     model::ModelFile file = model::load_model(cfg.model);
+    check_memory(cfg, file.config);
     model = model::load_seq2seq(file, cfg.model, cfg.precision);
     src_vocab = file.src_vocab;
     tgt_vocab = file.tgt_vocab;
@@ -301,6 +346,7 @@ struct Translator {
 int translate_main(int argc, char** argv) {
   TranslateCliConfig cfg;
   if (!parse_options(argc, argv, cfg)) return 0;
+  io::remove_temp_files_on_signal();
   onednn::set_threads(cfg.threads);
   Timer load_timer;
   Translator translator(cfg);
@@ -310,16 +356,25 @@ int translate_main(int argc, char** argv) {
   io::LineWriter writer(cfg.output);
   std::vector<std::string> lines, outputs;
   const size_t window = size_t(cfg.batch_size) * size_t(cfg.window_batches);
+  std::string repaired;
   while (reader.next_batch(lines, window)) {
     const long long first = reader.lines_read() - static_cast<long long>(lines.size()) + 1;
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (text::find_invalid_utf8(lines[i])) {
-        throw DataError(at_line(reader.display_name(), first + long(i), "invalid UTF-8"));
+    // The lines before one that is not text are translated and written before the error.
+    std::optional<DataError> bad_line;
+    for (size_t i = 0; i < lines.size() && !bad_line; ++i) {
+      try {
+        const std::string_view checked = text::checked_line(
+            lines[i], cfg.on_invalid, reader.display_name(), first + long(i), repaired);
+        if (checked.data() != lines[i].data()) lines[i].assign(checked);
+      } catch (const DataError& e) {
+        bad_line = e;
+        lines.resize(i);
       }
     }
     translator.translate(lines, first, reader.display_name(), outputs);
     for (const std::string& out : outputs) writer.write_line(out);
     writer.flush();
+    if (bad_line) throw DataError(bad_line->what() + writer.keep_partial(writer.lines()));
   }
   writer.commit();
   // Throughput without the model load, as benchmarks of decoders report it (bench/).

@@ -1,3 +1,4 @@
 list(APPEND HEED_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model_scorer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/search.cpp)

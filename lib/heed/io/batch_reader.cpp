@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "heed/common/error.h"
+#include "heed/io/line_reader.h"
 
 namespace heed::io {
 
@@ -68,7 +69,9 @@ bool BatchReader::take_line(std::string& line) {
   }
   size_t stop = end;
   if (stop > start_ && buffer_[stop - 1] == '\r') --stop;
-  line.assign(buffer_, start_, stop - start_);
+  std::string_view text(buffer_.data() + start_, stop - start_);
+  if (lines_read_ == 0) text = without_bom(text);
+  line.assign(text);
   start_ = newline != std::string::npos ? newline + 1 : buffer_.size();
   ++lines_read_;
   return true;

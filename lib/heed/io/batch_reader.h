@@ -18,7 +18,8 @@ class BatchReader {
   BatchReader& operator=(const BatchReader&) = delete;
 
   // Replaces lines with the next batch (at most max_lines, at least one unless the input has
-  // ended): lines without "\n" and without one "\r" before it. Returns false at the end.
+  // ended): lines without "\n" and without one "\r" before it, the first without a leading
+  // byte order mark. Returns false at the end.
   bool next_batch(std::vector<std::string>& lines, size_t max_lines);
 
   // Number of lines returned so far (the last line's 1-based number).

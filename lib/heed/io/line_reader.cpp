@@ -38,13 +38,21 @@ bool LineReader::next(std::string& line) {
   size_t len = static_cast<size_t>(n);
   if (len > 0 && buffer_[len - 1] == '\n') --len;
   if (len > 0 && buffer_[len - 1] == '\r') --len;
-  line.assign(buffer_, len);
+  std::string_view text(buffer_, len);
+  if (line_number_ == 0) text = without_bom(text);
+  line.assign(text);
   ++line_number_;
   return true;
 }
 
 std::string LineReader::display_name() const {
   return path_ == "-" ? "<stdin>" : path_;
+}
+
+std::string_view without_bom(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+  return text;
 }
 
 long long count_lines(const std::string& path) {

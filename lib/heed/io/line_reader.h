@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace heed::io {
 
@@ -14,8 +15,9 @@ class LineReader {
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
-  // Next line without its "\n" (and without one "\r" before it). False at end of input.
-  // A final line without "\n" still counts. Throws FileError on a read error.
+  // Next line without its "\n" (and without one "\r" before it), and the first line without
+  // a leading byte order mark (without_bom). False at end of input. A final line without "\n"
+  // still counts. Throws FileError on a read error.
   bool next(std::string& line);
 
   // 1-based number of the line last returned by next().
@@ -32,6 +34,11 @@ class LineReader {
   size_t capacity_ = 0;
   long long line_number_ = 0;
 };
+
+// text without a leading UTF-8 byte order mark (EF BB BF), which some editors write at the start
+// of a file. Every reader of text input drops it from its first line: LineReader, BatchReader,
+// the BPE codes and vocabulary parsers, the token counters.
+std::string_view without_bom(std::string_view text);
 
 // Number of lines in a file (as next() would count them).
 long long count_lines(const std::string& path);

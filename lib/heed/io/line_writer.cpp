@@ -4,8 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 
 #include "heed/common/error.h"
 
@@ -27,7 +30,56 @@ void fsync_directory(const std::string& path) {
   }
 }
 
+// Temporary files a signal handler may remove. The handler may only read memory that no one
+// frees under it, so paths are copied into fixed slots: kFree → kClaimed (being written) →
+// kReady (the handler may unlink it) → kFree.
+constexpr int kTempSlots = 32;
+enum SlotState : int { kFree, kClaimed, kReady };
+struct TempSlot {
+  std::atomic<int> state{kFree};
+  char path[4096];
+};
+TempSlot g_temp_slots[kTempSlots];
+
+int register_temp_file(const std::string& path) {
+  if (path.size() >= sizeof g_temp_slots[0].path) return -1;
+  for (int i = 0; i < kTempSlots; ++i) {
+    int expected = kFree;
+    if (g_temp_slots[i].state.compare_exchange_strong(expected, kClaimed)) {
+      std::memcpy(g_temp_slots[i].path, path.c_str(), path.size() + 1);
+      g_temp_slots[i].state.store(kReady, std::memory_order_release);
+      return i;
+    }
+  }
+  return -1;  // more temporary files than slots: this one is not removed on a signal
+}
+
+void unregister_temp_file(int& slot) {
+  if (slot >= 0) g_temp_slots[slot].state.store(kFree, std::memory_order_release);
+  slot = -1;
+}
+
+extern "C" void remove_temp_files_and_stop(int signal_number) {
+  for (TempSlot& slot : g_temp_slots) {
+    if (slot.state.load(std::memory_order_acquire) == kReady) ::unlink(slot.path);
+  }
+  // Default action, then die by the signal: the parent sees it (status 128 + N in a shell).
+  std::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
 }  // namespace
+
+void remove_temp_files_on_signal() {
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(signal_number, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+    struct sigaction action {};
+    action.sa_handler = remove_temp_files_and_stop;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(signal_number, &action, nullptr);
+  }
+}
 
 LineWriter::LineWriter(const std::string& path) : path_(path) {
   if (path == "-") {
@@ -51,6 +103,7 @@ LineWriter::LineWriter(const std::string& path) : path_(path) {
     ::unlink(temp_path_.c_str());
     throw WriteError("cannot write '" + path + "': " + errno_message(err));
   }
+  temp_slot_ = register_temp_file(temp_path_);
   static constexpr size_t kBufferSize = 1 << 16;
   std::setvbuf(file_, nullptr, _IOFBF, kBufferSize);
 }
@@ -62,6 +115,7 @@ LineWriter::~LineWriter() {
   }
   if (file_) std::fclose(file_);
   if (!committed_) ::unlink(temp_path_.c_str());
+  unregister_temp_file(temp_slot_);
 }
 
 void LineWriter::fail(int err) {
@@ -78,24 +132,50 @@ void LineWriter::write(std::string_view text) {
 void LineWriter::write_line(std::string_view text) {
   write(text);
   if (std::fputc('\n', file_) == EOF) fail(errno);
+  ++lines_;
 }
 
 void LineWriter::flush() {
   if (std::fflush(file_) != 0) fail(errno);
 }
 
+void LineWriter::rename_temp_file(const std::string& final_path) {
+  flush();
+  if (::fsync(fileno(file_)) != 0) fail(errno);
+  int rc = std::fclose(file_);
+  file_ = nullptr;
+  if (rc != 0) fail(errno);
+  if (std::rename(temp_path_.c_str(), final_path.c_str()) != 0) fail(errno);
+  unregister_temp_file(temp_slot_);
+  fsync_directory(final_path);
+  committed_ = true;
+}
+
 void LineWriter::commit() {
   if (committed_) return;
-  flush();
-  if (!is_stdout_) {
-    if (::fsync(fileno(file_)) != 0) fail(errno);
-    int rc = std::fclose(file_);
-    file_ = nullptr;
-    if (rc != 0) fail(errno);
-    if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) fail(errno);
-    fsync_directory(path_);
+  if (is_stdout_) {
+    flush();
+    committed_ = true;
+    return;
   }
-  committed_ = true;
+  rename_temp_file(path_);
+  ::unlink(partial_path().c_str());
+}
+
+std::string LineWriter::keep_partial(long long lines) {
+  if (committed_) return "";
+  if (is_stdout_) {
+    commit();
+    return "";
+  }
+  const std::string partial = partial_path();
+  if (lines == 0) {
+    ::unlink(partial.c_str());
+    return "";  // the destructor removes the temporary file
+  }
+  rename_temp_file(partial);
+  if (lines == 1) return "; the line before it is in '" + partial + "'";
+  return "; the " + std::to_string(lines) + " lines before it are in '" + partial + "'";
 }
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {

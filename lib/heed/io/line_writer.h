@@ -1,6 +1,7 @@
 // Writes text to stdout ("-") or, atomically, to a file: the data goes to a temporary file
 // beside the target, which commit() flushes, fsyncs and renames over it. A writer destroyed
-// without commit() removes its temporary file, so a failed run never leaves a half file.
+// without commit() removes its temporary file, so a failed run never leaves a half file; a run
+// stopped by bad input keeps the lines it finished in "<target>.partial" (keep_partial()).
 #pragma once
 
 #include <cstdio>
@@ -21,20 +22,40 @@ class LineWriter {
   void write_line(std::string_view text);
   // Pushes buffered data to the OS (stdout: for co-process use).
   void flush();
-  // Completes the output: flush, fsync and rename for files; flush for stdout.
+  // Completes the output: flush, fsync and rename for files (an older "<path>.partial" is
+  // removed: it belonged to an earlier failed run); flush for stdout.
   void commit();
+  // Ends an output cut short by bad input after `lines` complete input lines. stdout is
+  // flushed. A file stays as it was; what was written is flushed, fsynced and renamed to
+  // partial_path() (when lines is 0 there is nothing to keep: the temporary file and an older
+  // partial file are removed). Returns the note for the error message: "; the N lines before
+  // it are in <partial_path>", or "" when nothing was kept. Throws WriteError.
+  std::string keep_partial(long long lines);
 
+  // Calls to write_line() so far.
+  long long lines() const { return lines_; }
   const std::string& path() const { return path_; }
+  std::string partial_path() const { return path_ + ".partial"; }
 
  private:
   [[noreturn]] void fail(int err);
+  // Flushes, fsyncs and closes the temporary file, then renames it to final_path.
+  void rename_temp_file(const std::string& final_path);
 
   std::string path_;
   std::string temp_path_;
   std::FILE* file_ = nullptr;
   bool is_stdout_ = false;
   bool committed_ = false;
+  long long lines_ = 0;
+  int temp_slot_ = -1;  // registration for remove_temp_files_on_signal()
 };
+
+// Installs handlers for SIGINT, SIGTERM and SIGHUP (where not ignored) that remove the
+// temporary files of every LineWriter alive, then end the process by the same signal (shell
+// status 128 + N). For the filters, whose work is cheap to redo: a stop leaves the previous
+// output file as it was and no temporary file behind. heed-train installs its own handlers.
+void remove_temp_files_on_signal();
 
 // Writes bytes to path atomically (temp file, fsync, rename). Throws WriteError.
 void write_file_atomically(const std::string& path, std::string_view bytes);

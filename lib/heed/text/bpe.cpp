@@ -12,6 +12,7 @@
 #include "heed/common/error.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
+#include "heed/text/input_check.h"
 #include "heed/text/utf8.h"
 
 namespace heed::text {
@@ -101,6 +102,7 @@ BpeCodes BpeCodes::load(const std::string& path) {
 BpeCodes BpeCodes::parse(std::string_view text, const std::string& name) {
   BpeCodes codes;
   codes.version_ = BpeVersion::k01;  // subword-nmt reads a file without header as 0.1
+  text = io::without_bom(text);
   size_t pos = 0;
   long long line_number = 0;
   while (pos < text.size()) {
@@ -110,6 +112,9 @@ BpeCodes BpeCodes::parse(std::string_view text, const std::string& name) {
     pos = end + 1;
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (auto bad = find_invalid_text(line)) {
+      throw FormatError(at_line(name, line_number, describe_invalid_text(line, *bad)));
+    }
     if (line_number == 1 && line.substr(0, kVersionHeader.size()) == kVersionHeader) {
       std::string_view version = line.substr(kVersionHeader.size());
       while (!version.empty() && version.front() == ' ') version.remove_prefix(1);

@@ -35,8 +35,9 @@ class BpeCodes {
       : merges_(std::move(merges)), version_(version) {}
 
   // Reads subword-nmt codes (with or without the "#version: 0.2" header). Throws FileError
-  // if the file cannot be opened and FormatError naming file:line for a malformed line.
-  // A file without a header is version 0.1, as subword-nmt reads it.
+  // if the file cannot be opened and FormatError naming file:line for a malformed line or
+  // one that is not text (find_invalid_text). A leading byte order mark is ignored. A file
+  // without a header is version 0.1, as subword-nmt reads it.
   static BpeCodes load(const std::string& path);
   // Same from text already in memory; name is used in messages.
   static BpeCodes parse(std::string_view text, const std::string& name);

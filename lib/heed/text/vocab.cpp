@@ -11,6 +11,7 @@
 
 #include "heed/common/error.h"
 #include "heed/io/line_reader.h"
+#include "heed/text/input_check.h"
 #include "heed/text/markers.h"
 
 namespace heed::text {
@@ -24,7 +25,7 @@ bool is_separator(char c) {
   return c == ' ' || c == '\n' || c == '\t' || c == '\r';
 }
 
-// Reads a file ("-" = stdin) in blocks that end at a token separator, so no token is cut.
+// Reads a file ("-" = stdin) in blocks of whole lines, so no token and no line is cut.
 // The buffer is allocated once and not cleared, so a small file costs only its own size.
 class BlockReader {
  public:
@@ -45,13 +46,27 @@ class BlockReader {
 
   // The next block, valid until the next call. False at the end of the input.
   bool next(std::string_view& block) {
+    lines_before_ += lines_in_last_;
+    const bool got = next_block(block);
+    if (got && !started_) block = io::without_bom(block);
+    started_ = true;
+    lines_in_last_ = std::count(block.begin(), block.end(), '\n');
+    return got;
+  }
+
+  // Lines of the file before the last block returned.
+  long long lines_before() const { return lines_before_; }
+  std::string display_name() const { return path_ == "-" ? "<stdin>" : path_; }
+
+ private:
+  bool next_block(std::string_view& block) {
     if (!buffer_) buffer_.reset(new char[capacity_]);  // not value-initialised
-    // The incomplete token at the end of the last block comes first.
+    // The incomplete line at the end of the last block comes first.
     std::memmove(buffer_.get(), buffer_.get() + carry_begin_, size_ - carry_begin_);
     size_ = size_ - carry_begin_;
     carry_begin_ = 0;
     while (!eof_) {
-      if (size_ == capacity_) grow();  // a token longer than the whole buffer
+      if (size_ == capacity_) grow();  // a line longer than the whole buffer
       const size_t old = size_;
       size_ += std::fread(buffer_.get() + size_, 1, capacity_ - size_, file_);
       if (size_ < capacity_) {
@@ -62,7 +77,7 @@ class BlockReader {
         break;
       }
       size_t cut = size_;
-      while (cut > old && !is_separator(buffer_[cut - 1])) --cut;
+      while (cut > old && buffer_[cut - 1] != '\n') --cut;
       if (cut > old) {
         carry_begin_ = cut;
         block = std::string_view(buffer_.get(), cut);
@@ -73,9 +88,6 @@ class BlockReader {
     block = std::string_view(buffer_.get(), size_);
     return size_ > 0;
   }
-
- private:
-  std::string display_name() const { return path_ == "-" ? "<stdin>" : path_; }
 
   void grow() {
     std::unique_ptr<char[]> bigger(new char[capacity_ * 2]);
@@ -92,7 +104,29 @@ class BlockReader {
   std::unique_ptr<char[]> buffer_;
   size_t size_ = 0;         // bytes in buffer_
   size_t carry_begin_ = 0;  // buffer_[carry_begin_, size_) belongs to the next block
+  bool started_ = false;
+  long long lines_before_ = 0;
+  long long lines_in_last_ = 0;
 };
+
+// block (lines_before lines of file come before it) as the counters must see it: itself when
+// it is all text, else rebuilt line by line through checked_line() under policy.
+std::string_view checked_block(std::string_view block, OnInvalid policy, const std::string& file,
+                               long long lines_before, std::string& storage) {
+  if (!find_invalid_text(block)) return block;
+  storage.clear();
+  std::string repaired;
+  long long number = lines_before;
+  size_t pos = 0;
+  while (pos < block.size()) {
+    size_t end = block.find('\n', pos);
+    if (end == std::string_view::npos) end = block.size();
+    storage += checked_line(block.substr(pos, end - pos), policy, file, ++number, repaired);
+    storage += '\n';
+    pos = end + 1;
+  }
+  return storage;
+}
 
 // Adds the tokens of text, mapped by key_of (an empty key is not counted), to counts.
 template <typename KeyOf>
@@ -120,15 +154,19 @@ void add_keys(std::string_view text, WordCounts& counts, std::string& buffer, Ke
 
 // Reads the files block by block; each block is cut at separators into one range per thread.
 template <typename KeyOf>
-WordCounts count_with(const std::vector<std::string>& paths, int threads, KeyOf key_of) {
+WordCounts count_with(const std::vector<std::string>& paths, int threads, OnInvalid on_invalid,
+                      KeyOf key_of) {
   const size_t workers = static_cast<size_t>(std::max(1, threads));
   std::vector<WordCounts> partial(workers);
   std::vector<std::string> buffers(workers);
   std::vector<std::exception_ptr> errors(workers);
-  std::string_view text;
+  std::string_view block;
+  std::string repaired;
   for (const auto& path : paths) {
     BlockReader reader(path);
-    while (reader.next(text)) {
+    while (reader.next(block)) {
+      const std::string_view text =
+          checked_block(block, on_invalid, reader.display_name(), reader.lines_before(), repaired);
       std::vector<size_t> bounds(workers + 1, text.size());
       bounds[0] = 0;
       for (size_t w = 1; w < workers; ++w) {
@@ -209,12 +247,12 @@ void add_words(std::string_view text, WordCounts& counts) {
   add_keys(text, counts, buffer, bpe_word_of);
 }
 
-WordCounts count_tokens(const std::vector<std::string>& paths, int threads) {
-  return count_with(paths, threads, token_itself);
+WordCounts count_tokens(const std::vector<std::string>& paths, int threads, OnInvalid on_invalid) {
+  return count_with(paths, threads, on_invalid, token_itself);
 }
 
-WordCounts count_words(const std::vector<std::string>& paths, int threads) {
-  return count_with(paths, threads, bpe_word_of);
+WordCounts count_words(const std::vector<std::string>& paths, int threads, OnInvalid on_invalid) {
+  return count_with(paths, threads, on_invalid, bpe_word_of);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -247,6 +285,7 @@ std::string format_counts(const WordCounts& counts, const VocabCountOptions& opt
 CountList parse_counts(std::string_view text, const std::string& name) {
   CountList list;
   std::unordered_map<std::string_view, long long> first_line;
+  text = io::without_bom(text);
   size_t pos = 0;
   long long line_number = 0;
   while (pos < text.size()) {
@@ -256,6 +295,9 @@ CountList parse_counts(std::string_view text, const std::string& name) {
     pos = end + 1;
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (auto bad = find_invalid_text(line)) {
+      throw FormatError(at_line(name, line_number, describe_invalid_text(line, *bad)));
+    }
     const size_t tab = line.find('\t');
     if (tab == std::string_view::npos || line.find('\t', tab + 1) != std::string_view::npos) {
       throw FormatError(at_line(name, line_number, "expected 'token<TAB>count'"));

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "heed/text/input_check.h"
+
 namespace heed::text {
 
 using WordCounts = std::unordered_map<std::string, long long>;
@@ -15,12 +17,16 @@ using CountList = std::vector<std::pair<std::string, long long>>;
 
 // Counting tokenized text: one sentence per line, tokens separated by spaces (tabs and CR
 // count as separators too). The files ("-" = stdin) are read in large blocks that `threads`
-// threads count in parallel. Throws FileError if a file cannot be opened or read.
+// threads count in parallel; a leading byte order mark is ignored, and a line that is not
+// text is refused (DataError naming file:line), repaired or left out per on_invalid
+// (checked_line). Throws FileError if a file cannot be opened or read.
 //
 // count_tokens counts the tokens as they are (for vocabularies). count_words counts the words
 // BPE is learnt from and applied to: bpe_word_of() each token.
-WordCounts count_tokens(const std::vector<std::string>& paths, int threads);
-WordCounts count_words(const std::vector<std::string>& paths, int threads);
+WordCounts count_tokens(const std::vector<std::string>& paths, int threads,
+                        OnInvalid on_invalid = OnInvalid::kError);
+WordCounts count_words(const std::vector<std::string>& paths, int threads,
+                       OnInvalid on_invalid = OnInvalid::kError);
 // The same for text in memory, added to counts.
 void add_tokens(std::string_view text, WordCounts& counts);
 void add_words(std::string_view text, WordCounts& counts);
@@ -41,8 +47,9 @@ CountList sorted_counts(const WordCounts& counts, const VocabCountOptions& optio
 // "token<TAB>count\n" lines of sorted_counts().
 std::string format_counts(const WordCounts& counts, const VocabCountOptions& options = {});
 // Reads token<TAB>count lines (name is used in messages) in file order. Throws FormatError
-// naming file:line for a line without exactly one TAB, an empty token, a count that is not a
-// decimal number, or a token seen before.
+// naming file:line for a line that is not text (find_invalid_text), a line without exactly one
+// TAB, an empty token, a count that is not a decimal number, or a token seen before. A leading
+// byte order mark is ignored.
 CountList parse_counts(std::string_view text, const std::string& name);
 // Same from a file. Throws FileError if it cannot be read.
 CountList load_counts(const std::string& path);

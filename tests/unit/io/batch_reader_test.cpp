@@ -59,3 +59,13 @@ TEST_CASE("batch_reader: a co-process gets each line at once while input stays o
   dup2(saved, STDIN_FILENO);
   close(saved);
 }
+
+TEST_CASE("batch_reader: a leading byte order mark is dropped from the first line only",
+          "[io][fast]") {
+  test::TempDir dir;
+  const std::string bom = "\xEF\xBB\xBF";
+  io::BatchReader reader(test::write_file(dir.path("in"), bom + "a\r\n" + bom + "b\n"));
+  std::vector<std::string> batch;
+  REQUIRE(reader.next_batch(batch, 10));
+  CHECK(batch == std::vector<std::string>{"a", bom + "b"});
+}

@@ -1,7 +1,9 @@
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -158,4 +160,91 @@ TEST_CASE("stream_pipeline: the earliest error wins, earlier lines are written",
   }
   writer.commit();
   CHECK(read_file(out) == "1\n2\n");
+}
+
+TEST_CASE("line_reader: a leading byte order mark is dropped from the first line only",
+          "[io][fast]") {
+  const std::string bom = "\xEF\xBB\xBF";
+  CHECK(io::without_bom(bom + "x") == "x");
+  CHECK(io::without_bom(bom) == "");
+  CHECK(io::without_bom("x" + bom) == "x" + bom);
+  CHECK(io::without_bom("\xEF\xBB") == "\xEF\xBB");  // a cut BOM is not one
+  test::TempDir dir;
+  io::LineReader reader(write_file(dir.path("bom.txt"), bom + "Hello\r\n" + bom + "again\n"));
+  std::string line;
+  REQUIRE(reader.next(line));
+  CHECK(line == "Hello");
+  REQUIRE(reader.next(line));
+  CHECK(line == bom + "again");  // inside the text it is a character (U+FEFF) like any other
+  CHECK_FALSE(reader.next(line));
+  io::LineReader only(write_file(dir.path("only.txt"), bom));
+  REQUIRE(only.next(line));
+  CHECK(line.empty());
+  CHECK_FALSE(only.next(line));
+}
+
+TEST_CASE("line_writer: keep_partial leaves the target alone and keeps the lines in .partial",
+          "[io][fast]") {
+  test::TempDir dir;
+  const std::string path = dir.path("out.txt"), partial = path + ".partial";
+  write_file(path, "old\n");
+  {
+    io::LineWriter writer(path);
+    writer.write_line("one");
+    writer.write_line("two");
+    CHECK(writer.lines() == 2);
+    CHECK(writer.keep_partial(writer.lines()) ==
+          "; the 2 lines before it are in '" + partial + "'");
+  }
+  CHECK(read_file(path) == "old\n");
+  CHECK(read_file(partial) == "one\ntwo\n");
+  CHECK(dir.entries() == 2);  // no temporary file
+  {
+    io::LineWriter writer(dir.path("new.txt"));
+    writer.write_line("only");
+    CHECK(writer.keep_partial(1) ==
+          "; the line before it is in '" + dir.path("new.txt.partial") + "'");
+  }
+  CHECK(read_file(dir.path("new.txt.partial")) == "only\n");
+  CHECK_FALSE(std::ifstream(dir.path("new.txt")).good());
+  // Nothing done: nothing kept, and an older partial file (of an earlier run) goes.
+  {
+    io::LineWriter writer(path);
+    CHECK(writer.keep_partial(0).empty());
+  }
+  CHECK_FALSE(std::ifstream(partial).good());
+  CHECK(read_file(path) == "old\n");
+  // A run that completes removes the partial file an earlier one left.
+  write_file(partial, "stale\n");
+  {
+    io::LineWriter writer(path);
+    writer.write_line("new");
+    writer.commit();
+  }
+  CHECK(read_file(path) == "new\n");
+  CHECK_FALSE(std::ifstream(partial).good());
+  CHECK(dir.entries() == 2);  // out.txt and new.txt.partial
+}
+
+TEST_CASE("line_writer: SIGTERM removes the temporary file and ends the process by the signal",
+          "[io][fast]") {
+  test::TempDir dir;
+  const std::string path = dir.path("out.txt");
+  write_file(path, "old\n");
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    io::remove_temp_files_on_signal();
+    io::LineWriter writer(path);
+    writer.write_line("half");
+    writer.flush();
+    raise(SIGTERM);
+    _exit(0);  // not reached
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM);
+  CHECK(read_file(path) == "old\n");
+  CHECK(dir.entries() == 1);  // the temporary file is gone
 }

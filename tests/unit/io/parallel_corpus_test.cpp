@@ -44,3 +44,16 @@ TEST_CASE("parallel corpus: mismatched files are reported with their line counts
                     Catch::Contains("has 2 lines but") && Catch::Contains("not parallel"));
   CHECK_NOTHROW(io::check_line_counts(de, de));
 }
+
+TEST_CASE("parallel corpus: a byte order mark at the start of either file is dropped",
+          "[io][fast]") {
+  test::TempDir dir;
+  const std::string bom = "\xEF\xBB\xBF";
+  io::ParallelReader two(write(dir, "de", bom + "hallo\n"), write(dir, "en", bom + "hello\r\n"));
+  std::string s, t;
+  REQUIRE(two.next(s, t));
+  CHECK((s == "hallo" && t == "hello"));
+  io::ParallelReader one(write(dir, "both", bom + "a ||| b\n"));
+  REQUIRE(one.next(s, t));
+  CHECK((s == "a" && t == "b"));
+}

@@ -160,6 +160,21 @@ TEST_CASE("bpe: codes file round trip and errors with line numbers", "[text][fas
                     Catch::Contains("unsupported BPE codes version '0.2 byte'"));
 }
 
+TEST_CASE("bpe: codes that are not text are refused; a byte order mark is not a symbol",
+          "[text][fast]") {
+  CHECK_THROWS_AS(BpeCodes::parse("#version: 0.2\na b\n\xE9 t\n", "c.txt"), FormatError);
+  CHECK_THROWS_WITH(BpeCodes::parse("#version: 0.2\na b\n\xE9 t\n", "c.txt"),
+                    "c.txt:3: invalid UTF-8 at byte 1");
+  CHECK_THROWS_WITH(BpeCodes::parse(std::string("a b\nc\0 d\n", 9), "c.txt"),
+                    "c.txt:2: NUL byte at byte 2");
+  // The header is still seen behind a BOM, and no merge starts with one.
+  const BpeCodes codes = BpeCodes::parse("\xEF\xBB\xBF#version: 0.2\nw o\n", "bom");
+  CHECK(codes.version() == text::BpeVersion::k02);
+  CHECK(codes.merges() == std::vector<text::BpeMerge>{{"w", "o"}});
+  CHECK(BpeCodes::parse("\xEF\xBB\xBF" "a b\n", "bom").merges() ==
+        std::vector<text::BpeMerge>{{"a", "b"}});
+}
+
 TEST_CASE("bpe: dropout 0 is plain BPE, dropout 1 gives characters", "[text][fast]") {
   const BpeCodes codes = BpeCodes::parse(kToyCodes, "toy");
   Bpe plain(codes);

@@ -92,6 +92,53 @@ TEST_CASE("vocab: counting is exact across block and thread boundaries", "[text]
   CHECK(words.at("end") == 4 * lines);
 }
 
+TEST_CASE("vocab: counting follows --on-invalid and drops a leading byte order mark",
+          "[text][fast]") {
+  test::TempDir dir;
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string a = write(dir, "a", bom + "Hello world\nbad \xFF\xFE end\n");
+  const std::string b = write(dir, "b", bom + "world\n");
+  for (int threads : {1, 2}) {
+    INFO("threads=" << threads);
+    CHECK_THROWS_AS(text::count_tokens({a, b}, threads), DataError);
+    CHECK_THROWS_WITH(text::count_words({a}, threads, text::OnInvalid::kError),
+                      Catch::StartsWith(a + ":2: invalid UTF-8 at byte 5"));
+    CHECK(
+        text::count_tokens({a, b}, threads, text::OnInvalid::kReplace) ==
+        text::WordCounts{{"Hello", 1}, {"world", 2}, {"bad", 1}, {"\uFFFD\uFFFD", 1}, {"end", 1}});
+    CHECK(text::count_tokens({a, b}, threads, text::OnInvalid::kSkip) ==
+          text::WordCounts{{"Hello", 1}, {"world", 2}});
+  }
+  const std::string nul = write(dir, "nul", std::string("a\nb\0c\n", 6));
+  CHECK_THROWS_WITH(text::count_tokens({nul}, 1),
+                    Catch::StartsWith(nul + ":2: NUL byte at byte 2"));
+}
+
+TEST_CASE("vocab: the line named for a bad line is right beyond the first block", "[text]") {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 400000; ++i) text += "line number " + std::to_string(i) + " of many\n";
+  REQUIRE(text.size() > (size_t{8} << 20));  // more than one block
+  const std::string path = write(dir, "big", text + "caf\xE9\n");
+  CHECK_THROWS_WITH(text::count_tokens({path}, 2), Catch::StartsWith(path + ":400001: invalid"));
+}
+
+TEST_CASE("vocab: count files and vocabularies that are not text are refused; BOM dropped",
+          "[text][fast]") {
+  CHECK_THROWS_AS(text::parse_counts("a\t1\n\xE9\t2\n", "v.tsv"), FormatError);
+  CHECK_THROWS_WITH(text::parse_counts("a\t1\n\xE9\t2\n", "v.tsv"),
+                    "v.tsv:2: invalid UTF-8 at byte 1");
+  CHECK_THROWS_WITH(text::parse_counts(std::string("a\0b\t1\n", 6), "v.tsv"),
+                    "v.tsv:1: NUL byte at byte 2");
+  CHECK(text::parse_counts("\xEF\xBB\xBF"
+                           "a\t1\n",
+                           "v") == CountList{{"a", 1}});
+  const std::string specials = "<pad>\t0\n<unk>\t0\n<s>\t0\n</s>\t0\n";
+  CHECK_THROWS_WITH(Vocab::from_string(specials + "ok\t3\nk\xC3\t2\n", "model.heed (vocab)"),
+                    "model.heed (vocab):6: invalid UTF-8 at byte 2");
+  CHECK(Vocab::from_string("\xEF\xBB\xBF" + specials + "a\t1\n", "v").token(4) == "a");
+}
+
 TEST_CASE("vocab: counts sorted by frequency then bytes, with cut-offs", "[text][fast]") {
   const text::WordCounts counts = {{"b", 3}, {"a", 3}, {"B", 3}, {"é", 3}, {"c", 5}, {"d", 1}};
   // Ties by bytes: "B" (0x42) < "a" < "b" < "é" (0xC3 0xA9).

@@ -1,0 +1,47 @@
+#include "heed/decode/memory.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace heed::decode {
+
+double decoding_bytes(const model::ModelConfig& model, const DecodeConfig& config,
+                      const DecodeSizes& sizes) {
+  constexpr double kFloat = 4.0, kCandidate = 12.0;
+  const double batch = double(std::max(1LL, sizes.batch_size));
+  const double beam = double(std::max(1, config.beam_size));
+  const double source = double(std::max(1LL, sizes.max_source_length));
+  const double target =
+      double(config.max_length_ratio) * source + double(std::max(0, config.max_length_offset));
+  const double vocab = double(model.tgt_vocab_size);
+  const double hidden = double(model.hidden), embed = double(model.embed);
+  const double keys = double(model.key_size());
+  const double projected = double(model.attention_dim > 0 ? model.attention_dim : model.hidden);
+  const bool attention_history = config.keep_attention || config.coverage_penalty > 0.0f;
+
+  // Per live hypothesis, in floats: log-probabilities; h and c of each decoder layer, before
+  // and after the step; input feeding, step input, context, output; keys and projected keys
+  // gathered for the row (twice: select() swaps buffers) and the attention weights.
+  double per_row = vocab + 4.0 * double(model.decoder_layers) * hidden + 6.0 * hidden + embed +
+                   source * (2.0 * keys + 2.0 * projected + 3.0);
+  // The search's rows (current and next): tokens, and with attention kept the coverage and
+  // one attention row per output token.
+  per_row += 2.0 * target;
+  if (attention_history) per_row += 2.0 * source + 2.0 * target * source;
+  const double rows = batch * beam;
+  // Candidates of one sentence: each of its rows offers its best 2k continuations.
+  const double candidates = beam * std::min(2.0 * beam, vocab);
+  // Encoder: embeddings and, per layer, outputs and the RNN's workspace.
+  const double encoder = batch * source * (embed + 8.0 * double(model.encoder_layers) * hidden);
+  return kFloat * (rows * per_row + encoder) + kCandidate * candidates;
+}
+
+double physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return 0.0;
+  return double(pages) * double(page_size);
+}
+
+}  // namespace heed::decode

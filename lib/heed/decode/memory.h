@@ -1,0 +1,29 @@
+// How much memory decoding can take, estimated from the model's dimensions and the search
+// options before any work, so that sizes that cannot fit (a beam of 100000, a batch of a
+// million) are refused with a sentence naming the option instead of growing until the kernel
+// kills the process.
+#pragma once
+
+#include "heed/decode/search.h"
+#include "heed/model/config.h"
+
+namespace heed::decode {
+
+struct DecodeSizes {
+  long long batch_size = 32;          // sentences decoded together
+  long long max_source_length = 250;  // longest source, in tokens, after truncation
+};
+
+// Bytes the working set of translate_batch() can reach for a batch of sizes.batch_size sources
+// of sizes.max_source_length tokens, every sentence keeping config.beam_size hypotheses to the
+// maximum output length: per live hypothesis its log-probabilities over the target vocabulary,
+// the decoder states, its copy of the attention keys and their projection, and the search's
+// token (and attention) history; per sentence the candidate list; the encoder's outputs.
+// A double: absurd options give absurd numbers instead of overflowing.
+double decoding_bytes(const model::ModelConfig& model, const DecodeConfig& config,
+                      const DecodeSizes& sizes);
+
+// Physical memory of the machine in bytes (sysconf), 0 if unknown.
+double physical_memory_bytes();
+
+}  // namespace heed::decode

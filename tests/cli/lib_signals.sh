@@ -1,0 +1,28 @@
+# Stopping a filter by a signal while it writes -o FILE (source after lib.sh).
+
+# expect_stopped_cleanly NAME SIGNAL TARGET MIN_BYTES -- COMMAND...: starts COMMAND, which
+# writes TARGET with -o and must still be running (reading a FIFO that stays open, say) once its
+# temporary file TARGET.tmp-* holds MIN_BYTES; sends SIGNAL; then the status must be 128 + the
+# signal's number, no temporary file may be left and TARGET must be as it was.
+expect_stopped_cleanly() {
+  local name=$1 signal=$2 target=$3 min_bytes=$4
+  shift 5
+  local before
+  before=$(cat "$target" 2>/dev/null || echo "<absent>")
+  # Job control, so that the background job does not start with SIGINT ignored.
+  set -m
+  "$@" >/dev/null 2>"$TMP/stopped.err" &
+  local pid=$!
+  set +m
+  local waited temp
+  for waited in $(seq 400); do
+    temp=$(compgen -G "$target.tmp-*")
+    [ -n "$temp" ] && [ "$(stat -c %s "$temp")" -ge "$min_bytes" ] && break
+    sleep 0.05
+  done
+  kill "-$signal" "$pid"
+  wait "$pid"
+  expect_eq "$name-status" $? $((128 + $(kill -l "$signal")))
+  expect_eq "$name-no-temp-file" "$(compgen -G "$target.tmp-*")" ""
+  expect_eq "$name-target-unchanged" "$(cat "$target" 2>/dev/null || echo "<absent>")" "$before"
+}
