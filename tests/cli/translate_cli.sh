@@ -146,7 +146,10 @@ expect_error_line translate bad-alignment "alignment"
 
 # Sizes that cannot fit in memory are refused before any work, naming the option to lower.
 expect_exit 64 huge-beam -- "$X" -m "$M" -b 100000 -i "$TMP/in"
-expect_error_line translate huge-beam "^heed-translate: error: --beam-size 100000: decoding could need [0-9.]+ GiB .*; lower --beam-size$"
+expect_error_line translate huge-beam "^heed-translate: error: option '--beam-size' must be an integer in \\[1, 1000\\], not '100000'"
+# Sizes each within range that together cannot fit are refused by the memory estimate.
+expect_exit 64 huge-beam-batch -- "$X" -m "$M" -b 1000 --batch-size 100000 -i "$TMP/in"
+expect_error_line translate huge-beam-batch "decoding could need [0-9.]+ GiB .*; lower --(beam|batch)-size$"
 expect_exit 64 huge-batch -- "$X" -m "$M" --batch-size 100000000 -i "$TMP/in"
 expect_error_line translate huge-batch "--batch-size 100000000: .*lower --batch-size$"
 expect_exit 64 huge-input-length -- "$X" -m "$M" --max-input-length 100000000 -i "$TMP/in"

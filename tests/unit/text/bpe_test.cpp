@@ -171,8 +171,10 @@ TEST_CASE("bpe: codes that are not text are refused; a byte order mark is not a 
   const BpeCodes codes = BpeCodes::parse("\xEF\xBB\xBF#version: 0.2\nw o\n", "bom");
   CHECK(codes.version() == text::BpeVersion::k02);
   CHECK(codes.merges() == std::vector<text::BpeMerge>{{"w", "o"}});
-  CHECK(BpeCodes::parse("\xEF\xBB\xBF" "a b\n", "bom").merges() ==
-        std::vector<text::BpeMerge>{{"a", "b"}});
+  CHECK(BpeCodes::parse("\xEF\xBB\xBF"
+                        "a b\n",
+                        "bom")
+            .merges() == std::vector<text::BpeMerge>{{"a", "b"}});
 }
 
 TEST_CASE("bpe: dropout 0 is plain BPE, dropout 1 gives characters", "[text][fast]") {
