@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 
@@ -27,7 +28,32 @@ void fsync_directory(const std::string& path) {
   }
 }
 
+// The temporary files of live writers, in fixed slots so that a signal handler can read them
+// without locks or allocation. A writer that finds no free slot is simply not tracked.
+constexpr int kTemporarySlots = 16;
+std::atomic<const char*> g_temporary_files[kTemporarySlots];
+
+void track_temporary(const char* path) {
+  for (auto& slot : g_temporary_files) {
+    const char* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, path)) return;
+  }
+}
+
+void untrack_temporary(const char* path) {
+  for (auto& slot : g_temporary_files) {
+    const char* expected = path;
+    if (slot.compare_exchange_strong(expected, nullptr)) return;
+  }
+}
+
 }  // namespace
+
+void remove_temporary_files() noexcept {
+  for (auto& slot : g_temporary_files) {
+    if (const char* path = slot.load()) ::unlink(path);
+  }
+}
 
 LineWriter::LineWriter(const std::string& path) : path_(path) {
   if (path == "-") {
@@ -51,6 +77,7 @@ LineWriter::LineWriter(const std::string& path) : path_(path) {
     ::unlink(temp_path_.c_str());
     throw WriteError("cannot write '" + path + "': " + errno_message(err));
   }
+  track_temporary(temp_path_.c_str());
   static constexpr size_t kBufferSize = 1 << 16;
   std::setvbuf(file_, nullptr, _IOFBF, kBufferSize);
 }
@@ -62,6 +89,7 @@ LineWriter::~LineWriter() {
   }
   if (file_) std::fclose(file_);
   if (!committed_) ::unlink(temp_path_.c_str());
+  untrack_temporary(temp_path_.c_str());
 }
 
 void LineWriter::fail(int err) {
@@ -93,6 +121,7 @@ void LineWriter::commit() {
     file_ = nullptr;
     if (rc != 0) fail(errno);
     if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) fail(errno);
+    untrack_temporary(temp_path_.c_str());
     fsync_directory(path_);
   }
   committed_ = true;

@@ -42,4 +42,8 @@ void write_file_atomically(const std::string& path, std::string_view bytes);
 // Throws WriteError if the directory that would hold path does not exist or is not writable.
 void check_writable(const std::string& path);
 
+// Removes the temporary files of every live LineWriter. Async-signal-safe: a tool killed by
+// SIGINT or SIGTERM calls it from its handler so that no half file is left beside a target.
+void remove_temporary_files() noexcept;
+
 }  // namespace heed::io
