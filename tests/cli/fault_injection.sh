@@ -141,24 +141,29 @@ flip() {
 }
 # flip_at FILE WHAT: flips the byte WHAT names: "length" (the header length field), "shape" (the
 # first digit of the first tensor's shape in the JSON header: shape and byte range then
-# disagree), "tensor" (a byte in the middle of the tensor data: the checksum no longer matches).
+# disagree), "vocab" (the count of </s> in the source vocabulary goes from 0 to 1: still valid
+# JSON and a valid vocabulary, only the metadata checksum tells), "tensor" (a byte in the middle of the tensor
+# data: the checksum no longer matches).
 flip_at() {
-  local header_length shape_offset
+  local header_length shape_offset vocab_offset
   header_length=$(od -An -tu4 -N4 "$1" | tr -d ' ')
   shape_offset=$(grep -abo '"shape":\[[0-9]' "$1" | head -1 | cut -d: -f1)
+  vocab_offset=$(grep -abo '"src_vocab":"<pad>.t0.n<unk>.t0.n<s>.t0.n</s>.t0' "$1" | head -1 | cut -d: -f1)
   case $2 in
     length) flip "$1" 0 4 ;;
     shape) flip "$1" $((shape_offset + 9)) 1 ;;
+    vocab) flip "$1" $((vocab_offset + 47)) 1 ;;
     tensor) flip "$1" $(((8 + header_length + $(stat -c %s "$1")) / 2)) 1 ;;
   esac
 }
 mkdir -p "$TMP/flip"
-for what in length shape tensor; do
+for what in length shape vocab tensor; do
   cp "$M" "$TMP/flip/$what.heed"
   flip_at "$TMP/flip/$what.heed" $what
   cmp -s "$M" "$TMP/flip/$what.heed" && fail "flip-$what: nothing flipped" || ok
   expect_exit 65 "flip-$what-translate" -- "$X" -m "$TMP/flip/$what.heed" -i "$TMP/in"
   expect_error_line translate "flip-$what-translate" "$TMP/flip/$what.heed"
+  [ $what = vocab ] && expect_error_line translate "flip-$what-detected-by-checksum" "checksum of its metadata"
   mkdir -p "$TMP/flip/$what"
   cp "$TMP/m/checkpoint.heed" "$TMP/flip/$what/checkpoint.heed"
   flip_at "$TMP/flip/$what/checkpoint.heed" $what
