@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fault injection across the tools: a full disk (a tiny tmpfs in a private mount namespace, and
 # /dev/full), kill -9 inside a checkpoint write (deterministically, from a gdb breakpoint on the
-# save's fsync), flipped bytes in a model, SIGPIPE on every tool's stdout, stdin closed early in
-# co-process mode, SIGINT / SIGTERM mid-stream. What the per-tool *_cli.sh scripts already
+# save's fsync), flipped bytes in a model, truncated and newer checkpoints, SIGPIPE on every
+# tool's stdout, stdin closed early in co-process mode, SIGINT / SIGTERM mid-stream. What the per-tool *_cli.sh scripts already
 # check (tokenize and translate to /dev/full, SIGPIPE through head, truncated and foreign
 # models, kill -9 between checkpoints) is not repeated here.
 #
@@ -171,6 +171,17 @@ for what in length shape vocab tensor; do
   expect_exit 65 "flip-$what-resume" -- "$T" "${tiny[@]}" -o "$TMP/flip/$what" --max-steps 8 --resume
   expect_last_error_line train "flip-$what-resume" "$TMP/flip/$what/checkpoint.heed"
 done
+
+# A truncated checkpoint and one from a newer heed (format_version 2): --resume refuses both
+# with one line naming the file (heed-translate's cases are in translate_cli.sh and
+# frozen_models.sh).
+mkdir -p "$TMP/truncated" "$TMP/newer"
+head -c 5000 "$TMP/m/checkpoint.heed" > "$TMP/truncated/checkpoint.heed"
+expect_exit 65 truncated-resume -- "$T" "${tiny[@]}" -o "$TMP/truncated" --max-steps 8 --resume
+expect_last_error_line train truncated-resume "$TMP/truncated/checkpoint.heed"
+perl -0777 -pe 's/"format_version":"1"/"format_version":"2"/' "$TMP/m/checkpoint.heed" > "$TMP/newer/checkpoint.heed"
+expect_exit 65 newer-resume -- "$T" "${tiny[@]}" -o "$TMP/newer" --max-steps 8 --resume
+expect_last_error_line train newer-resume "$TMP/newer/checkpoint.heed.*format version 2, newer than"
 
 # ---- SIGPIPE on every tool's stdout -------------------------------------------------------------
 # closed_stdout NAME COMMAND...: runs COMMAND with stdout a pipe whose reader is already gone
