@@ -2,9 +2,9 @@
 # Fault injection across the tools: a full disk (a tiny tmpfs in a private mount namespace, and
 # /dev/full), kill -9 inside a checkpoint write (deterministically, from a gdb breakpoint on the
 # save's fsync), flipped bytes in a model, truncated and newer checkpoints, SIGPIPE on every
-# tool's stdout, stdin closed early in co-process mode, SIGINT / SIGTERM mid-stream. What the per-tool *_cli.sh scripts already
-# check (tokenize and translate to /dev/full, SIGPIPE through head, truncated and foreign
-# models, kill -9 between checkpoints) is not repeated here.
+# tool's stdout, stdin closed early in co-process mode, SIGINT / SIGTERM mid-stream. What the
+# per-tool *_cli.sh scripts already check (tokenize and translate to /dev/full, SIGPIPE through
+# head, truncated and foreign models, kill -9 between checkpoints) is not repeated here.
 #
 # The full-disk checks need a mount namespace (root, or unprivileged user namespaces); the
 # kill -9 check needs gdb. Without them those checks are skipped with a SKIPPED line and the
