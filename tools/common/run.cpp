@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "heed/common/error.h"
+#include "heed/io/line_writer.h"
 
 namespace heed::cli {
 namespace {
@@ -43,6 +44,9 @@ void prefer_huge_pages(char** argv) {
 int run_tool(int argc, char** argv, const std::string& tool, const ToolMain& body) {
   std::setlocale(LC_ALL, "C");
   std::ios::sync_with_stdio(false);
+  // Every tool: a stop by SIGINT, SIGTERM or SIGHUP leaves no temporary output file behind
+  // (heed-train then installs its own graceful stop over SIGINT and SIGTERM).
+  io::remove_temp_files_on_signal();
   try {
     int code = body(argc, argv);
     if (std::fflush(stdout) != 0) {

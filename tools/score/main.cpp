@@ -144,7 +144,6 @@ eval::BleuStats bleu_stats(const eval::SegmentStats& v) {
 int score_main(int argc, char** argv) {
   ScoreCliConfig cfg;
   if (!parse_options(argc, argv, cfg)) return 0;
-  io::remove_temp_files_on_signal();
 
   std::vector<Segments> refs;
   for (const auto& path : cfg.references) refs.push_back(read_segments(path, cfg.on_invalid));

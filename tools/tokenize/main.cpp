@@ -182,7 +182,6 @@ int run_vocab(const TokenizeCliConfig& cfg) {
 int tokenize_main(int argc, char** argv) {
   TokenizeCliConfig cfg;
   if (!parse_options(argc, argv, cfg)) return 0;
-  io::remove_temp_files_on_signal();
   switch (cfg.mode) {
     case Mode::kTokenize:
     case Mode::kDetokenize:

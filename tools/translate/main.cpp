@@ -346,7 +346,6 @@ struct Translator {
 int translate_main(int argc, char** argv) {
   TranslateCliConfig cfg;
   if (!parse_options(argc, argv, cfg)) return 0;
-  io::remove_temp_files_on_signal();
   onednn::set_threads(cfg.threads);
   Timer load_timer;
   Translator translator(cfg);

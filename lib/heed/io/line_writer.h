@@ -53,8 +53,9 @@ class LineWriter {
 
 // Installs handlers for SIGINT, SIGTERM and SIGHUP (where not ignored) that remove the
 // temporary files of every LineWriter alive, then end the process by the same signal (shell
-// status 128 + N). For the filters, whose work is cheap to redo: a stop leaves the previous
-// output file as it was and no temporary file behind. heed-train installs its own handlers.
+// status 128 + N): a stop leaves the previous output file as it was and no temporary file
+// behind. tools/common's run_tool installs them for every tool; heed-train then installs its own
+// graceful stop over SIGINT and SIGTERM.
 void remove_temp_files_on_signal();
 
 // Writes bytes to path atomically (temp file, fsync, rename). Throws WriteError.

@@ -209,15 +209,35 @@ SafeTensors SafeTensors::parse(const std::string& bytes, const std::string& name
   return out;
 }
 
-std::string SafeTensors::data_checksum() const {
-  uint64_t hash = 1469598103934665603ull;
-  auto mix = [&hash](const void* p, size_t n) {
+namespace {
+
+// FNV-1a 64, printed as 16 hex digits.
+class Fnv1a {
+ public:
+  void mix(const void* p, size_t n) {
     const auto* b = static_cast<const unsigned char*>(p);
     for (size_t i = 0; i < n; ++i) {
-      hash ^= b[i];
-      hash *= 1099511628211ull;
+      hash_ ^= b[i];
+      hash_ *= 1099511628211ull;
     }
-  };
+  }
+  void mix(const std::string& s) {
+    mix(s.data(), s.size() + 1);
+  }  // with the NUL: "ab","c" != "a","bc"
+  std::string hex() const {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash_));
+    return hex;
+  }
+
+ private:
+  uint64_t hash_ = 1469598103934665603ull;
+};
+
+}  // namespace
+
+std::string SafeTensors::data_checksum() const {
+  Fnv1a hash;
   // By name: the JSON header does not keep insertion order, so a loaded file lists its tensors
   // in another order than the container that wrote it.
   std::vector<const StoredTensor*> order;
@@ -226,13 +246,21 @@ std::string SafeTensors::data_checksum() const {
             [](const StoredTensor* a, const StoredTensor* b) { return a->name < b->name; });
   for (const StoredTensor* tp : order) {
     const StoredTensor& t = *tp;
-    mix(t.name.data(), t.name.size());
-    for (int64_t d : t.shape) mix(&d, sizeof d);
-    mix(t.bytes.data(), t.bytes.size());
+    hash.mix(t.name.data(), t.name.size());
+    for (int64_t d : t.shape) hash.mix(&d, sizeof d);
+    hash.mix(t.bytes.data(), t.bytes.size());
   }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  return hex;
+  return hash.hex();
+}
+
+std::string SafeTensors::metadata_checksum(const std::vector<std::string>& excluded) const {
+  Fnv1a hash;
+  for (const auto& [key, value] : metadata_) {  // a std::map: in key order
+    if (std::find(excluded.begin(), excluded.end(), key) != excluded.end()) continue;
+    hash.mix(key);
+    hash.mix(value);
+  }
+  return hash.hex();
 }
 
 }  // namespace heed::io

@@ -58,6 +58,9 @@ class SafeTensors {
 
   // Checksum of the tensor data (FNV-1a 64 over names, shapes and bytes), as 16 hex digits.
   std::string data_checksum() const;
+  // Checksum of the metadata (FNV-1a 64 over keys and values in key order), leaving out the
+  // keys in excluded (the checksums themselves), as 16 hex digits.
+  std::string metadata_checksum(const std::vector<std::string>& excluded) const;
 
  private:
   std::vector<StoredTensor> tensors_;

@@ -79,3 +79,25 @@ TEST_CASE("model file: truncated, corrupt, foreign and newer files fail clearly"
 
   CHECK_THROWS_AS(model::load_model(dir.path("absent")), FileError);
 }
+
+TEST_CASE("model file: a changed byte in the metadata is refused; files without its checksum load",
+          "[io][fast]") {
+  test::TempDir dir;
+  model::save_model(dir.path("m"), tiny());
+  const std::string good = test::read_file(dir.path("m"));
+
+  std::string renamed = good;  // "hallo" becomes "hullo": valid JSON, valid vocabulary
+  size_t pos = renamed.find("hallo");
+  REQUIRE(pos != std::string::npos);
+  renamed[pos + 1] = 'u';
+  test::write_file(dir.path("renamed"), renamed);
+  CHECK_THAT(load_error(dir.path("renamed")), Catch::Contains("checksum of its metadata"));
+
+  // Written before the metadata checksum existed (same length: the header keeps its size).
+  std::string older = good;
+  pos = older.find("\"metadata_checksum\"");
+  REQUIRE(pos != std::string::npos);
+  older.replace(pos, 19, "\"metadata_checksuM\"");
+  test::write_file(dir.path("older"), older);
+  CHECK(model::load_model(dir.path("older")).extra.count("metadata_checksuM") == 1);
+}
