@@ -115,6 +115,13 @@ expect_eq vocab-skip-tokens "$(cut -f1 "$TMP/out" | sort | tr '\n' ' ')" "bonjou
 printf '#version: 0.2\nw o\n\xe9 t\n' > "$TMP/latin1.codes"
 expect_exit 65 codes-invalid -- "$T" --bpe "$TMP/latin1.codes" -i "$TMP/fr.txt"
 expect_error_line tokenize codes-invalid "latin1.codes:3: invalid UTF-8 at byte 1"
+# A file that is not BPE codes (prose, a truncated merge line) is refused naming its line.
+printf '#version: 0.2\nw o\nThis is a sentence.\n' > "$TMP/prose.codes"
+expect_exit 65 codes-foreign -- "$T" --bpe "$TMP/prose.codes" -i "$TMP/fr.txt"
+expect_error_line tokenize codes-foreign "prose.codes:3: expected a merge"
+printf '#version: 0.2\nw o\ne' > "$TMP/truncated.codes"
+expect_exit 65 codes-truncated -- "$T" --bpe "$TMP/truncated.codes" -i "$TMP/fr.txt"
+expect_error_line tokenize codes-truncated "truncated.codes:3: expected a merge"
 
 # A 1 MB line (tokens of every kind) is tokenized, detokenized back, and the next line follows.
 head -c 1000000 /dev/zero | tr '\0' 'x' | sed 's/xxxxxxxxx/word one, /g' > "$TMP/long.txt"
@@ -184,5 +191,9 @@ for i in $(seq 200); do cat "$TMP/fr.txt"; done > "$TMP/big.txt"
 status=${PIPESTATUS[0]}
 { [ "$status" = 0 ] || [ "$status" = 141 ]; } && ok || fail "head: exit $status"
 expect_eq head-quiet "$(cat "$TMP/pipe.err")" ""
+
+# Input that ends without a final newline (a writer that closed early): every line is written.
+expect_exit 0 eof-early -- sh -c "printf 'un deux\\ntrois quatre' | '$T'"
+expect_eq eof-early-lines "$(cat "$TMP/out")" "$(printf 'un deux\ntrois quatre')"
 
 finish
