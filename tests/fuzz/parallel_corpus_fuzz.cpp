@@ -1,9 +1,9 @@
 // Parallel-corpus reader. The first byte picks the layout: even = one combined file of
 // "src ||| tgt" / "src<TAB>tgt" lines, odd = two files (the second byte says where the input
 // is cut between them). The pairs must be exactly the lines of the files (split at "\n", one
-// "\r" before it dropped, a last line without "\n" counted, NUL bytes kept), split at the first
-// " ||| " or else the first TAB; a line without separator, or files of different line counts,
-// must be refused with DataError (and check_line_counts must agree).
+// "\r" at the end of a line dropped, also on a last line without "\n", which counts; NUL bytes
+// kept), split at the first " ||| " or else the first TAB; a line without separator, or files
+// of different line counts, must be refused with DataError (and check_line_counts must agree).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,10 +21,9 @@ std::vector<std::string> lines_of(std::string_view text) {
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
-    const bool terminated = end != std::string_view::npos;
-    if (!terminated) end = text.size();
+    if (end == std::string_view::npos) end = text.size();
     std::string line(text.substr(start, end - start));
-    if (terminated && !line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     lines.push_back(line);
     start = end + 1;
   }
