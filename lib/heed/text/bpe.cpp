@@ -111,7 +111,9 @@ BpeCodes BpeCodes::parse(std::string_view text, const std::string& name) {
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    // Every CR before the line end goes ("\r\r\n" from a doubled CRLF conversion): a symbol
+    // ending in CR would be written back as a line end and read as another merge.
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (auto bad = find_invalid_text(line)) {
       throw FormatError(at_line(name, line_number, describe_invalid_text(line, *bad)));
     }

@@ -145,6 +145,11 @@ TEST_CASE("bpe: codes file round trip and errors with line numbers", "[text][fas
   CHECK(BpeCodes::parse("#version: 0.2\r\na b\r\n\r\nab c\r\n", "crlf").merges() ==
         std::vector<text::BpeMerge>{{"a", "b"}, {"ab", "c"}});
   CHECK(BpeCodes::parse("", "empty").merges().empty());
+  // A symbol never ends in CR, so to_string() reads back (found by tests/fuzz/bpe_fuzz.cpp).
+  const BpeCodes doubled = BpeCodes::parse("a b\r\r\nc\rd e\r\r\r", "doubled");
+  CHECK(doubled.merges() == std::vector<text::BpeMerge>{{"a", "b"}, {"c\rd", "e"}});
+  CHECK(BpeCodes::parse(doubled.to_string(), "back").merges() == doubled.merges());
+  CHECK_THROWS_AS(BpeCodes::parse("# \r\r", "c.txt"), FormatError);
 
   CHECK_THROWS_AS(BpeCodes::load(dir.path("absent")), FileError);
   CHECK_THROWS_AS(codes.save(dir.path("no/such/dir/codes")), WriteError);

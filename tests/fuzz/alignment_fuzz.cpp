@@ -1,0 +1,90 @@
+// Alignment and gold readers of lib/heed/align: every input line is read as Pharaoh links and
+// as talp gold (one- and zero-based), and scored with aer_counts. Bad items must be refused
+// with DataError; accepted links are sorted and unique, to_pharaoh() parses back to the same
+// links, transpose() twice is the identity, sure links are possible links, and the AER counts
+// are consistent (hits within their sets, rates within [0, 1]).
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "fuzz_support.h"
+#include "heed/align/aer.h"
+#include "heed/align/alignment.h"
+
+using namespace heed;
+using namespace heed::align;
+using heed::fuzz::fuzz_fail;
+
+namespace {
+
+void check_sorted(const Alignment& links, const char* what) {
+  for (size_t i = 1; i < links.size(); ++i) {
+    if (!(links[i - 1] < links[i])) fuzz_fail(std::string(what) + " not sorted and unique");
+  }
+  for (const Link& l : links) {
+    if (l.source < 0 || l.target < 0) fuzz_fail(std::string(what) + " has a negative index");
+  }
+}
+
+bool in_unit_range(double x) {
+  return x >= 0.0 && x <= 1.0;
+}
+
+void check_counts(const AerCounts& c) {
+  if (c.hit_sure > c.sure || c.hit_sure > c.predicted || c.hit_possible > c.predicted ||
+      c.hit_sure > c.hit_possible) {
+    fuzz_fail("AER counts out of their sets");
+  }
+  if (c.predicted > 0 && !in_unit_range(c.precision())) fuzz_fail("precision outside [0, 1]");
+  if (c.sure > 0 && !in_unit_range(c.recall())) fuzz_fail("recall outside [0, 1]");
+  if (c.predicted + c.sure > 0 && !in_unit_range(c.aer())) fuzz_fail("AER outside [0, 1]");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text = fuzz::as_text(data, size);
+  AerCounts total;
+  long long line_number = 0;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+
+    Alignment links;
+    const bool pharaoh =
+        fuzz::refuses_cleanly([&] { links = parse_pharaoh(line, "input", line_number); });
+    if (pharaoh) {
+      check_sorted(links, "Pharaoh links");
+      if (parse_pharaoh(to_pharaoh(links), "to_pharaoh", 1) != links) {
+        fuzz_fail("parse_pharaoh(to_pharaoh(links)) != links");
+      }
+      if (transpose(transpose(links)) != links) fuzz_fail("transpose twice changed the links");
+    }
+    for (bool one_based : {true, false}) {
+      GoldAlignment gold;
+      if (!fuzz::refuses_cleanly(
+              [&] { gold = parse_talp(line, "input", line_number, one_based); })) {
+        continue;
+      }
+      check_sorted(gold.sure, "sure links");
+      check_sorted(gold.possible, "possible links");
+      if (!std::includes(gold.possible.begin(), gold.possible.end(), gold.sure.begin(),
+                         gold.sure.end())) {
+        fuzz_fail("a sure link is not a possible link");
+      }
+      const GoldAlignment twice = transpose(transpose(gold));
+      if (twice.sure != gold.sure || twice.possible != gold.possible) {
+        fuzz_fail("transpose twice changed the gold links");
+      }
+      const AerCounts counts = aer_counts(pharaoh ? links : gold.sure, gold);
+      check_counts(counts);
+      total += counts;
+    }
+  }
+  check_counts(total);
+  return 0;
+}
