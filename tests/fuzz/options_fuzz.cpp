@@ -1,11 +1,13 @@
 // Option and config parsing of the tools (tools/common/options: CommandLine::parse). The first
 // byte picks the channel: even = the rest is the content of a --config file, odd = the rest is
-// argv, NUL-separated. The options mirror what the tools declare: strings, numbers, a float
-// with float_value(), switches, a multi-token list, positionals, a choice. Bad input must be
-// refused with a heed::Error or a boost::program_options::error (run.cpp maps both to exit
-// code 64 with one line); nothing else may escape. Inputs naming --log-file are skipped (they
-// would create files wherever the input says), and so is --config on the command line.
+// argv, NUL-separated. The options mirror what the tools declare: strings, range-checked
+// numbers (int, long long, float), a checked choice, switches, a multi-token list, positionals.
+// Bad input must be refused with a heed::Error or a boost::program_options::error (run.cpp maps
+// both to exit code 64 with one line); nothing else may escape. Inputs naming --log-file are
+// skipped (they would create files wherever the input says), and so is --config on the command
+// line.
 #include <boost/program_options/errors.hpp>
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,10 +35,14 @@ void parse(std::vector<std::string> args) {
   FuzzedOptions o;
   cli::CommandLine cl({"fuzz", "[options] FILE...", "Options of every kind the tools declare."});
   cl.group("Fuzzed").add_options()("input,i", cli::po::value(&o.input), "a string")(
-      "mode", cli::po::value(&o.mode)->default_value(o.mode), "a choice")(
-      "beam,b", cli::po::value(&o.beam)->default_value(o.beam), "an int")(
-      "max-tokens", cli::po::value(&o.max_tokens)->default_value(o.max_tokens), "a long long")(
-      "learning-rate", cli::float_value(&o.learning_rate), "a float")(
+      "mode",
+      cli::checked(&o.mode,
+                   [](const std::string& v) {
+                     cli::check_choice("mode", v, {"greedy", "beam"});
+                   }),
+      "a choice")("beam,b", cli::number(&o.beam, cli::between(1, 1000)), "an int")(
+      "max-tokens", cli::number(&o.max_tokens, cli::at_least(1)), "a long long")(
+      "learning-rate", cli::number(&o.learning_rate, cli::above(0)), "a float")(
       "lowercase", cli::po::bool_switch(&o.lowercase), "a switch")(
       "ref,r", cli::po::value(&o.references)->multitoken(), "a list")(
       "files", cli::po::value(&o.files), "positionals");
@@ -46,7 +52,6 @@ void parse(std::vector<std::string> args) {
   argv.push_back(nullptr);
   try {
     if (!cl.parse(static_cast<int>(args.size()), argv.data())) return;
-    cli::check_choice("mode", o.mode, {"greedy", "beam"});
   } catch (const boost::program_options::error&) {
     return;
   } catch (const InternalError& e) {
@@ -59,6 +64,11 @@ void parse(std::vector<std::string> args) {
   }
   if (cl.threads() < 1) fuzz_fail("threads() < 1 after a successful parse");
   if (cl.given("beam") && cl.values()["beam"].as<int>() != o.beam) fuzz_fail("--beam not stored");
+  if (o.beam < 1 || o.beam > 1000 || o.max_tokens < 1 || !(o.learning_rate > 0.f) ||
+      !std::isfinite(o.learning_rate)) {
+    fuzz_fail("a number outside its declared range was accepted");
+  }
+  if (o.mode != "greedy" && o.mode != "beam") fuzz_fail("a choice outside its set was accepted");
 }
 
 }  // namespace
