@@ -11,6 +11,7 @@
 
 #include "heed/common/error.h"
 #include "heed/common/version.h"
+#include "heed/text/input_check.h"
 
 namespace heed::cli {
 namespace {
@@ -54,7 +55,7 @@ bool is_number_type(const std::type_info& type) {
 
 // A numeric option declared without cli::number would escape the range check: a programming
 // error, found by any run of the tool (--help included).
-void check_numbers_are_ranged(const std::vector<po::options_description>& groups) {
+void check_numbers_are_ranged(const std::deque<po::options_description>& groups) {
   for (const auto& group : groups) {
     for (const auto& option : group.options()) {
       const po::value_semantic* semantic = option->semantic().get();
@@ -127,6 +128,18 @@ po::typed_value<std::string>* checked(std::string* target,
   return (new CheckedString(target, std::move(check)))->default_value(*target);
 }
 
+void add_on_invalid(po::options_description& group, std::string* target, bool allow_skip) {
+  group.add_options()(
+      "on-invalid",
+      checked(target,
+              [allow_skip](const std::string& v) { text::parse_on_invalid(v, allow_skip); }),
+      allow_skip
+          ? "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line), "
+            "replace (U+FFFD) or skip (empty output line; not counted by learn-bpe and vocab)"
+          : "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line) "
+            "or replace (U+FFFD)");
+}
+
 std::string describe(long double min, long double max, bool min_open, bool max_open,
                      bool integral) {
   char text[128];
@@ -152,6 +165,7 @@ CommandLine::CommandLine(ToolInfo info) : info_(std::move(info)) {
   common_.log.name = "heed-" + info_.name;
   common_.log.level = info_.default_level;
   common_.seed = info_.default_seed;
+  group_titles_.push_back("General");
   groups_.emplace_back("General");
   groups_.back().add_options()("help,h", "print this help and exit")(
       "version", "print the version and exit")("verbose,v", po::bool_switch(),
@@ -175,6 +189,10 @@ CommandLine::CommandLine(ToolInfo info) : info_(std::move(info)) {
 }
 
 po::options_description& CommandLine::group(const std::string& title) {
+  for (size_t i = 0; i < group_titles_.size(); ++i) {
+    if (group_titles_[i] == title) return groups_[i];
+  }
+  group_titles_.push_back(title);
   groups_.emplace_back(title);
   return groups_.back();
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <string>
@@ -42,7 +43,8 @@ class CommandLine {
  public:
   explicit CommandLine(ToolInfo info);
 
-  // A named group of tool options; shown in --help in the order added.
+  // A named group of tool options; shown in --help in the order first asked for. Asking again
+  // for a title returns the same group.
   po::options_description& group(const std::string& title);
   void positional(const std::string& name, int max_count);
 
@@ -64,7 +66,8 @@ class CommandLine {
  private:
   ToolInfo info_;
   CommonConfig common_;
-  std::vector<po::options_description> groups_;
+  std::deque<po::options_description> groups_;  // a deque: group() references stay valid
+  std::vector<std::string> group_titles_;       // groups_[i]'s title (Boost keeps it private)
   po::positional_options_description positional_;
   po::variables_map values_;
   std::string log_level_;
@@ -180,6 +183,11 @@ po::typed_value<T>* number_without_default(T* target, Bounds bounds) {
 // as model::parse_cell, or check_choice). The default is *target.
 po::typed_value<std::string>* checked(std::string* target,
                                       std::function<void(const std::string&)> check);
+
+// Adds a filter's --on-invalid to group: error or replace, and skip where allow_skip (a line with
+// invalid UTF-8 or a NUL byte), checked as it is parsed. *target holds the value as written;
+// text::parse_on_invalid(*target, allow_skip) gives the policy.
+void add_on_invalid(po::options_description& group, std::string* target, bool allow_skip);
 
 // Throws ConfigError naming the option when value is not one of allowed.
 void check_choice(const std::string& option, const std::string& value,

@@ -68,11 +68,7 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
       "paired bootstrap resampling with this many resamples (0 = off; 1000 is usual)")(
       "width", cli::number(&cfg.width, cli::between(0, 10)), "decimals printed");
   std::string on_invalid = "error";
-  cl.group("Input").add_options()(
-      "on-invalid",
-      cli::checked(&on_invalid, [](const std::string& v) { text::parse_on_invalid(v, false); }),
-      "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line) or replace "
-      "(U+FFFD)");
+  cli::add_on_invalid(cl.group("Input"), &on_invalid, /*allow_skip=*/false);
   cl.positional("hyp", -1);
   if (!cl.parse(argc, argv)) return false;
   cfg.bleu = cfg.chrf = false;

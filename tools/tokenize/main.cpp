@@ -61,11 +61,8 @@ bool parse_options(int argc, char** argv, TokenizeCliConfig& cfg) {
       .add_options()("input,i", po::value(&cfg.inputs)->default_value(cfg.inputs, "-"),
                      "input file ('-' = stdin); learn-bpe and vocab accept several")(
           "output,o", po::value(&cfg.output)->default_value(cfg.output),
-          "output file ('-' = stdout), written atomically")(
-          "on-invalid",
-          cli::checked(&on_invalid, [](const std::string& v) { text::parse_on_invalid(v, true); }),
-          "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line), "
-          "replace (U+FFFD) or skip (empty output line; not counted by learn-bpe and vocab)");
+          "output file ('-' = stdout), written atomically");
+  cli::add_on_invalid(cl.group("Input/output"), &on_invalid, /*allow_skip=*/true);
   cl.group("Tokenization")
       .add_options()("mode",
                      cli::checked(&tok_mode,

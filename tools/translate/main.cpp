@@ -97,11 +97,7 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
                        "replace <unk> by the most attended source token")(
           "precision", cli::checked(&precision, onednn::parse_precision), "f32 or bf16");
   std::string on_invalid = "error";
-  cl.group("Input").add_options()(
-      "on-invalid",
-      cli::checked(&on_invalid, [](const std::string& v) { text::parse_on_invalid(v, false); }),
-      "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line) or replace "
-      "(U+FFFD)");
+  cli::add_on_invalid(cl.group("Input"), &on_invalid, /*allow_skip=*/false);
   if (!cl.parse(argc, argv)) return false;
   cfg.decode.normalization = decode::parse_normalization(normalize);
   cfg.decode.validate();
