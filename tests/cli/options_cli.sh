@@ -100,4 +100,11 @@ for binary in "$BIN"/heed-*; do
   expect_exit 74 "$tool-log-file" -- "$binary" --log-file /proc/heed-no/dir/log "${required[@]}" </dev/null
   expect_error_line "$tool" "$tool-log-file" "/proc/heed-no/dir/log"
 done
+# Boost's message placeholders in a value hung its error formatting (found by the options fuzzer):
+# refused with one line, on the command line and in a config file (naming FILE:LINE).
+expect_exit 64 placeholder-argv -- timeout 20 "$BIN/heed-score" -r '%value%' --hyp x
+expect_error_line score placeholder-argv "the command line: '%value%' cannot be used"
+printf 'width = 2\nbootstrap = %%canonical_option%%\n' > "$TMP/placeholder.cfg"
+expect_exit 64 placeholder-config -- timeout 20 "$BIN/heed-score" -r x --hyp x --config "$TMP/placeholder.cfg"
+expect_error_line score placeholder-config "placeholder.cfg:2: '%canonical_option%' cannot be used"
 finish

@@ -52,7 +52,8 @@ void parse(std::vector<std::string> args) {
   argv.push_back(nullptr);
   try {
     if (!cl.parse(static_cast<int>(args.size()), argv.data())) return;
-  } catch (const boost::program_options::error&) {
+  } catch (const boost::program_options::error& e) {
+    (void)std::string(e.what());  // run.cpp prints it: building the message must not hang
     return;
   } catch (const InternalError& e) {
     fuzz_fail(std::string("InternalError: ") + e.what());

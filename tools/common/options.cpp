@@ -72,6 +72,19 @@ void check_numbers_are_ranged(const std::deque<po::options_description>& groups)
 // Reads a config file; an error names the file and line. Each line is parsed alone first (for
 // the line number), then the whole text at once, so that several lines may add to one
 // multi-value option. The text is read once: --config <(...) works.
+// Boost.ProgramOptions (1.74) fills %value%, %option% ... into its error messages in a loop that
+// never ends when the filled-in text holds a placeholder itself, so `--beam %value%` would hang
+// instead of failing (found by tests/fuzz/options_fuzz.cpp). Such text is refused before Boost
+// sees it.
+void refuse_placeholders(const std::string& text, const std::string& where) {
+  for (const char* token :
+       {"%value%", "%option%", "%original_token%", "%canonical_option%", "%prefix%"}) {
+    if (text.find(token) != std::string::npos) {
+      throw ConfigError(where + ": '" + token + "' cannot be used in options");
+    }
+  }
+}
+
 void store_config_file(const std::string& path, const po::options_description& all,
                        po::variables_map& values) {
   std::ifstream file(path, std::ios::binary);
@@ -83,6 +96,7 @@ void store_config_file(const std::string& path, const po::options_description& a
   long long number = 0;
   while (std::getline(lines, line)) {
     ++number;
+    refuse_placeholders(line, path + ":" + std::to_string(number));
     std::istringstream one(line);
     po::variables_map scratch;
     try {
@@ -218,6 +232,7 @@ bool CommandLine::parse(int argc, char** argv) {
     // "heed-tokenize vocab ..." is "--command vocab": the command line wins over a config file.
     args.insert(args.begin(), "--command");
   }
+  for (const auto& arg : args) refuse_placeholders(arg, "the command line");
   po::store(po::command_line_parser(args).options(all).positional(positional_).run(), values_);
   if (values_.count("config")) {
     store_config_file(values_["config"].as<std::string>(), all, values_);
