@@ -47,7 +47,8 @@ void parse(std::vector<std::string> args) {
   try {
     if (!cl.parse(static_cast<int>(args.size()), argv.data())) return;
     cli::check_choice("mode", o.mode, {"greedy", "beam"});
-  } catch (const boost::program_options::error&) {
+  } catch (const boost::program_options::error& e) {
+    (void)std::string(e.what());  // run.cpp prints it
     return;
   } catch (const InternalError& e) {
     fuzz_fail(std::string("InternalError: ") + e.what());

@@ -41,6 +41,18 @@ std::vector<std::string> value_strings(const po::variable_value& value) {
   return {out.str()};
 }
 
+// Boost.ProgramOptions (1.74) fills %value%, %option% ... into its messages in a loop that
+// never ends when the filled-in text holds its own placeholder, so `--beam %value%` would hang
+// instead of failing. Text naming a placeholder is refused before Boost sees it.
+void refuse_placeholders(const std::string& text, const std::string& where) {
+  for (const char* token :
+       {"%value%", "%option%", "%original_token%", "%canonical_option%", "%prefix%"}) {
+    if (text.find(token) != std::string::npos) {
+      throw ConfigError(where + ": '" + token + "' cannot be used in options");
+    }
+  }
+}
+
 }  // namespace
 
 CommandLine::CommandLine(ToolInfo info) : info_(std::move(info)) {
@@ -82,15 +94,19 @@ bool CommandLine::parse(int argc, char** argv) {
   po::options_description all;
   for (const auto& g : groups_) all.add(g);
 
+  for (int i = 1; i < argc; ++i) refuse_placeholders(argv[i], "command line");
   po::store(po::command_line_parser(argc, argv).options(all).positional(positional_).run(),
             values_);
   if (values_.count("config")) {
     const auto& path = values_["config"].as<std::string>();
     std::ifstream file(path);
     if (!file) throw FileError("cannot open config file '" + path + "'");
+    std::stringstream text;
+    text << file.rdbuf();
+    refuse_placeholders(text.str(), "config file '" + path + "'");
     try {
       // store() keeps the first value it sees, so command-line values beat the file's.
-      po::store(po::parse_config_file(file, all), values_);
+      po::store(po::parse_config_file(text, all), values_);
     } catch (const po::error& e) {
       throw ConfigError("config file '" + path + "': " + e.what());
     }
