@@ -41,15 +41,21 @@ std::vector<std::string> value_strings(const po::variable_value& value) {
   return {out.str()};
 }
 
-// Boost.ProgramOptions (1.74) fills %value%, %option% ... into its messages in a loop that
-// never ends when the filled-in text holds its own placeholder, so `--beam %value%` would hang
-// instead of failing. Text naming a placeholder is refused before Boost sees it.
+// Boost.ProgramOptions (1.74) fills placeholders (%value%, %option%, %invalid_line% ...) into
+// its messages in a loop that never ends when the filled-in text holds its own placeholder, so
+// `--beam %value%` would hang instead of failing. Text with a %name% is refused before Boost
+// sees it.
 void refuse_placeholders(const std::string& text, const std::string& where) {
-  for (const char* token :
-       {"%value%", "%option%", "%original_token%", "%canonical_option%", "%prefix%"}) {
-    if (text.find(token) != std::string::npos) {
-      throw ConfigError(where + ": '" + token + "' cannot be used in options");
+  for (size_t open = text.find('%'); open != std::string::npos;) {
+    size_t end = open + 1;
+    while (end < text.size() && ((text[end] >= 'a' && text[end] <= 'z') || text[end] == '_')) {
+      ++end;
     }
+    if (end < text.size() && text[end] == '%' && end > open + 1) {
+      throw ConfigError(where + ": '" + text.substr(open, end - open + 1) +
+                        "' cannot be used in options");
+    }
+    open = text.find('%', open + 1);
   }
 }
 
