@@ -1,9 +1,10 @@
 // Parallel-corpus reader. The first byte picks the layout: even = one combined file of
 // "src ||| tgt" / "src<TAB>tgt" lines, odd = two files (the second byte says where the input
 // is cut between them). The pairs must be exactly the lines of the files (split at "\n", one
-// "\r" at the end of a line dropped, also on a last line without "\n", which counts; NUL bytes
-// kept), split at the first " ||| " or else the first TAB; a line without separator, or files
-// of different line counts, must be refused with DataError (and check_line_counts must agree).
+// "\r" at the end of a line dropped, also on a last line without "\n", which counts; a UTF-8
+// BOM at the start of a file's first line dropped; NUL bytes kept), split at the first " ||| "
+// or else the first TAB; a line without separator, or files of different line counts, must be
+// refused with DataError (and check_line_counts must agree).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,7 @@ std::vector<std::string> lines_of(std::string_view text) {
     if (end == std::string_view::npos) end = text.size();
     std::string line(text.substr(start, end - start));
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (lines.empty() && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a BOM
     lines.push_back(line);
     start = end + 1;
   }
