@@ -2,7 +2,6 @@
 // model file (and a resumable checkpoint) into an output directory.
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -17,7 +16,6 @@
 #include "heed/onednn/context.h"
 #include "heed/text/bpe.h"
 #include "heed/text/tokenizer.h"
-#include "heed/text/unicode.h"
 #include "heed/train/signals.h"
 #include "heed/train/trainer.h"
 
@@ -39,14 +37,11 @@ const cli::Bounds kLayers = cli::between(1, 64);
 const cli::Bounds kWidth = cli::between(1, 65536);
 
 // The codes as heed-translate will read them from the model: refused now rather than after
-// training. The model header is JSON, so the codes must also be UTF-8.
+// training (BpeCodes::parse also refuses invalid UTF-8, which the JSON model header could not
+// hold).
 std::string checked_bpe_codes(const std::string& path) {
   std::string codes = read_text(path);
   text::BpeCodes::parse(codes, path);
-  if (const auto bad = text::find_invalid_utf8(codes)) {
-    const auto line = 1 + std::count(codes.begin(), codes.begin() + long(*bad), '\n');
-    throw DataError(at_line(path, line, "invalid UTF-8 in BPE codes"));
-  }
   return codes;
 }
 

@@ -24,8 +24,8 @@
 #include "heed/model/seq2seq.h"
 #include "heed/model/serialize.h"
 #include "heed/onednn/context.h"
+#include "heed/text/input_check.h"
 #include "heed/text/tokenizer.h"
-#include "heed/text/unicode.h"
 #include "heed/text/vocab.h"
 #include "heed/train/signals.h"
 
@@ -43,20 +43,13 @@ struct Pairs {
 Pairs read_pairs(io::ParallelReader& reader, int max_length, bool filter) {
   Pairs pairs;
   std::string s, t;
-  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
   while (reader.next(s, t)) {
+    // The readers have dropped a leading BOM already; what is left must be text.
     for (auto* line : {&s, &t}) {
-      const std::string& name = line == &s ? reader.source_name() : reader.target_name();
-      // A BOM (Windows editors) is not part of the first token.
-      if (reader.line_number() == 1 &&
-          line->compare(0, kByteOrderMark.size(), kByteOrderMark) == 0) {
-        line->erase(0, kByteOrderMark.size());
-      }
-      if (text::find_invalid_utf8(*line)) {
-        throw DataError(at_line(name, reader.line_number(), "invalid UTF-8"));
-      }
-      if (line->find('\0') != std::string::npos) {
-        throw DataError(at_line(name, reader.line_number(), "NUL byte (binary data, not text?)"));
+      if (const auto bad = text::find_invalid_text(*line)) {
+        const std::string& name = line == &s ? reader.source_name() : reader.target_name();
+        throw DataError(
+            at_line(name, reader.line_number(), text::describe_invalid_text(*line, *bad)));
       }
     }
     std::vector<std::string> src, tgt;
