@@ -11,4 +11,6 @@ file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/generated/heed/attention/built
      CONTENT "${_heed_attention_inc}")
 list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/attention.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/feed_forward_pool.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/normalization.cpp
   ${CMAKE_CURRENT_LIST_DIR}/registry.cpp)
