@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Frozen models (docs/testing.md): every tests/data/frozen/vN/model.heed, written by the heed of
-# model-format version N, still loads and translates exactly as it did then; the same model
+# model-format version N, still loads and translates exactly as it did then; the newest model
 # claiming the next version (future.heed) is refused with one line naming the version.
 #
 # Tokens and hard alignments must match exactly. Scores and soft weights get a tolerance: they
@@ -48,10 +48,13 @@ for dir in "$DATA"/frozen/v*/; do
   expect_same "$v-hard-alignment" "$dir/hard.txt" "$TMP/out"
   expect_exit 0 "$v-soft" -- "${X1[@]}" -b 5 --alignment soft
   expect_close "$v-soft-alignment" "$dir/soft.txt" "$TMP/out"
-  # The next format version: refused by name, exit 65, one line.
+  # The next format version: refused by name, exit 65, one line — unless that version exists by
+  # now (a newer frozen directory), when the file is simply an older model with a newer label.
   next=$((${v#v} + 1))
-  expect_exit 65 "$v-future" -- "$X" -m "$dir/future.heed" -i "$dir/input.en"
-  expect_error_line translate "$v-future" "future.heed.*format version $next, newer than"
+  if [ ! -d "$DATA/frozen/v$next" ]; then
+    expect_exit 65 "$v-future" -- "$X" -m "$dir/future.heed" -i "$dir/input.en"
+    expect_error_line translate "$v-future" "future.heed.*format version $next, newer than"
+  fi
 done
 [ "$found" -gt 0 ] && ok || fail "no frozen models under $DATA/frozen"
 finish

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -45,6 +46,36 @@ std::string checked_bpe_codes(const std::string& path) {
   return codes;
 }
 
+// --attention-normalizer and every option a mechanism declares (attention/registry.h), so that a
+// new mechanism's options appear here without an edit. Values are checked against the chosen
+// mechanism when the model config is validated.
+void add_attention_options(po::options_description& group, std::string& normalizer,
+                           std::map<std::string, int64_t>& ints,
+                           std::map<std::string, double>& reals) {
+  group.add_options()(
+      "attention-normalizer",
+      cli::checked(&normalizer, [](const std::string& v) { attention::parse_normalizer(v); }),
+      "softmax or sparsemax (mechanisms with a normaliser)");
+  for (const attention::DeclaredOption& option : attention::declared_options()) {
+    const attention::OptionSpec& spec = option.spec;
+    char range[96];
+    std::snprintf(range, sizeof range, "; default %g", spec.default_value);
+    const std::string help =
+        spec.help + " (attention " + join(option.mechanisms, ", ") + range + ")";
+    if (spec.integer) {
+      group.add_options()(
+          spec.name.c_str(),
+          cli::number_without_default(&ints[spec.name], cli::between(spec.min, spec.max)),
+          help.c_str());
+    } else {
+      group.add_options()(
+          spec.name.c_str(),
+          cli::number_without_default(&reals[spec.name], cli::between(spec.min, spec.max)),
+          help.c_str());
+    }
+  }
+}
+
 bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads) {
   cli::CommandLine cl({"train", "--train-src SRC --train-tgt TGT --output DIR [options]",
                        "Trains an RNN encoder-decoder with attention on tokenized parallel text "
@@ -55,6 +86,9 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
                        LogLevel::kInfo});
   std::string attention = cfg.model.attention, decoder = "luong", cell = "lstm", bridge = "dense";
   std::string precision = "f32", optimizer = "adam", schedule = "plateau";
+  std::string normalizer = cfg.model.attention_normalizer;
+  std::map<std::string, int64_t> attention_ints;
+  std::map<std::string, double> attention_reals;
   bool unidirectional = false, no_input_feeding = false;
   int layers = 1;
   std::string bpe, tok_mode = "conservative";
@@ -107,9 +141,12 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
       "unidirectional", po::bool_switch(&unidirectional),
       "left-to-right encoder only (default: bidirectional)")(
       "bridge", cli::checked(&bridge, model::parse_bridge),
-      "decoder initial state: dense (from the encoder) or zero")(
+      "decoder initial state: dense (tanh of a layer over the encoder's final states), zero, "
+      "mean (of the encoder outputs), last (the encoder's final states) or ff-pool "
+      "(feed-forward attention pooling of the encoder outputs)")(
       "dropout", cli::number(&cfg.model.dropout, cli::from_below(0, 1)),
       "dropout on embeddings, between layers and on outputs");
+  add_attention_options(cl.group("Attention"), normalizer, attention_ints, attention_reals);
   cl.group("Training")
       .add_options()("output,o", po::value(&cfg.output), "output directory (created if missing)")(
           "max-steps", cli::number(&cfg.max_steps, cli::at_least(0)),
@@ -159,6 +196,13 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
   cfg.model.decoder = model::parse_decoder(decoder);
   cfg.model.cell = model::parse_cell(cell);
   cfg.model.bridge = model::parse_bridge(bridge);
+  cfg.model.attention_normalizer = normalizer;
+  for (const auto& [name, value] : attention_ints) {
+    if (cl.given(name)) cfg.model.attention_options[name] = double(value);
+  }
+  for (const auto& [name, value] : attention_reals) {
+    if (cl.given(name)) cfg.model.attention_options[name] = value;
+  }
   if (no_input_feeding) cfg.model.input_feeding = false;
   if (cfg.model.decoder == model::DecoderType::kBahdanau && cl.given("input-feeding") &&
       cfg.model.input_feeding) {

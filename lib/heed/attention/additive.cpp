@@ -43,7 +43,8 @@ class AdditiveAttention : public ScoredAttention {
     }
   }
 
-  void score(const Tensor& query, Tensor& scores, AttentionTape* tape) override {
+  void score(const Tensor& query, int64_t, const std::vector<Span>&, Tensor& scores,
+             AttentionTape* tape) override {
     const int64_t tq = query.dim(0), n = batch(), s = source_length(), a = dim_;
     wq_.resize(Shape{tq, n, a});
     query_linear_.forward(query, wq_);

@@ -66,37 +66,88 @@ void ScoredAttention::prepare(const Tensor& keys, const std::vector<int64_t>& le
   keys_changed();
 }
 
-void ScoredAttention::forward(const Tensor& query, Tensor& context, Tensor* weights,
+void ScoredAttention::forward(const Tensor& query, int64_t step, Tensor& context, Tensor* weights,
                               AttentionTape* tape) {
   const int64_t tq = query.dim(0), n = batch(), s = source_length();
   HEED_CHECK(query.dim(1) == n && query.dim(2) == config_.query_size, "attention: query shape");
+  AttentionTape& t = tape ? *tape : inference_;
+  t.step = step;
   Tensor& a = tape ? tape->weights : scores_;
   a.resize(Shape{n, tq, s});
-  score(query, a, tape);
-  // Masked softmax over each sentence's own positions; padding gets exactly 0 (as −1e9 would).
+  // Each row's span: the sentence, or the window around the mechanism's centre.
+  t.spans.resize(size_t(n * tq));
+  if (window_ >= 0) {
+    t.centres.resize(Shape{n, tq});
+    centres(query, step, t.centres.data(), tape);
+  }
   for (int64_t b = 0; b < n; ++b) {
-    const int64_t len = lengths_[size_t(b)];
     for (int64_t q = 0; q < tq; ++q) {
-      float* row = a.data() + (b * tq + q) * s;
-      float mx = row[0];
-      for (int64_t i = 1; i < len; ++i) mx = std::max(mx, row[i]);
-      double z = 0;
-      for (int64_t i = 0; i < len; ++i) {
-        row[i] = std::exp(row[i] - mx);
-        z += static_cast<double>(row[i]);
-      }
-      const float inv = static_cast<float>(1.0 / z);
-      for (int64_t i = 0; i < len; ++i) row[i] *= inv;
-      for (int64_t i = len; i < s; ++i) row[i] = 0.f;
+      const int64_t r = b * tq + q, len = lengths_[size_t(b)];
+      t.spans[size_t(r)] =
+          window_ >= 0 ? window_span(double(t.centres.data()[r]), window_, len) : Span{0, len};
     }
   }
+  score(query, step, t.spans, a, tape);
+  normalize_rows(config_.normalizer, a.data(), n * tq, s, t.spans.data());
+  if (gaussian_sigma_ > 0.f) {
+    t.normalized.resize(a.shape());
+    gaussian_weighting(a.data(), t.normalized.data(), n * tq, s, t.spans.data(), t.centres.data(),
+                       gaussian_sigma_);
+  }
+  weights_formed(a, tape);
   if (tape) tape->query = query.view(query.shape());
   context.resize(Shape{tq, n, config_.key_size});
-  context_mm_.run(MatrixRef::of(a), MatrixRef::time_major(keys_), MatrixRef::time_major(context),
-                  key_side_options());
+  if (window_ >= 0) {
+    // Only the window's keys: the per-step cost does not grow with the source length.
+    windowed_context(a, t.spans, context);
+  } else {
+    context_mm_.run(MatrixRef::of(a), MatrixRef::time_major(keys_), MatrixRef::time_major(context),
+                    key_side_options());
+  }
   if (weights) {
     weights->resize(a.shape());
     std::memcpy(weights->data(), a.data(), a.bytes());
+  }
+}
+
+void ScoredAttention::windowed_context(const Tensor& a, const std::vector<Span>& spans,
+                                       Tensor& context) const {
+  const int64_t n = a.dim(0), tq = a.dim(1), s = a.dim(2), k = config_.key_size;
+  context.zero();
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t q = 0; q < tq; ++q) {
+      const int64_t r = b * tq + q;
+      const float* w = a.data() + r * s;
+      float* c = context.data() + (q * n + b) * k;
+      for (int64_t i = spans[size_t(r)].begin; i < spans[size_t(r)].end; ++i) {
+        const float* h = keys_.data() + (i * n + b) * k;
+        for (int64_t j = 0; j < k; ++j) c[j] += w[i] * h[j];
+      }
+    }
+  }
+}
+
+void ScoredAttention::windowed_context_backward(const Tensor& a, const std::vector<Span>& spans,
+                                                const Tensor& d_context) {
+  const int64_t n = a.dim(0), tq = a.dim(1), s = a.dim(2), k = config_.key_size;
+  d_weights_.zero();
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t q = 0; q < tq; ++q) {
+      const int64_t r = b * tq + q;
+      const float* w = a.data() + r * s;
+      const float* dc = d_context.data() + (q * n + b) * k;
+      float* dw = d_weights_.data() + r * s;
+      for (int64_t i = spans[size_t(r)].begin; i < spans[size_t(r)].end; ++i) {
+        const float* h = keys_.data() + (i * n + b) * k;
+        float* dh = d_keys_.data() + (i * n + b) * k;
+        float dot = 0.f;
+        for (int64_t j = 0; j < k; ++j) {
+          dot += dc[j] * h[j];
+          dh[j] += w[i] * dc[j];
+        }
+        dw[i] = dot;
+      }
+    }
   }
 }
 
@@ -104,25 +155,31 @@ void ScoredAttention::backward(AttentionTape& tape, const Tensor& d_context, Ten
   HEED_CHECK(training_, "attention backward without a training prepare");
   const Tensor& a = tape.weights;
   const int64_t n = a.dim(0), tq = a.dim(1), s = a.dim(2);
-  // d a = d c · Vᵀ; d V += aᵀ · d c.
   d_weights_.resize(a.shape());
-  d_weights_mm_.run(MatrixRef::time_major(d_context), MatrixRef::time_major(keys_).transposed(),
-                    MatrixRef::of(d_weights_));
-  MatMulOptions accumulate;
-  accumulate.accumulate = true;
-  d_keys_mm_.run(MatrixRef::of(a).transposed(), MatrixRef::time_major(d_context),
-                 MatrixRef::time_major(d_keys_), accumulate);
-  // Softmax backward in place: d e = a ⊙ (d a − Σ a·d a); padding stays 0.
-  for (int64_t r = 0; r < n * tq; ++r) {
-    const float* w = a.data() + r * s;
-    float* d = d_weights_.data() + r * s;
-    double dot = 0;
-    for (int64_t i = 0; i < s; ++i) dot += static_cast<double>(w[i]) * static_cast<double>(d[i]);
-    const float sum = static_cast<float>(dot);
-    for (int64_t i = 0; i < s; ++i) d[i] = w[i] * (d[i] - sum);
+  if (window_ >= 0) {
+    windowed_context_backward(a, tape.spans, d_context);
+  } else {
+    // d a = d c · Vᵀ; d V += aᵀ · d c.
+    d_weights_mm_.run(MatrixRef::time_major(d_context), MatrixRef::time_major(keys_).transposed(),
+                      MatrixRef::of(d_weights_));
+    MatMulOptions accumulate;
+    accumulate.accumulate = true;
+    d_keys_mm_.run(MatrixRef::of(a).transposed(), MatrixRef::time_major(d_context),
+                   MatrixRef::time_major(d_keys_), accumulate);
   }
+  weights_backward(tape, d_weights_);
+  d_centres_.assign(size_t(n * tq), 0.f);
+  const Tensor* normalized = &a;
+  if (gaussian_sigma_ > 0.f) {
+    gaussian_weighting_backward(d_weights_.data(), tape.normalized.data(), n * tq, s,
+                                tape.spans.data(), tape.centres.data(), gaussian_sigma_,
+                                d_centres_.data());
+    normalized = &tape.normalized;
+  }
+  normalize_rows_backward(config_.normalizer, normalized->data(), d_weights_.data(), n * tq, s);
   d_query.resize(tape.query.shape());
   score_backward(tape, d_weights_, d_query);
+  if (window_ >= 0) centres_backward(tape, d_centres_.data(), d_query);
 }
 
 void ScoredAttention::finish_backward(Tensor& d_keys) {
@@ -156,7 +213,8 @@ ProductAttention::ProductAttention(std::string name, const AttentionConfig& conf
       d_query_mm_(config.precision),
       d_proj_mm_(config.precision) {}
 
-void ProductAttention::score(const Tensor& query, Tensor& scores, AttentionTape*) {
+void ProductAttention::score(const Tensor& query, int64_t, const std::vector<Span>&, Tensor& scores,
+                             AttentionTape*) {
   MatMulOptions options = key_side_options();
   options.alpha = alpha_;
   score_mm_.run(MatrixRef::time_major(query), MatrixRef::time_major(projected_keys()).transposed(),

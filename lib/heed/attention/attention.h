@@ -1,19 +1,24 @@
 // Attention over encoder states, one interface for every mechanism (docs/attention.md).
 //
-// A mechanism scores a query q against each key h_s; the shared machinery masks padded source
-// positions, takes the softmax and forms the context c = Σ_s a_s h_s. Per sentence batch:
+// A mechanism scores a query q against each key h_s; the shared machinery (normalization.h,
+// ScoredAttention) restricts each row to its span (the sentence, or a window), normalises
+// (softmax or sparsemax), applies any positional weighting and forms the context
+// c = Σ_s a_s h_s. Per sentence batch:
 //   prepare(keys, lengths)      once: the key-side precomputation (W_a h_s, U h_s + b)
-//   forward(query) …            once per decoder step (Tq = 1) or once for all steps (Tq = T)
+//   forward(query, step) …      once per decoder step (Tq = 1) or once for all steps (Tq = T);
+//                               step is the absolute target position of the query's first row
 //   backward(tape, d_context) … in reverse order of the forwards, one tape each
 //   finish_backward(d_keys)     once: gradients reaching the keys, through the values, the
 //                               scores and the precomputation
 // Parameter gradients accumulate into the ParameterStore's grad tensors.
 //
-// Layouts are time-major like the RNNs: keys [S, N, K], queries [Tq, N, Q], contexts [Tq, N, K].
-// Attention weights are [N, Tq, S] (one row per query, padded positions exactly 0).
+// Layouts are time-major like the RNNs: keys [S, N, K], queries [Tq, N, Q], contexts [Tq, N, C]
+// (C = context_size(), K for most mechanisms). Attention weights are [N, Tq, S] (one row per
+// query, positions outside the row's span exactly 0).
 //
-// A new mechanism is one file in lib/heed/attention/ that subclasses Attention and registers
-// itself (docs/attention.md "Adding a mechanism").
+// A new mechanism is one file in lib/heed/attention/ that subclasses Attention (usually through
+// ScoredAttention) and registers itself with its traits and options (docs/attention.md "Adding a
+// mechanism").
 #pragma once
 
 #include <cstdint>
@@ -21,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "heed/attention/normalization.h"
+#include "heed/attention/options.h"
 #include "heed/layers/parameters.h"
 #include "heed/onednn/precision.h"
 #include "heed/tensor/tensor.h"
@@ -30,15 +37,36 @@ namespace heed::attention {
 struct AttentionConfig {
   int64_t query_size = 0;     // Q: decoder state width
   int64_t key_size = 0;       // K: encoder output width
-  int64_t attention_dim = 0;  // A: hidden width of additive attention (0 = query_size)
+  int64_t attention_dim = 0;  // A: hidden width of additive-style scores (0 = query_size)
+  Normalizer normalizer = Normalizer::kSoftmax;  // for mechanisms whose traits say normalizes
+  OptionValues options;  // the mechanism's own options; make_attention resolves and checks them
   onednn::Precision precision = onednn::Precision::kF32;
+};
+
+// What a mechanism is, for the decoders, the tools and the tests: declared once, in its registry
+// entry (registry.h AttentionInfo::traits).
+struct AttentionTraits {
+  // Keeps state from one step to the next (coverage): decoders then run it step by step and in
+  // order, also under teacher forcing, and select() carries the state along with the beams.
+  bool stateful = false;
+  // Forms per-position weights on its way to the context. False for linear attention, whose
+  // weights forward() computes only when they are asked for (alignment).
+  bool position_weights = true;
+  // Reads the query (false for ff-pool: one context per sentence, the same at every step).
+  bool uses_query = true;
+  // Its weights come from the shared normaliser, so --attention-normalizer applies.
+  bool normalizes = true;
 };
 
 // What backward() needs from one forward(): owned by the caller (one per decoder step, reused
 // across batches so that nothing is allocated once the largest batch has been seen).
 struct AttentionTape {
   tensor::Tensor query;               // view of the caller's query (must stay unchanged)
-  tensor::Tensor weights;             // [N, Tq, S] softmax output
+  int64_t step = 0;                   // the absolute target position of the query's first row
+  tensor::Tensor weights;             // [N, Tq, S] the weights the context was formed with
+  tensor::Tensor normalized;          // [N, Tq, S] before positional weighting (when applied)
+  tensor::Tensor centres;             // [N, Tq] window centres (windowed mechanisms)
+  std::vector<Span> spans;            // [N·Tq] each row's span
   std::vector<tensor::Tensor> saved;  // mechanism-specific intermediates
 };
 
@@ -48,8 +76,8 @@ class Attention {
 
   // Registry name ("general", …).
   virtual const std::string& name() const = 0;
-  // Width of the context vector: key_size, or 0 for "none" (then forward writes nothing and
-  // decoders leave the context out).
+  // Width C of the context vector: key_size for most, 0 for "none" (then forward writes an empty
+  // context and the decoders' concatenations have no context columns).
   virtual int64_t context_size() const = 0;
 
   // keys [S, N, K] time-major, lengths[n] in [1, S]. keys must stay alive and unchanged until
@@ -57,11 +85,12 @@ class Attention {
   // backward needs of the precomputation is kept.
   virtual void prepare(const tensor::Tensor& keys, const std::vector<int64_t>& lengths,
                        bool training) = 0;
-  // query [Tq, N, Q] → context [Tq, N, K] (overwritten; not touched when context_size() is 0)
-  // and, if weights is not null, the attention weights [N, Tq, S]. tape: null for inference.
-  virtual void forward(const tensor::Tensor& query, tensor::Tensor& context,
+  // query [Tq, N, Q] whose row t is target position step + t → context [Tq, N, C]
+  // (overwritten) and, if weights is not null, the attention weights [N, Tq, S]. tape: null for
+  // inference. A stateful mechanism must see its steps in order, one at a time.
+  virtual void forward(const tensor::Tensor& query, int64_t step, tensor::Tensor& context,
                        tensor::Tensor* weights, AttentionTape* tape) = 0;
-  // Backward of the forward recorded in tape: d_context [Tq, N, K] → d_query [Tq, N, Q]
+  // Backward of the forward recorded in tape: d_context [Tq, N, C] → d_query [Tq, N, Q]
   // (overwritten). Key and parameter gradients accumulate.
   virtual void backward(AttentionTape& tape, const tensor::Tensor& d_context,
                         tensor::Tensor& d_query) = 0;
@@ -75,6 +104,13 @@ class Attention {
 
   // The parameters were updated in place (optimizer step): drop packed copies.
   virtual void weights_changed() = 0;
+
+  // A mechanism's own training loss term (coverage loss), summed over the forwards since
+  // prepare(); 0 for most. The model adds loss_scale · auxiliary_loss() to the objective (not to
+  // the perplexity) and calls set_loss_scale() before the first backward() so the term's
+  // gradient is scaled the same way.
+  virtual double auxiliary_loss() const { return 0; }
+  virtual void set_loss_scale(float) {}
 };
 
 }  // namespace heed::attention

@@ -13,8 +13,9 @@ class NoAttention : public Attention {
   void prepare(const tensor::Tensor& keys, const std::vector<int64_t>&, bool) override {
     source_length_ = keys.dim(0);
   }
-  void forward(const tensor::Tensor& query, tensor::Tensor&, tensor::Tensor* weights,
-               AttentionTape* tape) override {
+  void forward(const tensor::Tensor& query, int64_t, tensor::Tensor& context,
+               tensor::Tensor* weights, AttentionTape* tape) override {
+    context.resize(tensor::Shape{query.dim(0), query.dim(1), 0});
     if (weights) {
       weights->resize(tensor::Shape{query.dim(1), query.dim(0), source_length_});
       weights->zero();
@@ -40,6 +41,10 @@ void register_none() {
   AttentionInfo info;
   info.name = "none";
   info.summary = "no attention: the decoder gets no context (baseline)";
+  info.traits.position_weights = false;
+  info.traits.uses_query = false;
+  info.traits.normalizes = false;
+  info.context_size = [](const AttentionConfig&) { return int64_t{0}; };
   info.factory = [](const AttentionConfig&, layers::ParameterStore&, const std::string&) {
     return std::make_unique<NoAttention>();
   };

@@ -70,13 +70,54 @@ const AttentionInfo& attention_info(const std::string& name) {
   return registry().by_name.at(canonical_attention_name(name));
 }
 
-std::unique_ptr<Attention> make_attention(const std::string& name, const AttentionConfig& config,
-                                          layers::ParameterStore& store,
-                                          const std::string& prefix) {
+std::vector<DeclaredOption> declared_options() {
+  std::vector<DeclaredOption> declared;
+  for (const auto& [name, info] : registry().by_name) {
+    for (const OptionSpec& spec : info.options) {
+      auto same = std::find_if(declared.begin(), declared.end(),
+                               [&](const DeclaredOption& d) { return d.spec.name == spec.name; });
+      if (same == declared.end()) {
+        declared.push_back({spec, {name}});
+        continue;
+      }
+      const OptionSpec& first = same->spec;
+      if (first.integer != spec.integer || first.min != spec.min || first.max != spec.max ||
+          first.default_value != spec.default_value) {
+        throw InternalError("attention option --" + spec.name + " is declared differently by " +
+                            same->mechanisms.front() + " and " + name);
+      }
+      same->mechanisms.push_back(name);
+    }
+  }
+  std::sort(declared.begin(), declared.end(), [](const DeclaredOption& a, const DeclaredOption& b) {
+    return a.spec.name < b.spec.name;
+  });
+  return declared;
+}
+
+AttentionConfig resolved_config(const std::string& name, AttentionConfig config) {
+  const AttentionInfo& info = attention_info(name);
   if (config.query_size <= 0 || config.key_size <= 0) {
     throw ConfigError("attention sizes must be positive");
   }
-  return attention_info(name).factory(config, store, prefix);
+  config.options = resolve_options(info.name, info.options, config.options);
+  if (config.normalizer != Normalizer::kSoftmax && !info.traits.normalizes) {
+    throw ConfigError("--attention-normalizer " + to_string(config.normalizer) +
+                      " does not apply to attention '" + info.name + "' (it has no normaliser)");
+  }
+  return config;
+}
+
+int64_t context_size(const std::string& name, const AttentionConfig& config) {
+  const AttentionInfo& info = attention_info(name);
+  const AttentionConfig resolved = resolved_config(name, config);
+  return info.context_size ? info.context_size(resolved) : resolved.key_size;
+}
+
+std::unique_ptr<Attention> make_attention(const std::string& name, const AttentionConfig& config,
+                                          layers::ParameterStore& store,
+                                          const std::string& prefix) {
+  return attention_info(name).factory(resolved_config(name, config), store, prefix);
 }
 
 }  // namespace heed::attention

@@ -1,6 +1,7 @@
 // Private to lib/heed/attention: the machinery every scoring mechanism shares — keys and
-// lengths from prepare(), masked softmax, the context product, their backward and select() —
-// so that a mechanism file only says how it scores (and what it precomputes).
+// lengths from prepare(), each row's span (sentence or window), the normaliser, positional
+// weighting, the context product, their backward and select() — so that a mechanism file only
+// says how it scores (and what it precomputes, where its window is centred, what state it keeps).
 #pragma once
 
 #include <string>
@@ -19,8 +20,8 @@ class ScoredAttention : public Attention {
   int64_t context_size() const override { return config_.key_size; }
   void prepare(const tensor::Tensor& keys, const std::vector<int64_t>& lengths,
                bool training) override;
-  void forward(const tensor::Tensor& query, tensor::Tensor& context, tensor::Tensor* weights,
-               AttentionTape* tape) override;
+  void forward(const tensor::Tensor& query, int64_t step, tensor::Tensor& context,
+               tensor::Tensor* weights, AttentionTape* tape) override;
   void backward(AttentionTape& tape, const tensor::Tensor& d_context,
                 tensor::Tensor& d_query) override;
   void finish_backward(tensor::Tensor& d_keys) override;
@@ -30,8 +31,11 @@ class ScoredAttention : public Attention {
  protected:
   // After keys_ and lengths_ are set.
   virtual void precompute(bool training) = 0;
-  // Raw scores [N, Tq, S] (resized by the caller) for query [Tq, N, Q]; may save to tape.
-  virtual void score(const tensor::Tensor& query, tensor::Tensor& scores, AttentionTape* tape) = 0;
+  // Raw scores [N, Tq, S] (resized by the caller) for query [Tq, N, Q] at target positions
+  // step…; only the entries inside each row's span (row b·Tq + t) are read, so a windowed
+  // mechanism scores only its window. May save to tape.
+  virtual void score(const tensor::Tensor& query, int64_t step, const std::vector<Span>& spans,
+                     tensor::Tensor& scores, AttentionTape* tape) = 0;
   // d_scores [N, Tq, S] → d_query (overwritten); key-side gradients accumulate in
   // d_keys_ (through the keys) or the mechanism's own buffers (through its precomputation).
   virtual void score_backward(AttentionTape& tape, const tensor::Tensor& d_scores,
@@ -43,6 +47,19 @@ class ScoredAttention : public Attention {
   // The keys (and what is computed from them) are new: products that hold a packed copy of a
   // key-side operand across steps must drop it.
   virtual void keys_changed() { context_mm_.weights_changed(); }
+  // Windowed mechanisms (window_ ≥ 0): the centre p of each row [N·Tq] (row b·Tq + t); the
+  // span is window_span(p, window_, length). With gaussian_sigma_ > 0 the normalised weights are
+  // multiplied by exp(−(s − p)² / 2σ²), and centres_backward gets dL/dp to add to d_query.
+  virtual void centres(const tensor::Tensor& /*query*/, int64_t /*step*/, float* /*out*/,
+                       AttentionTape* /*tape*/) {}
+  virtual void centres_backward(AttentionTape& /*tape*/, const float* /*d_centres*/,
+                                tensor::Tensor& /*d_query*/) {}
+  // Stateful mechanisms: the final weights of a forward (to update the state), and in backward
+  // the gradient reaching those weights (to add what flows back through the state), before the
+  // positional weighting's and the normaliser's backward.
+  virtual void weights_formed(const tensor::Tensor& /*weights*/, AttentionTape* /*tape*/) {}
+  virtual void weights_backward(AttentionTape& /*tape*/, tensor::Tensor& /*d_weights*/) {}
+
   // Options for a product whose B operand is key-side: outside training it stays the same over
   // the steps of a batch, so it is packed (and converted to bf16) once, not at every step.
   onednn::MatMulOptions key_side_options() const {
@@ -59,8 +76,15 @@ class ScoredAttention : public Attention {
   std::vector<int64_t> lengths_;
   tensor::Tensor d_keys_;  // [S, N, K] accumulated over backward() calls
   bool training_ = false;
+  int64_t window_ = -1;         // half width D of a local window; −1: the whole sentence
+  float gaussian_sigma_ = 0.f;  // > 0: Gaussian positional weighting around the centre
 
  private:
+  void windowed_context(const tensor::Tensor& a, const std::vector<Span>& spans,
+                        tensor::Tensor& context) const;
+  void windowed_context_backward(const tensor::Tensor& a, const std::vector<Span>& spans,
+                                 const tensor::Tensor& d_context);
+
   std::string name_;
   // select(): keys_ becomes a view of one of two owned buffers (ping-pong, so beam steps
   // allocate nothing once the shapes have been seen); -1 while keys_ views the caller's keys.
@@ -68,6 +92,8 @@ class ScoredAttention : public Attention {
   int key_buffer_ = -1;
   std::vector<int64_t> selected_lengths_;
   tensor::Tensor scores_, d_weights_;
+  std::vector<float> d_centres_;
+  AttentionTape inference_;  // spans, centres and pre-weighting weights outside training
 
  protected:
   onednn::MatMul context_mm_;
@@ -88,7 +114,8 @@ class ProductAttention : public ScoredAttention {
   // Where d P accumulates.
   virtual tensor::Tensor& projected_grad() { return d_keys_; }
   void precompute(bool) override {}
-  void score(const tensor::Tensor& query, tensor::Tensor& scores, AttentionTape* tape) override;
+  void score(const tensor::Tensor& query, int64_t step, const std::vector<Span>& spans,
+             tensor::Tensor& scores, AttentionTape* tape) override;
   void score_backward(AttentionTape& tape, const tensor::Tensor& d_scores,
                       tensor::Tensor& d_query) override;
   void precompute_backward(tensor::Tensor&) override {}

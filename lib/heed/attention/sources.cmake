@@ -13,4 +13,5 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/feed_forward_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/normalization.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/registry.cpp)

@@ -1,7 +1,9 @@
 #include "heed/model/config.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "heed/attention/registry.h"
 #include "heed/common/error.h"
 
 namespace heed::model {
@@ -12,8 +14,18 @@ std::string to_string(CellType cell) {
 std::string to_string(DecoderType decoder) {
   return decoder == DecoderType::kLuong ? "luong" : "bahdanau";
 }
+namespace {
+
+const std::map<BridgeType, std::string> kBridgeNames = {{BridgeType::kDense, "dense"},
+                                                        {BridgeType::kZero, "zero"},
+                                                        {BridgeType::kMean, "mean"},
+                                                        {BridgeType::kLast, "last"},
+                                                        {BridgeType::kFeedForwardPool, "ff-pool"}};
+
+}  // namespace
+
 std::string to_string(BridgeType bridge) {
-  return bridge == BridgeType::kDense ? "dense" : "zero";
+  return kBridgeNames.at(bridge);
 }
 
 CellType parse_cell(const std::string& name) {
@@ -29,9 +41,21 @@ DecoderType parse_decoder(const std::string& name) {
 }
 
 BridgeType parse_bridge(const std::string& name) {
-  if (name == "dense") return BridgeType::kDense;
-  if (name == "zero") return BridgeType::kZero;
-  throw ConfigError("--bridge: unknown value '" + name + "' (expected dense or zero)");
+  for (const auto& [type, text] : kBridgeNames) {
+    if (text == name) return type;
+  }
+  throw ConfigError("--bridge: unknown value '" + name +
+                    "' (expected dense, zero, mean, last or ff-pool)");
+}
+
+attention::AttentionConfig ModelConfig::attention_config() const {
+  attention::AttentionConfig ac;
+  ac.query_size = hidden;
+  ac.key_size = key_size();
+  ac.attention_dim = attention_dim;
+  ac.normalizer = attention::parse_normalizer(attention_normalizer);
+  ac.options = attention_options;
+  return ac;
 }
 
 void ModelConfig::validate() {
@@ -50,6 +74,10 @@ void ModelConfig::validate() {
   if (attention_dim == 0) attention_dim = hidden;
   if (!(dropout >= 0.0f && dropout < 1.0f)) throw ConfigError("--dropout must be in [0, 1)");
   if (attention.empty()) throw ConfigError("--attention must name a mechanism");
+  attention = attention::canonical_attention_name(attention);
+  // The mechanism's options checked and completed with their defaults, so that the model file
+  // records every value the network was built with.
+  attention_options = attention::resolved_config(attention, attention_config()).options;
   if (decoder == DecoderType::kBahdanau && input_feeding) {
     // Bahdanau feeds the context into the RNN already; input feeding is a Luong notion.
     input_feeding = false;
@@ -67,6 +95,8 @@ std::string ModelConfig::to_json() const {
                       {"embed", embed},
                       {"hidden", hidden},
                       {"attention_dim", attention_dim},
+                      {"attention_normalizer", attention_normalizer},
+                      {"attention_options", attention_options},
                       {"bridge", to_string(bridge)},
                       {"dropout", dropout},
                       {"src_vocab_size", src_vocab_size},
@@ -97,6 +127,12 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
     c.embed = field("embed").get<int>();
     c.hidden = field("hidden").get<int>();
     c.attention_dim = field("attention_dim").get<int>();
+    if (j.contains("attention_normalizer")) {
+      c.attention_normalizer = j.at("attention_normalizer").get<std::string>();
+    }
+    if (j.contains("attention_options")) {
+      c.attention_options = j.at("attention_options").get<std::map<std::string, double>>();
+    }
     c.bridge = parse_bridge(field("bridge").get<std::string>());
     c.dropout = field("dropout").get<float>();
     c.src_vocab_size = field("src_vocab_size").get<int>();
@@ -111,8 +147,15 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
 }
 
 std::string ModelConfig::summary() const {
-  return "cell=" + to_string(cell) + " attention=" + attention + " decoder=" + to_string(decoder) +
-         " input_feeding=" + (input_feeding ? "on" : "off") +
+  std::string options;
+  for (const auto& [name, value] : attention_options) {
+    char text[64];
+    std::snprintf(text, sizeof text, " %s=%g", name.c_str(), value);
+    options += text;
+  }
+  if (attention_normalizer != "softmax") options += " normalizer=" + attention_normalizer;
+  return "cell=" + to_string(cell) + " attention=" + attention + options +
+         " decoder=" + to_string(decoder) + " input_feeding=" + (input_feeding ? "on" : "off") +
          " bidirectional=" + (bidirectional ? "on" : "off") +
          " layers=" + std::to_string(encoder_layers) + "/" + std::to_string(decoder_layers) +
          " embed=" + std::to_string(embed) + " hidden=" + std::to_string(hidden) +

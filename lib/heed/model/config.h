@@ -2,40 +2,48 @@
 // translate and align rebuild the network from it and never take architecture flags.
 #pragma once
 
+#include <map>
 #include <string>
+
+#include "heed/attention/attention.h"
 
 namespace heed::model {
 
 enum class CellType { kLstm, kGru };
 enum class DecoderType { kLuong, kBahdanau };
-enum class BridgeType { kDense, kZero };
+enum class BridgeType { kDense, kZero, kMean, kLast, kFeedForwardPool };
 
 struct ModelConfig {
-  CellType cell = CellType::kLstm;            // recurrent cell of encoder and decoder
-  std::string attention = "general";          // attention registry name (docs/attention.md)
-  DecoderType decoder = DecoderType::kLuong;  // where the query comes from (docs/attention.md)
-  bool input_feeding = true;                  // Luong only: feed h̃_{t-1} into the RNN input
-  bool bidirectional = true;                  // encoder reads both ways, hidden/2 per direction
-  int encoder_layers = 1;                     // stacked encoder RNN layers
-  int decoder_layers = 1;                     // stacked decoder RNN layers
-  int embed = 256;                            // embedding width (source and target)
-  int hidden = 512;                           // decoder state and encoder output width
-  int attention_dim = 0;                      // additive attention width A; 0 = hidden
-  BridgeType bridge = BridgeType::kDense;     // decoder initial state from the encoder, or zeros
-  float dropout = 0.3f;                       // on embeddings, between layers, on outputs
-  int src_vocab_size = 0;                     // set from the vocabularies
+  CellType cell = CellType::kLstm;               // recurrent cell of encoder and decoder
+  std::string attention = "general";             // attention registry name (docs/attention.md)
+  DecoderType decoder = DecoderType::kLuong;     // where the query comes from (docs/attention.md)
+  bool input_feeding = true;                     // Luong only: feed h̃_{t-1} into the RNN input
+  bool bidirectional = true;                     // encoder reads both ways, hidden/2 per direction
+  int encoder_layers = 1;                        // stacked encoder RNN layers
+  int decoder_layers = 1;                        // stacked decoder RNN layers
+  int embed = 256;                               // embedding width (source and target)
+  int hidden = 512;                              // decoder state and encoder output width
+  int attention_dim = 0;                         // additive attention width A; 0 = hidden
+  std::string attention_normalizer = "softmax";  // softmax or sparsemax
+  std::map<std::string, double> attention_options;  // the mechanism's own (--heads, …)
+  BridgeType bridge = BridgeType::kDense;           // decoder initial state (bridge.h)
+  float dropout = 0.3f;                             // on embeddings, between layers, on outputs
+  int src_vocab_size = 0;                           // set from the vocabularies
   int tgt_vocab_size = 0;
 
-  // Fills derived values (attention_dim) and rejects impossible combinations with a
-  // sentence naming the option. Throws ConfigError.
+  // Fills derived values (attention_dim, the mechanism's option defaults) and rejects impossible
+  // combinations with a sentence naming the option. Throws ConfigError.
   void validate();
 
   int encoder_direction_size() const { return bidirectional ? hidden / 2 : hidden; }
+  // The attention's sizes, normaliser and options (precision f32; the model sets its own).
+  attention::AttentionConfig attention_config() const;
   int key_size() const { return hidden; }
 
   // JSON text, stored in the model file's metadata.
   std::string to_json() const;
-  // Throws FormatError for malformed or unknown values (naming the field).
+  // Throws FormatError for malformed or unknown values (naming the field). Configs written by
+  // format version 1 lack attention_normalizer and attention_options: they get the defaults.
   static ModelConfig from_json(const std::string& text);
   // One line "cell=lstm attention=general ..." for logs.
   std::string summary() const;

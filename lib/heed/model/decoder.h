@@ -1,12 +1,12 @@
-// The decoder: target embeddings → RNN stack with attention over the encoder states, in one of
-// two arrangements (docs/attention.md):
-//  - Luong: query = current top state h_t; h̃_t = tanh(W_c [c_t; h_t]); input feeding
-//    optional. Without input feeding nothing depends on the previous output, so under teacher
-//    forcing the RNN stack runs over all T steps in one primitive call per layer and the
-//    attention is one batched product for all steps (the "fast path"); otherwise it steps.
-//  - Bahdanau: query = previous top state s_{t−1}; [emb; c_t] is the RNN input; output s_t.
-// Initial states: the bridge tanh(W_b·finals + b_b) (one H-slice per layer; cell states 0), or
-// zeros.
+// The decoder: target embeddings → a stack of RNN layers with attention over the encoder states,
+// in one of two arrangements, each its own class over the shared RnnStack (docs/attention.md):
+//  - LuongDecoder: query = current top state h_t; h̃_t = tanh(W_c [c_t; h_t]); input feeding
+//    optional. Without input feeding (and with a stateless mechanism) nothing depends on the
+//    previous output, so under teacher forcing the RNN stack runs over all T steps in one
+//    primitive call per layer and the attention is one batched call for all steps (the "fast
+//    path"); otherwise it steps.
+//  - BahdanauDecoder: query = previous top state s_{t−1}; [emb; c_t] is the RNN input; output s_t.
+// The initial states come from a Bridge chosen by name (bridge.h).
 //
 // Teacher forcing (training, scoring, forced alignment) is forward()/backward(); search uses
 // begin()/step()/select() on rows that are live hypotheses.
@@ -20,6 +20,7 @@
 #include "heed/common/rng.h"
 #include "heed/layers/dropout.h"
 #include "heed/layers/parameters.h"
+#include "heed/model/bridge.h"
 #include "heed/model/config.h"
 #include "heed/onednn/linear.h"
 #include "heed/onednn/precision.h"
@@ -28,15 +29,67 @@
 
 namespace heed::model {
 
+// The decoder's RNN layers (decoder/rnn_<l>/…): teacher-forcing states and tapes, search states.
+class RnnStack {
+ public:
+  RnnStack(const ModelConfig& config, int64_t input_size, onednn::Precision precision,
+           layers::ParameterStore& store);
+  int64_t hidden() const { return hidden_; }
+  int layers() const { return int(rnns_.size()); }
+  void weights_changed();
+
+  // Teacher forcing over t steps of n rows in chunks (one tape per chunk when training); the
+  // initial hidden states are the columns of initial [N, L·H], cell states 0.
+  void start(int64_t t, int64_t n, const tensor::Tensor& initial, size_t chunks, bool training);
+  // Runs every layer over steps [t0, t1) from the first layer's input x0 [t1 − t0, N, I].
+  void run(size_t chunk, int64_t t0, int64_t t1, const tensor::Tensor& x0, bool training);
+  // The top layer's outputs for steps [t0, t1) ([t1 − t0, N, H], a view).
+  tensor::Tensor top(int64_t t0, int64_t t1) const;
+  // The top layer's state before step t (the initial state for t = 0), [N, H] (a view).
+  tensor::Tensor state_before(int64_t t) const;
+
+  void start_backward();
+  // d_top [Tc, N, H] → dx0 [Tc, N, I] (overwritten) for chunk; the state gradients carry over
+  // to the previous chunk.
+  void backward(size_t chunk, const tensor::Tensor& d_top, tensor::Tensor& dx0);
+  // Adds to the gradient flowing into the top layer's state before the chunk just processed
+  // (Bahdanau's query is that state).
+  void add_to_top_state_grad(const tensor::Tensor& d);
+  // After the first chunk's backward: the gradient w.r.t. the initial hidden states [N, L·H].
+  const tensor::Tensor& initial_grad();
+  // Moves the RNN gradients into the store.
+  void flush_grads();
+
+  // Search: rows start from initial [N, L·H].
+  void start_search(const tensor::Tensor& initial);
+  void select(const std::vector<int64_t>& rows);
+  // One step of every row from x0 [1, R, I].
+  void step(const tensor::Tensor& x0);
+  // The top layer's current state [R, H].
+  const tensor::Tensor& top_state() const { return h_.back(); }
+
+ private:
+  bool lstm_;
+  int64_t hidden_;
+  layers::ParameterStore* store_;
+  std::vector<onednn::Rnn> rnns_;
+  int64_t n_ = 0;
+  std::vector<tensor::Tensor> hs_, cs_;              // per layer [T+1, N, H]
+  std::vector<std::vector<onednn::RnnTape>> tapes_;  // [chunk][layer]
+  std::vector<tensor::Tensor> dh_, dc_, dh_tmp_, dc_tmp_, d_mid_;
+  tensor::Tensor d_initial_;
+  std::vector<tensor::Tensor> h_, c_, h_next_, c_next_;  // search
+};
+
 class Decoder {
  public:
-  Decoder(const ModelConfig& config, onednn::Precision precision, layers::ParameterStore& store);
-  ~Decoder();
+  virtual ~Decoder();
 
   void weights_changed();
   attention::Attention& attention() { return *attention_; }
-  // True when teacher forcing runs the whole target in one call (Luong without input feeding).
-  bool fast_path() const;
+  const Bridge& bridge() const { return *bridge_; }
+  // True when teacher forcing runs the whole target in one call.
+  virtual bool fast_path() const { return false; }
   // Forces stepping even where the fast path applies (tests compare both).
   void set_force_stepping(bool force) { force_stepping_ = force; }
 
@@ -49,8 +102,8 @@ class Decoder {
                                 Rng* dropout_rng, bool keep_attention = false);
   // [N, T, S] from the last forward with keep_attention.
   const tensor::Tensor& attention_weights() const { return weights_; }
-  // d_out [T, N, H] → d_keys [S, N, K] (overwritten) and d_finals [N, K] (overwritten; untouched
-  // with a zero bridge). Parameter gradients accumulate into the store.
+  // d_out [T, N, H] → d_keys [S, N, K] and d_finals [N, K] (both overwritten). Parameter
+  // gradients accumulate into the store.
   void backward(const tensor::Tensor& d_out, tensor::Tensor& d_keys, tensor::Tensor& d_finals);
 
   // Search: rows = sentences at first.
@@ -62,24 +115,33 @@ class Decoder {
   // [rows, 1, S] when not null.
   void step(const int32_t* tokens, tensor::Tensor& out, tensor::Tensor* weights);
 
- private:
-  void run_layers(size_t chunk, int64_t t0, int64_t t1, const tensor::Tensor& x0, bool training);
-  void backward_layers(size_t chunk, tensor::Tensor& d_top, tensor::Tensor& dx0);
-  void initial_states(const tensor::Tensor& finals, int64_t n, std::vector<tensor::Tensor>& h,
-                      std::vector<tensor::Tensor>& c);
+ protected:
+  // input_extra: the RNN input's width beyond the embedding (context, input feeding).
+  Decoder(const ModelConfig& config, onednn::Precision precision, layers::ParameterStore& store,
+          int64_t input_extra);
 
-  bool luong_;
-  bool input_feeding_;
-  bool lstm_;
-  bool force_stepping_ = false;
-  int layers_count_;
+  // The arrangement: fills out_ [T, N, H] from embedded_ (teacher forcing) and runs it back.
+  virtual void run_forward(bool training, bool keep_attention) = 0;
+  virtual void run_backward() = 0;
+  virtual void begin_search() {}
+  virtual void select_search(const std::vector<int64_t>&) {}
+  virtual void run_step(const tensor::Tensor& emb, tensor::Tensor& out,
+                        tensor::Tensor* weights) = 0;
+  virtual void arrangement_weights_changed() {}
+
+  // Runs the attention for queries q [Tc, N, H] at steps [t0, t0 + Tc) into ctx [Tc, N, C];
+  // keeps the weights in weights_ when asked to.
+  void attend(const tensor::Tensor& q, int64_t t0, tensor::Tensor& ctx,
+              attention::AttentionTape* tape, bool keep_attention);
+
   int64_t embed_, hidden_, context_;
+  bool force_stepping_ = false;
+  attention::AttentionTraits traits_;
   layers::ParameterStore* store_;
   layers::Parameter* embedding_;
-  std::vector<onednn::Rnn> rnns_;
+  RnnStack stack_;
   std::unique_ptr<attention::Attention> attention_;
-  std::unique_ptr<onednn::Linear> attn_out_;  // Luong only
-  std::unique_ptr<onednn::Linear> bridge_;    // dense bridge only
+  std::unique_ptr<Bridge> bridge_;
   layers::Dropout dropout_embed_;
   layers::Dropout dropout_out_;
 
@@ -87,22 +149,28 @@ class Decoder {
   const int32_t* tgt_in_ = nullptr;
   std::vector<int64_t> tgt_lengths_;
   int64_t n_ = 0, t_ = 0, s_ = 0;
+  const tensor::Tensor* keys_ = nullptr;
   const tensor::Tensor* finals_ = nullptr;
-  tensor::Tensor embedded_, xin_, ctx_, concat_, ht_, out_, bridge_out_, weights_, step_weights_;
-  std::vector<tensor::Tensor> hs_, cs_;              // per layer [T+1, N, H]
-  std::vector<std::vector<onednn::RnnTape>> tapes_;  // [chunk][layer]
+  tensor::Tensor embedded_, out_, bridge_out_, weights_, step_weights_, ctx_;
   std::vector<attention::AttentionTape> attention_tapes_;
-  size_t chunks_ = 0;
-  // Backward scratch.
-  tensor::Tensor d_out_, d_emb_, d_feed_, d_pre_, d_concat_, d_top_, d_ctx_, d_q_, dx0_;
-  tensor::Tensor d_bridge_;
-  std::vector<tensor::Tensor> dh_, dc_, dh_tmp_, dc_tmp_, d_mid_;
+  tensor::Tensor d_out_, d_emb_, d_ctx_, d_q_, dx0_;
 
   // Search state.
   int64_t rows_ = 0;
+  int64_t search_step_ = 0;
   int64_t search_source_length_ = 0;
-  std::vector<tensor::Tensor> h_, c_, h_next_, c_next_;
-  tensor::Tensor feed_, x_step_, ctx_step_, concat_step_, scratch_;
+  tensor::Tensor ctx_step_, emb_step_;
 };
+
+// The decoder config.decoder names, its parameters added to store in a fixed order: embedding,
+// rnn, attention, the arrangement's own (attn_out), then the bridge after the output layer.
+std::unique_ptr<Decoder> make_decoder(const ModelConfig& config, onednn::Precision precision,
+                                      layers::ParameterStore& store);
+// The two arrangements (luong_decoder.cpp, bahdanau_decoder.cpp).
+std::unique_ptr<Decoder> make_luong_decoder(const ModelConfig& config, onednn::Precision precision,
+                                            layers::ParameterStore& store);
+std::unique_ptr<Decoder> make_bahdanau_decoder(const ModelConfig& config,
+                                               onednn::Precision precision,
+                                               layers::ParameterStore& store);
 
 }  // namespace heed::model

@@ -12,7 +12,8 @@
 namespace heed::model {
 
 inline constexpr const char* kModelFormat = "heed-model";
-inline constexpr int kModelFormatVersion = 1;
+// 2: attention_normalizer, attention_options and the bridges mean, last, ff-pool in the config.
+inline constexpr int kModelFormatVersion = 2;
 
 struct ModelFile {
   ModelConfig config;

@@ -18,7 +18,7 @@ ModelConfig validated(ModelConfig config) {
 Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision)
     : config_(validated(std::move(config))), precision_(precision) {
   encoder_ = std::make_unique<Encoder>(config_, precision, store_);
-  decoder_ = std::make_unique<Decoder>(config_, precision, store_);
+  decoder_ = make_decoder(config_, precision, store_);
   layers::Parameter& w =
       store_.add("decoder/output/weight", tensor::Shape{config_.tgt_vocab_size, config_.hidden});
   layers::Parameter& b = store_.add("decoder/output/bias", tensor::Shape{config_.tgt_vocab_size});
@@ -66,9 +66,12 @@ layers::LossSums Seq2Seq::loss(const Batch& batch, const LossOptions& options, R
   const float scale = tokens > 0 ? 1.f / static_cast<float>(tokens) : 0.f;
   layers::LossSums sums = output_->loss(out, targets_.data(), options.label_smoothing, scale,
                                         train ? &d_out_ : nullptr);
+  // A mechanism's own loss term (coverage) joins the objective, not the perplexity.
+  sums.loss += decoder_->attention().auxiliary_loss();
   if (!train) return sums;
+  decoder_->attention().set_loss_scale(scale);
   decoder_->backward(d_out_, d_keys_, d_finals_);
-  encoder_->backward(d_keys_, config_.bridge == BridgeType::kDense ? &d_finals_ : nullptr);
+  encoder_->backward(d_keys_, decoder_->bridge().uses_finals() ? &d_finals_ : nullptr);
   return sums;
 }
 

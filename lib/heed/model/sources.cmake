@@ -1,7 +1,10 @@
 list(APPEND HEED_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/bahdanau_decoder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bridge.cpp
   ${CMAKE_CURRENT_LIST_DIR}/config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/decoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/encoder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/luong_decoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/seq2seq.cpp
   ${CMAKE_CURRENT_LIST_DIR}/serialize.cpp)

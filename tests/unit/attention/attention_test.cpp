@@ -128,7 +128,7 @@ TEST_CASE("attention: every mechanism matches a double-precision loop, padding g
       const Tensor query = heed::test::random_tensor(Shape{tq, kN, kQ}, rng);
       f.attention->prepare(keys, kLengths, false);
       Tensor context, weights;
-      f.attention->forward(query, context, &weights, nullptr);
+      f.attention->forward(query, 0, context, &weights, nullptr);
       INFO(name << " Tq=" << tq);
       REQUIRE(weights.shape() == Shape{kN, tq, kS});
       if (name == "none") {
@@ -168,16 +168,16 @@ TEST_CASE("attention: finite-difference gradients for every registered mechanism
       f.attention->prepare(keys, kLengths, false);
       if (f.attention->context_size() == 0) return 0.0;
       Tensor c1, c2;
-      f.attention->forward(q1, c1, nullptr, nullptr);
-      f.attention->forward(q2, c2, nullptr, nullptr);
+      f.attention->forward(q1, 0, c1, nullptr, nullptr);
+      f.attention->forward(q2, 0, c2, nullptr, nullptr);
       return p1(c1) + p2(c2);
     };
     f.store.zero_grad();
     f.attention->prepare(keys, kLengths, true);
     AttentionTape t1, t2;
     Tensor c1, c2, dq1, dq2;
-    f.attention->forward(q1, c1, nullptr, &t1);
-    f.attention->forward(q2, c2, nullptr, &t2);
+    f.attention->forward(q1, 0, c1, nullptr, &t1);
+    f.attention->forward(q2, 0, c2, nullptr, &t2);
     Tensor d_keys(keys.shape());
     if (f.attention->context_size() > 0) {
       f.attention->backward(t2, p2.grad(), dq2);
@@ -225,7 +225,7 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
     f.attention->prepare(keys, kLengths, true);
     AttentionTape tape;
     Tensor context, weights, d_query, d_keys(keys.shape());
-    f.attention->forward(query, context, &weights, &tape);
+    f.attention->forward(query, 0, context, &weights, &tape);
     f.attention->backward(tape, d_context, d_query);
     f.attention->finish_backward(d_keys);
     std::vector<std::vector<float>> grads_batch;
@@ -250,7 +250,7 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
     f.attention->prepare(alone_keys, {kLen}, true);
     AttentionTape alone_tape;
     Tensor c1, w1, dq1, dk1(alone_keys.shape());
-    f.attention->forward(alone_query, c1, &w1, &alone_tape);
+    f.attention->forward(alone_query, 0, c1, &w1, &alone_tape);
     f.attention->backward(alone_tape, alone_dc, dq1);
     f.attention->finish_backward(dk1);
     INFO(name);
@@ -301,7 +301,7 @@ TEST_CASE("attention: all steps at once equal step by step, forward and backward
     f.attention->prepare(keys, kLengths, true);
     AttentionTape tape;
     Tensor all, d_query_all, d_keys_all(keys.shape());
-    f.attention->forward(query, all, nullptr, &tape);
+    f.attention->forward(query, 0, all, nullptr, &tape);
     f.attention->backward(tape, d_context, d_query_all);
     f.attention->finish_backward(d_keys_all);
     std::vector<std::vector<float>> grads_all;
@@ -312,7 +312,8 @@ TEST_CASE("attention: all steps at once equal step by step, forward and backward
     std::vector<AttentionTape> tapes(3);
     std::vector<Tensor> contexts(3), d_queries(3);
     for (int64_t t = 0; t < 3; ++t) {
-      f.attention->forward(query.slice(t, t + 1), contexts[size_t(t)], nullptr, &tapes[size_t(t)]);
+      f.attention->forward(query.slice(t, t + 1), t, contexts[size_t(t)], nullptr,
+                           &tapes[size_t(t)]);
     }
     for (int64_t t = 3; t-- > 0;) {
       f.attention->backward(tapes[size_t(t)], d_context.slice(t, t + 1), d_queries[size_t(t)]);
@@ -355,7 +356,7 @@ TEST_CASE("attention: select() reorders the prepared rows for beam search", "[at
         const int64_t m = int64_t(original.size());
         const Tensor query = heed::test::random_tensor(Shape{1, m, kQ}, rng);
         Tensor selected, w_selected;
-        f.attention->forward(query, selected, &w_selected, nullptr);
+        f.attention->forward(query, 0, selected, &w_selected, nullptr);
 
         // The same rows built directly, by a fresh mechanism with the same parameters.
         Fixture g(name, 10);
@@ -372,7 +373,7 @@ TEST_CASE("attention: select() reorders the prepared rows for beam search", "[at
         }
         g.attention->prepare(gathered, lengths, false);
         Tensor direct, w_direct;
-        g.attention->forward(query, direct, &w_direct, nullptr);
+        g.attention->forward(query, 0, direct, &w_direct, nullptr);
         INFO(name << " after " << rows.size() << " rows, repeat " << repeat);
         CHECK(heed::tensor::max_abs_diff(selected, direct) < 1e-6);
         CHECK(heed::tensor::max_abs_diff(w_selected, w_direct) < 1e-6);
@@ -405,7 +406,7 @@ TEST_CASE("attention: bf16 precision is close to f32", "[attention][fast]") {
       attention->weights_changed();
       attention->prepare(keys, kLengths, true);
       AttentionTape tape;
-      attention->forward(query, contexts[i], nullptr, &tape);
+      attention->forward(query, 0, contexts[i], nullptr, &tape);
       attention->backward(tape, d_context, d_queries[i]);
       d_keys[i].resize(keys.shape());
       d_keys[i].zero();

@@ -1,0 +1,162 @@
+// Luong et al. 2015: the attention reads the current top state h_t and the attentional vector
+// h̃_t = tanh(W_c [c_t; h_t]) is the output (and, with input feeding, part of the next input).
+#include "heed/common/check.h"
+#include "heed/model/decoder.h"
+#include "heed/model/encoder.h"
+#include "heed/tensor/tensor_ops.h"
+
+namespace heed::model {
+namespace {
+
+using tensor::Shape;
+using tensor::Tensor;
+
+class LuongDecoder : public Decoder {
+ public:
+  LuongDecoder(const ModelConfig& config, onednn::Precision precision,
+               layers::ParameterStore& store)
+      : Decoder(config, precision, store, config.input_feeding ? config.hidden : 0),
+        input_feeding_(config.input_feeding),
+        attn_out_weight_(
+            &store.add("decoder/attn_out/weight", Shape{config.hidden, context_ + config.hidden})),
+        attn_out_(context_ + config.hidden, config.hidden, precision) {
+    attn_out_.set_weights(attn_out_weight_->value, nullptr);
+    bridge_ = make_bridge(config, precision, store);
+  }
+
+  // Nothing depends on the previous output without input feeding, unless the attention keeps
+  // state from step to step.
+  bool fast_path() const override {
+    return !input_feeding_ && !traits_.stateful && !force_stepping_;
+  }
+
+ protected:
+  void arrangement_weights_changed() override { attn_out_.weights_changed(); }
+
+  void run_forward(bool training, bool keep_attention) override {
+    const int64_t t = t_, n = n_;
+    const bool whole = fast_path();
+    const int64_t chunk = whole ? t : 1;
+    const int64_t in0 = embed_ + (input_feeding_ ? hidden_ : 0);
+    concat_.resize(Shape{t, n, context_ + hidden_});
+    ht_.resize(Shape{t, n, hidden_});
+    if (!whole) xin_.resize(Shape{t, n, in0});
+    for (int64_t t0 = 0, ci = 0; t0 < t; t0 += chunk, ++ci) {
+      const int64_t t1 = t0 + chunk;
+      Tensor x0;
+      if (whole) {
+        x0 = embedded_.view(embedded_.shape());
+      } else {
+        x0 = xin_.slice(t0, t1);
+        copy_columns(embedded_.slice(t0, t1), x0, 0);
+        if (input_feeding_) {
+          if (t0 == 0) {
+            const Tensor feed(Shape{1, n, hidden_});
+            copy_columns(feed, x0, embed_);
+          } else {
+            copy_columns(ht_.slice(t0 - 1, t0), x0, embed_);
+          }
+        }
+      }
+      stack_.run(training ? size_t(ci) : 0, t0, t1, x0, training);
+      const Tensor q = stack_.top(t0, t1);
+      Tensor concat = concat_.slice(t0, t1);
+      Tensor ctx = ctx_.slice(t0, t1);
+      attend(q, t0, ctx, training ? &attention_tapes_[size_t(ci)] : nullptr, keep_attention);
+      if (context_ > 0) copy_columns(ctx, concat, 0);
+      copy_columns(q, concat, context_);
+      Tensor ht = ht_.slice(t0, t1);
+      attn_out_.forward(concat, ht, onednn::Activation::kTanh);
+    }
+    chunks_ = size_t((t + chunk - 1) / chunk);
+    out_.resize(ht_.shape());
+    tensor::copy(ht_, out_);
+  }
+
+  void run_backward() override {
+    const int64_t t = t_, n = n_;
+    const int64_t chunk = t / int64_t(chunks_);
+    const int64_t in0 = embed_ + (input_feeding_ ? hidden_ : 0);
+    d_feed_.resize(Shape{1, n, hidden_});
+    for (size_t ci = chunks_; ci-- > 0;) {
+      const int64_t t0 = int64_t(ci) * chunk, t1 = t0 + chunk, tc = chunk;
+      Tensor d_ht = d_out_.slice(t0, t1);
+      if (input_feeding_ && t1 < t) tensor::add(d_ht, d_feed_, d_ht);
+      d_pre_.resize(Shape{tc, n, hidden_});
+      tensor::tanh_backward(ht_.slice(t0, t1), d_ht, d_pre_);
+      d_concat_.resize(Shape{tc, n, context_ + hidden_});
+      attn_out_.backward(concat_.slice(t0, t1), d_pre_, &d_concat_, attn_out_weight_->grad,
+                         nullptr);
+      d_top_.resize(Shape{tc, n, hidden_});
+      take_columns(d_concat_, context_, d_top_);
+      d_ctx_.resize(Shape{tc, n, context_});
+      if (context_ > 0) take_columns(d_concat_, 0, d_ctx_);
+      d_q_.resize(Shape{tc, n, hidden_});
+      attention_->backward(attention_tapes_[ci], d_ctx_, d_q_);
+      tensor::add(d_top_, d_q_, d_top_);
+      dx0_.resize(Shape{tc, n, in0});
+      stack_.backward(ci, d_top_, dx0_);
+      Tensor d_emb = d_emb_.slice(t0, t1);
+      take_columns(dx0_, 0, d_emb);
+      if (input_feeding_) take_columns(dx0_, embed_, d_feed_);
+    }
+  }
+
+  void begin_search() override {
+    if (input_feeding_) {
+      feed_.resize(Shape{rows_, hidden_});
+      feed_.zero();
+    }
+  }
+
+  void select_search(const std::vector<int64_t>& rows) override {
+    if (!input_feeding_) return;
+    scratch_.resize(Shape{int64_t(rows.size()), hidden_});
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::copy(feed_.data() + rows[i] * hidden_, feed_.data() + (rows[i] + 1) * hidden_,
+                scratch_.data() + int64_t(i) * hidden_);
+    }
+    std::swap(feed_, scratch_);
+  }
+
+  void run_step(const Tensor& emb, Tensor& out, Tensor* weights) override {
+    const int64_t r = rows_;
+    Tensor x0;
+    if (input_feeding_) {
+      x_step_.resize(Shape{1, r, embed_ + hidden_});
+      copy_columns(emb, x_step_, 0);
+      copy_columns(feed_, x_step_, embed_);
+      x0 = x_step_.view(x_step_.shape());
+    } else {
+      x0 = emb.view(emb.shape());
+    }
+    stack_.step(x0);
+    const Tensor& top = stack_.top_state();
+    const Tensor q = top.view(Shape{1, r, hidden_});
+    concat_step_.resize(Shape{1, r, context_ + hidden_});
+    ctx_step_.resize(Shape{1, r, context_});
+    attention_->forward(q, search_step_, ctx_step_, weights, nullptr);
+    if (context_ > 0) copy_columns(ctx_step_, concat_step_, 0);
+    copy_columns(q, concat_step_, context_);
+    Tensor o = out.view(Shape{1, r, hidden_});
+    attn_out_.forward(concat_step_, o, onednn::Activation::kTanh);
+    if (input_feeding_) tensor::copy(out, feed_);
+  }
+
+ private:
+  bool input_feeding_;
+  layers::Parameter* attn_out_weight_;
+  onednn::Linear attn_out_;
+  size_t chunks_ = 0;
+  Tensor xin_, concat_, ht_, d_feed_, d_pre_, d_concat_, d_top_;
+  Tensor feed_, scratch_, x_step_, concat_step_;
+};
+
+}  // namespace
+
+std::unique_ptr<Decoder> make_luong_decoder(const ModelConfig& config, onednn::Precision precision,
+                                            layers::ParameterStore& store) {
+  return std::make_unique<LuongDecoder>(config, precision, store);
+}
+
+}  // namespace heed::model
