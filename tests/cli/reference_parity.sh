@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Parity of heed's loss and gradients with the independent PyTorch model in tests/reference/,
 # for every registered attention mechanism × {Luong with and without input feeding, Bahdanau}
-# × {LSTM, GRU}, plus deeper, unidirectional and zero-bridge variants. One line per case with
+# × {LSTM, GRU}, plus deeper and unidirectional variants, every bridge, and sparsemax for every
+# mechanism with a normaliser. One line per case with
 # the worst relative errors. Needs Debian's /usr/bin/python3 with python3-torch; skipped (77)
 # without it.
 #   reference_parity.sh BUILD_BIN_DIR SOURCE_DIR
@@ -58,7 +59,16 @@ run_case "general luong+feed lstm 2+2 layers" attention=general encoder_layers=2
 run_case "additive bahdanau gru 2+2 layers" attention=additive decoder=bahdanau input_feeding=0 \
   cell=gru encoder_layers=2 decoder_layers=2
 run_case "dot luong lstm unidirectional" attention=dot bidirectional=0 input_feeding=0
-run_case "general luong+feed lstm zero bridge" attention=general bridge=zero
+for bridge in zero mean last ff-pool; do
+  run_case "general luong+feed lstm $bridge bridge" attention=general bridge=$bridge
+done
+run_case "additive bahdanau gru 2 layers ff-pool bridge" attention=additive decoder=bahdanau \
+  input_feeding=0 cell=gru decoder_layers=2 bridge=ff-pool
+for attention in $("$case_bin" --attention-names sparsemax); do
+  run_case "$attention luong+feed lstm sparsemax" attention="$attention" normalizer=sparsemax
+  run_case "$attention bahdanau gru sparsemax" attention="$attention" decoder=bahdanau \
+    input_feeding=0 cell=gru normalizer=sparsemax
+done
 run_case "additive luong+feed lstm no smoothing" attention=additive label_smoothing=0
 echo "$count cases, $failed failed"
 [ $failed -eq 0 ]

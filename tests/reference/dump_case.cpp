@@ -3,9 +3,11 @@
 // and gradients on it — so that the PyTorch reference can recompute them independently.
 //
 //   heed_reference_case OUT_DIR [key=value ...]
-//   heed_reference_case --attention-names      (the registry, one per line)
+//   heed_reference_case --attention-names [sparsemax]   (the registry, one per line; with
+//                                                         sparsemax those with a normaliser)
 // keys: attention decoder input_feeding cell bidirectional encoder_layers decoder_layers bridge
-//       label_smoothing seed
+//       normalizer label_smoothing seed, and opt.NAME for the mechanism's own options
+//       (opt.heads=2)
 #include <cstdio>
 #include <map>
 #include <string>
@@ -27,9 +29,13 @@ heed::text::Vocab small_vocab(const std::string& prefix, int words) {
 }
 
 int run(int argc, char** argv) {
-  if (argc == 2 && std::string(argv[1]) == "--attention-names") {
-    for (const std::string& name : heed::attention::attention_names())
+  if (argc >= 2 && std::string(argv[1]) == "--attention-names") {
+    // With "sparsemax": only the mechanisms whose weights come from the shared normaliser.
+    const bool normalizing = argc == 3 && std::string(argv[2]) == "sparsemax";
+    for (const std::string& name : heed::attention::attention_names()) {
+      if (normalizing && !heed::attention::attention_info(name).traits.normalizes) continue;
       std::printf("%s\n", name.c_str());
+    }
     return 0;
   }
   if (argc < 2) {
@@ -41,10 +47,16 @@ int run(int argc, char** argv) {
                                             {"input_feeding", "1"},     {"cell", "lstm"},
                                             {"bidirectional", "1"},     {"encoder_layers", "1"},
                                             {"decoder_layers", "1"},    {"bridge", "dense"},
-                                            {"label_smoothing", "0.1"}, {"seed", "1"}};
+                                            {"label_smoothing", "0.1"}, {"seed", "1"},
+                                            {"normalizer", "softmax"}};
+  std::map<std::string, double> attention_options;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     const size_t eq = arg.find('=');
+    if (eq != std::string::npos && arg.rfind("opt.", 0) == 0) {
+      attention_options[arg.substr(4, eq - 4)] = std::stod(arg.substr(eq + 1));
+      continue;
+    }
     if (eq == std::string::npos || !opt.count(arg.substr(0, eq))) {
       throw heed::ConfigError("unknown argument '" + arg + "'");
     }
@@ -61,6 +73,8 @@ int run(int argc, char** argv) {
   config.encoder_layers = std::stoi(opt["encoder_layers"]);
   config.decoder_layers = std::stoi(opt["decoder_layers"]);
   config.bridge = heed::model::parse_bridge(opt["bridge"]);
+  config.attention_normalizer = opt["normalizer"];
+  config.attention_options = attention_options;
   config.embed = 8;
   config.hidden = 10;
   config.attention_dim = 7;

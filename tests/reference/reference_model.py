@@ -48,6 +48,65 @@ def read_safetensors(path):
     return tensors, meta
 
 
+def sparsemax(e):
+    """Martins & Astudillo 2016 over the last axis: max(e − τ, 0) with Σ = 1."""
+    z, _ = torch.sort(e, dim=-1, descending=True)
+    k = torch.arange(1, e.shape[-1] + 1, dtype=e.dtype)
+    support = (1 + k * z > z.cumsum(-1)).to(e.dtype)
+    tau = ((z * support).sum(-1, keepdim=True) - 1) / support.sum(-1, keepdim=True)
+    return torch.clamp(e - tau, min=0)
+
+
+def window_mask(centre, half_width, lengths, S):
+    """[N, S] mask of the window [round(p) − D, round(p) + D] ∩ [0, len), the centre clamped into
+    the sentence first (normalization.h window_span)."""
+    p = torch.minimum(torch.clamp(centre.detach(), min=0), (lengths - 1).to(centre.dtype))
+    middle = torch.floor(p + 0.5)
+    pos = torch.arange(S, dtype=centre.dtype)[None, :]
+    return ((pos >= middle[:, None] - half_width) & (pos <= middle[:, None] + half_width)
+            & (pos < lengths[:, None]))
+
+
+def context_of(a, keys):
+    return torch.einsum("ns,nsk->nk", a, keys)
+
+
+# Each mechanism: (model, q [N, Q], step, att) → context [N, C]; PRECOMPUTE: its key-side work,
+# once per batch. A mechanism added to heed adds its entries here (docs/attention.md).
+def _none(m, q, step, att):
+    return q.new_zeros(q.shape[0], 0)
+
+
+def _dot(m, q, step, att):
+    e = torch.einsum("nk,nsk->ns", q, att["keys"])
+    return context_of(m.normalize(e, att["mask"]), att["keys"])
+
+
+def _scaled_dot(m, q, step, att):
+    e = torch.einsum("nk,nsk->ns", q, att["keys"]) / math.sqrt(att["keys"].shape[-1])
+    return context_of(m.normalize(e, att["mask"]), att["keys"])
+
+
+def _general(m, q, step, att):
+    e = torch.einsum("nk,nsk->ns", q, att["pre"])
+    return context_of(m.normalize(e, att["mask"]), att["keys"])
+
+
+def _additive(m, q, step, att):
+    wq = q @ m.param("decoder/attention/w_query").T
+    e = torch.tanh(att["pre"] + wq[:, None, :]) @ m.param("decoder/attention/v")
+    return context_of(m.normalize(e, att["mask"]), att["keys"])
+
+
+MECHANISMS = {"none": _none, "dot": _dot, "scaled-dot": _scaled_dot, "general": _general,
+              "additive": _additive, "mlp": _additive}
+PRECOMPUTE = {
+    "general": lambda m, keys: keys @ m.param("decoder/attention/weight").T,
+    "additive": lambda m, keys: (keys @ m.param("decoder/attention/w_key").T
+                                 + m.param("decoder/attention/bias")),
+}
+
+
 class Model(torch.nn.Module):
     def __init__(self, cfg, weights):
         super().__init__()
@@ -100,44 +159,58 @@ class Model(torch.nn.Module):
             finals = torch.cat([h_n[0], h_n[1]], dim=-1) if self.bi else h_n[0]
         return x, finals  # [N,S,K], [N,K]
 
-    def attention(self, q, keys, keys_pre, mask):
+    def attention(self, q, step, att):
+        """The context for queries q [N, Q] at target position step; att holds the batch's keys
+        [N, S, K], their mask [N, S], lengths, the key-side precomputation and any state a
+        mechanism keeps across steps (docs/attention.md)."""
         kind = self.cfg["attention"]
-        if kind == "none":
-            return q.new_zeros(q.shape[0], 0)
-        if kind in ("dot", "scaled-dot"):
-            e = torch.einsum("nk,nsk->ns", q, keys)
-            if kind == "scaled-dot":
-                e = e / math.sqrt(keys.shape[-1])
-        elif kind == "general":
-            e = torch.einsum("nk,nsk->ns", q, keys_pre)
-        elif kind in ("additive", "mlp"):
-            wq = q @ self.param("decoder/attention/w_query").T
-            t = torch.tanh(keys_pre + wq[:, None, :])
-            e = t @ self.param("decoder/attention/v")
-        else:
+        if kind not in MECHANISMS:
             raise SystemExit(f"reference has no attention '{kind}'")
+        return MECHANISMS[kind](self, q, step, att)
+
+    def normalize(self, e, mask):
+        """The configured normaliser over the positions mask allows; exactly 0 elsewhere."""
         e = e.masked_fill(~mask, -1e9)
-        a = torch.softmax(e, dim=-1)
-        return torch.einsum("ns,nsk->nk", a, keys)
+        if self.cfg.get("attention_normalizer", "softmax") == "sparsemax":
+            return sparsemax(e) * mask
+        return torch.softmax(e, dim=-1)
 
-    def precompute_keys(self, keys):
+    def option(self, name):
+        return self.cfg["attention_options"][name]
+
+    def begin_attention(self, keys, src_len):
+        S = keys.shape[1]
+        att = {"keys": keys, "lengths": src_len,
+               "mask": torch.arange(S)[None, :] < src_len[:, None]}
         kind = self.cfg["attention"]
-        if kind == "general":
-            return keys @ self.param("decoder/attention/weight").T  # row q^T W h = (W h)·q
-        if kind in ("additive", "mlp"):
-            return keys @ self.param("decoder/attention/w_key").T + self.param("decoder/attention/bias")
-        return None
+        if kind in PRECOMPUTE:
+            att["pre"] = PRECOMPUTE[kind](self, keys)
+        return att
 
-    def initial_state(self, finals, n):
+    def initial_state(self, finals, att, n):
+        """The bridge (docs/attention.md "Bridges"): every decoder layer's initial hidden state;
+        cell states 0."""
         H = self.cfg["hidden"]
+        bridge = self.cfg["bridge"]
+        keys, mask = att["keys"], att["mask"]
         states = []
         for layer in range(self.dec_layers):
-            if self.cfg["bridge"] == "dense":
+            if bridge == "dense":
                 w = self.param("bridge/weight")[layer * H:(layer + 1) * H]
                 b = self.param("bridge/bias")[layer * H:(layer + 1) * H]
                 h = torch.tanh(finals @ w.T + b)
-            else:
+            elif bridge == "zero":
                 h = finals.new_zeros(n, H)
+            elif bridge == "mean":
+                h = (keys * mask[:, :, None]).sum(1) / att["lengths"][:, None]
+            elif bridge == "last":
+                h = finals
+            elif bridge == "ff-pool":
+                e = torch.tanh(keys @ self.param("bridge/pool/w") + self.param("bridge/pool/b"))
+                a = torch.softmax(e.masked_fill(~mask, -1e9), dim=-1)
+                h = torch.einsum("ns,nsk->nk", a, keys)
+            else:
+                raise SystemExit(f"reference has no bridge '{bridge}'")
             states.append((h, torch.zeros_like(h)) if self.cell == "lstm" else h)
         return states
 
@@ -149,18 +222,18 @@ class Model(torch.nn.Module):
             x = s[0] if self.cell == "lstm" else s
         return x, new
 
-    def decoder_step(self, emb_t, states, feed, keys, keys_pre, mask):
+    def decoder_step(self, emb_t, step, states, feed, att):
         """One decoder step (docs/attention.md): returns the output o_t, the new states and the
         input-feeding vector."""
         cfg = self.cfg
         if cfg["decoder"] == "luong":
             x = torch.cat([emb_t, feed], -1) if cfg["input_feeding"] else emb_t
             h, states = self.step_rnn(x, states)
-            c = self.attention(h, keys, keys_pre, mask)
+            c = self.attention(h, step, att)
             o = torch.tanh(torch.cat([c, h], -1) @ self.param("decoder/attn_out/weight").T)
             return o, states, o
         top = states[-1][0] if self.cell == "lstm" else states[-1]
-        c = self.attention(top, keys, keys_pre, mask)
+        c = self.attention(top, step, att)
         o, states = self.step_rnn(torch.cat([emb_t, c], -1), states)
         return o, states, feed
 
@@ -170,9 +243,8 @@ class Model(torch.nn.Module):
         tokens. Returns lists of ids."""
         keys, finals = self.encode(src, src_len)
         n, S = src.shape
-        mask = torch.arange(S)[None, :] < src_len[:, None]
-        keys_pre = self.precompute_keys(keys)
-        states = self.initial_state(finals, n)
+        att = self.begin_attention(keys, src_len)
+        states = self.initial_state(finals, att, n)
         feed = keys.new_zeros(n, self.cfg["hidden"])
         y = torch.full((n,), 2, dtype=torch.long)  # <s>
         limits = [max(1, int(ratio * int(l)) + offset) for l in src_len]
@@ -180,7 +252,7 @@ class Model(torch.nn.Module):
         done = [False] * n
         for step in range(max(limits)):
             emb = F.embedding(y, self.param("decoder/embedding/weight"))
-            o, states, feed = self.decoder_step(emb, states, feed, keys, keys_pre, mask)
+            o, states, feed = self.decoder_step(emb, step, states, feed, att)
             logits = o @ self.param("decoder/output/weight").T + self.param("decoder/output/bias")
             if step < min_length:
                 logits[:, 3] = float("-inf")
@@ -202,21 +274,24 @@ class Model(torch.nn.Module):
         cfg = self.cfg
         keys, finals = self.encode(src, src_len)
         n, S = src.shape
-        mask = torch.arange(S)[None, :] < src_len[:, None]
-        keys_pre = self.precompute_keys(keys)
-        states = self.initial_state(finals, n)
+        att = self.begin_attention(keys, src_len)
+        states = self.initial_state(finals, att, n)
         emb = F.embedding(tgt_in, self.param("decoder/embedding/weight"))
         H = cfg["hidden"]
         feed = emb.new_zeros(n, H)
         outs = []
         for t in range(tgt_in.shape[1]):
-            o, states, feed = self.decoder_step(emb[:, t], states, feed, keys, keys_pre, mask)
+            o, states, feed = self.decoder_step(emb[:, t], t, states, feed, att)
             outs.append(o)
         o = torch.stack(outs, 1)
         logits = o @ self.param("decoder/output/weight").T + self.param("decoder/output/bias")
         tmask = torch.arange(tgt_in.shape[1])[None, :] < tgt_len[:, None]
         ce = F.cross_entropy(logits[tmask], tgt_out[tmask].long(),
                              label_smoothing=label_smoothing)
+        # A mechanism's own loss term (coverage: att["aux"], summed over the steps of real target
+        # tokens) joins the objective per target token.
+        if "aux" in att:
+            ce = ce + att["aux"] / tmask.sum()
         return ce
 
 
