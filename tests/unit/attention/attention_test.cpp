@@ -36,8 +36,11 @@ AttentionConfig config() {
 struct Fixture {
   ParameterStore store;
   std::unique_ptr<Attention> attention;
-  Fixture(const std::string& name, uint64_t seed) {
-    attention = heed::attention::make_attention(name, config(), store, "decoder/attention/");
+  Fixture(const std::string& name, uint64_t seed,
+          heed::attention::Normalizer normalizer = heed::attention::Normalizer::kSoftmax) {
+    AttentionConfig c = config();
+    c.normalizer = normalizer;
+    attention = heed::attention::make_attention(name, c, store, "decoder/attention/");
     heed::Rng rng = heed::make_rng(seed);
     for (auto* p : store.all()) heed::test::fill_uniform(p->value, rng, -0.5f, 0.5f);
     attention->weights_changed();
@@ -151,11 +154,18 @@ TEST_CASE("attention: every mechanism matches a double-precision loop, padding g
   }
 }
 
-TEST_CASE("attention: finite-difference gradients for every registered mechanism",
+TEST_CASE("attention: finite-difference gradients for every registered mechanism and normaliser",
           "[attention][fast]") {
   heed::onednn::set_threads(1);
+  std::vector<std::pair<std::string, heed::attention::Normalizer>> cases;
   for (const std::string& name : heed::attention::attention_names()) {
-    Fixture f(name, 3);
+    cases.emplace_back(name, heed::attention::Normalizer::kSoftmax);
+    if (heed::attention::attention_info(name).traits.normalizes) {
+      cases.emplace_back(name, heed::attention::Normalizer::kSparsemax);
+    }
+  }
+  for (const auto& [name, normalizer] : cases) {
+    Fixture f(name, 3, normalizer);
     heed::Rng rng = heed::make_rng(4);
     Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
     Tensor q1 = heed::test::random_tensor(Shape{1, kN, kQ}, rng);
@@ -197,7 +207,7 @@ TEST_CASE("attention: finite-difference gradients for every registered mechanism
     options.eps = 1e-2;
     options.max_coords = 40;
     const auto result = heed::test::gradcheck(loss, params, options);
-    INFO(name << "\n" << result.report);
+    INFO(name << " " << heed::attention::to_string(normalizer) << "\n" << result.report);
     CHECK(result.ok);
     CHECK(result.checked > 0);
   }

@@ -43,3 +43,42 @@ TEST_CASE("model config: invalid values are named", "[model][fast]") {
   text.replace(text.find("\"lstm\""), 6, "\"tree\"");
   CHECK_THROWS_AS(ModelConfig::from_json(text), FormatError);
 }
+
+TEST_CASE("model config: format-1 configs load with the defaults of the new fields",
+          "[model][fast]") {
+  // Exactly what format 1 wrote: no attention_normalizer, no attention_options.
+  const std::string v1 =
+      "{\"attention\":\"general\",\"attention_dim\":24,\"bidirectional\":true,\"bridge\":"
+      "\"dense\",\"cell\":\"lstm\",\"decoder\":\"luong\",\"decoder_layers\":1,\"dropout\":0.0,"
+      "\"embed\":16,\"encoder_layers\":1,\"hidden\":24,\"input_feeding\":true,"
+      "\"src_vocab_size\":300,\"tgt_vocab_size\":300}";
+  const ModelConfig c = ModelConfig::from_json(v1);
+  CHECK(c.attention_normalizer == "softmax");
+  CHECK(c.attention_options.empty());
+  CHECK(c.bridge == model::BridgeType::kDense);
+}
+
+TEST_CASE("model config: bridges, normaliser and attention options round-trip and are checked",
+          "[model][fast]") {
+  for (const char* name : {"dense", "zero", "mean", "last", "ff-pool"}) {
+    CHECK(model::to_string(model::parse_bridge(name)) == name);
+  }
+  CHECK_THROWS_WITH(model::parse_bridge("avg"),
+                    Catch::Contains("expected dense, zero, mean, last or ff-pool"));
+  ModelConfig c;
+  c.bridge = model::BridgeType::kFeedForwardPool;
+  c.attention_normalizer = "sparsemax";
+  c.validate();
+  const ModelConfig back = ModelConfig::from_json(c.to_json());
+  CHECK(back.bridge == model::BridgeType::kFeedForwardPool);
+  CHECK(back.attention_normalizer == "sparsemax");
+  CHECK(back.to_json() == c.to_json());
+  c.attention_options = {{"heads", 4}};
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("--heads does not apply to attention 'general'"));
+  c = ModelConfig();
+  c.attention_normalizer = "max";
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("--attention-normalizer"));
+  c = ModelConfig();
+  c.attention = "nope";
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("unknown attention 'nope'"));
+}
