@@ -11,8 +11,10 @@
 #   MINUTES=15 PRECISION=bf16 bash share/heed/recipes/multi30k.sh
 #
 # Environment: BIN (heed binaries, default build/bin), DATA (multi30k/raw), WORK (scratch),
-# MINUTES (30), STAGE_MIN (5), PRECISION (f32|bf16), THREADS (2), and EXTRA (more heed-train
-# options, e.g. "--attention dot").
+# MINUTES (30), STAGE_MIN (5), PRECISION (f32|bf16), THREADS (2), EXTRA (more heed-train
+# options, e.g. "--attention dot"; the attention is heed-train's default, general, otherwise) and
+# RUN (the run's name under WORK, default PRECISION: runs with different EXTRA share WORK's
+# tokenized data when their RUNs differ).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -43,16 +45,18 @@ if [ ! -f "$WORK/codes" ]; then
 fi
 
 # 2. Train in stages; after each, translate test2016 greedily with the best model so far.
-run=$WORK/run-$PRECISION
-rm -rf "$run" "$WORK/metrics-$PRECISION.tsv"
+RUN=${RUN:-$PRECISION}
+run=$WORK/run-$RUN
+metrics=$WORK/metrics-$RUN.tsv
+rm -rf "$run" "$metrics"
 # shellcheck disable=SC2086
 train=("$BIN/heed-train" --train-src "$WORK/train.bpe.de" --train-tgt "$WORK/train.bpe.en"
        --valid-src "$WORK/val.bpe.de" --valid-tgt "$WORK/val.bpe.en"
        --bpe "$WORK/codes" --tokenizer-mode aggressive --tokenizer-lowercase
-       --attention general --hidden 512 --embed 256 --dropout 0.3 --label-smoothing 0.1
+       --hidden 512 --embed 256 --dropout 0.3 --label-smoothing 0.1
        --lr 0.001 --lr-schedule plateau --lr-decay 0.5 --clip 5 --batch-size 64
        --vocab-size 10000 --valid-every 450 --save-every 450 --precision "$PRECISION"
-       --threads "$THREADS" --metrics-file "$WORK/metrics-$PRECISION.tsv" -o "$run" $EXTRA)
+       --threads "$THREADS" --metrics-file "$metrics" -o "$run" $EXTRA)
 printf 'minutes\tval_bleu\ttest2016_bleu\n'
 minutes=0
 while [ "$minutes" -lt "$MINUTES" ]; do
@@ -61,9 +65,9 @@ while [ "$minutes" -lt "$MINUTES" ]; do
   [ -f "$run/checkpoint.heed" ] && resume=(--resume)
   "${train[@]}" "${resume[@]}" --time-limit $((minutes * 60)) -q
   "$BIN/heed-translate" -m "$run/model.heed" --beam-size 1 --precision "$PRECISION" --threads "$THREADS" \
-    -i "$DATA/test_2016_flickr.de" -o "$WORK/test.hyp.$minutes.$PRECISION"
+    -i "$DATA/test_2016_flickr.de" -o "$WORK/test.hyp.$minutes.$RUN"
   test_bleu=$("$BIN/heed-score" --lowercase -m bleu -r "$WORK/test.ref.lc.en" \
-              --hyp "$WORK/test.hyp.$minutes.$PRECISION" | sed 's/^[^=]*= \([0-9.]*\) .*/\1/')
-  val_bleu=$(awk -F'\t' 'NR > 1 && $8 != "" { b = $8 } END { print b }' "$WORK/metrics-$PRECISION.tsv")
+              --hyp "$WORK/test.hyp.$minutes.$RUN" | sed 's/^[^=]*= \([0-9.]*\) .*/\1/')
+  val_bleu=$(awk -F'\t' 'NR > 1 && $8 != "" { b = $8 } END { print b }' "$metrics")
   printf '%s\t%s\t%s\n' "$minutes" "$val_bleu" "$test_bleu"
 done
