@@ -100,8 +100,8 @@ void register_location() {
       "keys)";
   info.has_parameters = true;
   info.options = {OptionSpec{kMaxPositions, true, 100, 1, 4096,
-                             "location: source positions P it can score (weight [P, Q]); a "
-                             "longer source sentence is an error"}};
+                             "source positions P it can score (weight [P, Q]); a longer source "
+                             "sentence is an error"}};
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
     return std::make_unique<LocationAttention>(config, store, prefix);
