@@ -69,6 +69,8 @@ for attention in $("$case_bin" --attention-names sparsemax); do
   run_case "$attention bahdanau gru sparsemax" attention="$attention" decoder=bahdanau \
     input_feeding=0 cell=gru normalizer=sparsemax
 done
+# location with exactly as many positions as the longest source sentence (6).
+run_case "location luong+feed lstm max-positions=6" attention=location opt.max-positions=6
 run_case "additive luong+feed lstm no smoothing" attention=additive label_smoothing=0
 echo "$count cases, $failed failed"
 [ $failed -eq 0 ]

@@ -157,6 +157,29 @@ expect_error_line translate huge-input-length "--max-input-length 100000000: .*l
 expect_exit 64 huge-length-ratio -- "$X" -m "$M" --max-length-ratio 1e9 -i "$TMP/in"
 expect_error_line translate huge-length-ratio "--max-length-ratio 1000000000: .*lower --max-length-ratio$"
 
+# location scores at most --max-positions source tokens: heed-train refuses a --max-length above
+# it (64); heed-translate refuses a longer line (65, naming it) after writing the lines before.
+expect_exit 64 location-max-length -- "$T" --train-src "$TMP/bpe.en" --train-tgt "$TMP/bpe.fr" \
+  --attention location --max-positions 8 --max-length 9 --max-steps 1 -q -o "$TMP/mloc"
+expect_last_error_line train location-max-length \
+  "--max-length 9 is more than attention 'location' can score \(--max-positions 8\)"
+expect_exit 0 location-train -- "$T" --train-src "$TMP/bpe.en" --train-tgt "$TMP/bpe.fr" \
+  --bpe "$TMP/codes" --tokenizer-mode conservative --attention location --max-positions 8 \
+  --max-length 8 --hidden 16 --embed 8 --max-steps 2 --threads 1 -q -o "$TMP/mloc"
+printf 'Tom is here.\none two three four five six seven eight nine ten\nI like cats.\n' > "$TMP/long"
+# A validation source line it could not score is refused before training, naming the line.
+printf 'a b\n1 2 3 4 5 6 7 8 9\n' > "$TMP/vlong.en"
+printf 'a b\nc d\n' > "$TMP/vlong.fr"
+expect_exit 65 location-valid -- "$T" --train-src "$TMP/bpe.en" --train-tgt "$TMP/bpe.fr" \
+  --valid-src "$TMP/vlong.en" --valid-tgt "$TMP/vlong.fr" --attention location --max-positions 8 \
+  --max-length 8 --hidden 16 --embed 8 --max-steps 1 --threads 1 -q -o "$TMP/mlocv"
+expect_last_error_line train location-valid \
+  "vlong.en:2: source sentence of 9 tokens is longer than attention 'location' can score \(--max-positions 8\)"
+expect_exit 65 location-long -- "$X" -m "$TMP/mloc/model.heed" -i "$TMP/long"
+expect_error_line translate location-long \
+  "long:2: source sentence of [0-9]+ tokens is longer than attention 'location' can score \(--max-positions 8\)"
+expect_eq location-long-lines "$(wc -l < "$TMP/out")" 1
+
 # SIGINT and SIGTERM: 130 and 143, the target untouched and no temporary file left, also after
 # some lines were translated and flushed into the temporary file.
 mkfifo "$TMP/fifo"

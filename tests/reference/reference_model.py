@@ -107,6 +107,49 @@ PRECOMPUTE = {
 }
 
 
+
+def _location(m, q, step, att):
+    # Luong location: a = softmax(W_a q) over the first S of W_a's P positions; no keys.
+    S = att["keys"].shape[1]
+    if int(att["lengths"].max()) > m.option("max-positions"):
+        raise SystemExit("source longer than --max-positions")
+    e = q @ m.param("decoder/attention/weight")[:S].T
+    return context_of(m.normalize(e, att["mask"]), att["keys"])
+
+
+def _cosine(m, q, step, att):
+    # AllenNLP CosineAttention: each vector divided by (its L2 norm + 1e-13).
+    keys = att["keys"]
+    q_unit = q / (torch.linalg.vector_norm(q, dim=-1, keepdim=True) + 1e-13)
+    k_unit = keys / (torch.linalg.vector_norm(keys, dim=-1, keepdim=True) + 1e-13)
+    e = (k_unit * q_unit[:, None, :]).sum(-1)
+    return context_of(m.normalize(e, att["mask"]), keys)
+
+
+def _scaled_general(m, q, step, att):
+    # TF LuongAttention(scale=True): g · qᵀ W_a h_s.
+    e = m.param("decoder/attention/scale")[0] * torch.bmm(att["pre"], q[:, :, None])[:, :, 0]
+    return context_of(m.normalize(e, att["mask"]), att["keys"])
+
+
+def _normed_additive(m, q, step, att):
+    # TF BahdanauAttention(normalize=True): g · v/‖v‖ in place of v.
+    v = m.param("decoder/attention/v")
+    v_normed = m.param("decoder/attention/scale") * v / torch.sqrt((v * v).sum())
+    hidden = torch.tanh(att["pre"] + (q @ m.param("decoder/attention/w_query").T)[:, None, :])
+    e = torch.einsum("nsa,a->ns", hidden, v_normed)
+    return context_of(m.normalize(e, att["mask"]), att["keys"])
+
+
+MECHANISMS.update({"location": _location, "cosine": _cosine, "scaled-general": _scaled_general,
+                   "normed-additive": _normed_additive})
+PRECOMPUTE.update({
+    "scaled-general": lambda m, keys: torch.einsum("qk,nsk->nsq", m.param("decoder/attention/weight"),
+                                                   keys),
+    "normed-additive": lambda m, keys: (torch.einsum("ak,nsk->nsa", m.param("decoder/attention/w_key"),
+                                                     keys) + m.param("decoder/attention/bias")),
+})
+
 class Model(torch.nn.Module):
     def __init__(self, cfg, weights):
         super().__init__()

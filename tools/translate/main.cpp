@@ -273,21 +273,36 @@ struct Translator {
     return text;
   }
 
-  // Translates lines (numbered from first_line, 1-based) into outputs.
+  // Translates lines (numbered from first_line, 1-based) into outputs. A line longer than the
+  // model's attention can score sets too_long, and only the lines before it are translated.
   void translate(const std::vector<std::string>& lines, long long first_line,
-                 const std::string& input_name, std::vector<std::string>& outputs) {
+                 const std::string& input_name, std::vector<std::string>& outputs,
+                 std::optional<DataError>& too_long) {
     outputs.assign(lines.size(), std::string());
     std::vector<std::vector<std::string>> sources(lines.size());
     std::vector<size_t> order;
+    const int64_t limit = model->config().max_source_length();
     for (size_t i = 0; i < lines.size(); ++i) {
       sources[i] = tokenize(lines[i]);
       if (sources[i].empty()) continue;  // empty line → empty line
+      const size_t tokens = sources[i].size();
       if (int(sources[i].size()) > cfg.max_input_length) {
         spdlog::warn(
             "[translate] {}",
             at_line(input_name, first_line + long(i),
                     "input truncated to " + std::to_string(cfg.max_input_length) + " tokens"));
         sources[i].resize(size_t(cfg.max_input_length));
+      }
+      // Past the positions its attention has (location) a line cannot be translated at all.
+      if (limit > 0 && int64_t(sources[i].size()) > limit) {
+        too_long =
+            DataError(at_line(input_name, first_line + long(i),
+                              "source sentence of " + std::to_string(tokens) +
+                                  " tokens is longer than attention '" + model->config().attention +
+                                  "' can score (--max-positions " + std::to_string(limit) + ")"));
+        outputs.resize(i);
+        sources.resize(i);
+        break;
       }
       order.push_back(i);
     }
@@ -331,7 +346,7 @@ struct Translator {
     }
     // n-best: empty inputs still get their id.
     if (cfg.decode.n_best > 1) {
-      for (size_t i = 0; i < lines.size(); ++i) {
+      for (size_t i = 0; i < sources.size(); ++i) {
         if (sources[i].empty())
           outputs[i] = std::to_string(first_line - 1 + long(i)) + " |||  ||| 0.0000";
       }
@@ -366,9 +381,11 @@ int translate_main(int argc, char** argv) {
         lines.resize(i);
       }
     }
-    translator.translate(lines, first, reader.display_name(), outputs);
+    std::optional<DataError> too_long;
+    translator.translate(lines, first, reader.display_name(), outputs, too_long);
     for (const std::string& out : outputs) writer.write_line(out);
     writer.flush();
+    if (too_long) bad_line = too_long;  // it comes before any line that is not text
     if (bad_line) throw DataError(bad_line->what() + writer.keep_partial(writer.lines()));
   }
   writer.commit();

@@ -1,6 +1,14 @@
 // "additive" (Bahdanau et al. 2015; alias "mlp"): e_s = vᵀ tanh(W q + U h_s + b), a one-hidden-
 // layer network of width A. U h_s + b is computed once per sentence in prepare(); each step
 // still costs a tanh over S×A per query, which is what makes it the slowest mechanism.
+// The class also serves "normed-additive" (normed_additive.cpp), whose v is g·v/‖v‖: that
+// vector is formed once per sentence batch in prepare() and its gradient mapped back to v and g
+// in finish_backward(), so a step costs what "additive" costs.
+#include "heed/attention/additive.h"
+
+#include <algorithm>
+#include <cmath>
+
 #include "heed/attention/registry.h"
 #include "heed/attention/scored_attention.h"
 #include "heed/onednn/linear.h"
@@ -14,16 +22,22 @@ using tensor::Tensor;
 
 class AdditiveAttention : public ScoredAttention {
  public:
-  AdditiveAttention(const AttentionConfig& config, layers::ParameterStore& store,
-                    const std::string& prefix)
-      : ScoredAttention("additive", config),
+  AdditiveAttention(const std::string& name, bool normed, const AttentionConfig& config,
+                    layers::ParameterStore& store, const std::string& prefix)
+      : ScoredAttention(name, config),
         dim_(config.attention_dim > 0 ? config.attention_dim : config.query_size),
         w_query_(store.add(prefix + "w_query", Shape{dim_, config.query_size})),
         w_key_(store.add(prefix + "w_key", Shape{dim_, config.key_size})),
         bias_(store.add(prefix + "bias", Shape{dim_})),
         v_(store.add(prefix + "v", Shape{dim_})),
+        scale_(normed ? &store.add(prefix + "scale", Shape{1}) : nullptr),
         query_linear_(config.query_size, dim_, config.precision),
         key_linear_(config.key_size, dim_, config.precision) {
+    if (scale_) {
+      // TF's BahdanauAttention(normalize=True) starts at g = √(1/A), b = 0.
+      scale_->initial_value = float(std::sqrt(1.0 / double(dim_)));
+      bias_.initial_value = 0.f;
+    }
     query_linear_.set_weights(w_query_.value, nullptr);
     key_linear_.set_weights(w_key_.value, &bias_.value);
   }
@@ -40,6 +54,18 @@ class AdditiveAttention : public ScoredAttention {
     if (training) {
       d_projected_.resize(projected_.shape());
       d_projected_.zero();
+    }
+    if (scale_) {
+      norm_v_ = v_norm();
+      const float g = scale_->value.data()[0];
+      scored_v_.resize(Shape{dim_});
+      for (int64_t k = 0; k < dim_; ++k) {
+        scored_v_.data()[k] = float(double(g) * double(v_.value.data()[k]) / norm_v_);
+      }
+      if (training) {
+        d_scored_v_.resize(Shape{dim_});
+        d_scored_v_.zero();
+      }
     }
   }
 
@@ -61,7 +87,7 @@ class AdditiveAttention : public ScoredAttention {
       }
     }
     onednn::tanh(hidden, hidden);
-    const float* v = v_.value.data();
+    const float* v = scored_v();
     for (int64_t r = 0; r < n * tq * s; ++r) {
       const float* h = hidden.data() + r * a;
       float e = 0.f;
@@ -75,8 +101,8 @@ class AdditiveAttention : public ScoredAttention {
     const int64_t n = hidden.dim(0), tq = hidden.dim(1), s = hidden.dim(2), a = dim_;
     d_wq_.resize(Shape{tq, n, a});
     d_wq_.zero();
-    const float* v = v_.value.data();
-    float* dv = v_.grad.data();
+    const float* v = scored_v();
+    float* dv = scale_ ? d_scored_v_.data() : v_.grad.data();
     for (int64_t b = 0; b < n; ++b) {
       for (int64_t q = 0; q < tq; ++q) {
         float* dwq = d_wq_.data() + (q * n + b) * a;
@@ -98,6 +124,19 @@ class AdditiveAttention : public ScoredAttention {
   }
 
   void precompute_backward(Tensor& d_keys) override {
+    if (scale_) {
+      // u = g·v/‖v‖: dg = du·v/‖v‖, dv = (g/‖v‖)·(du − v̂ (v̂·du)) with v̂ = v/‖v‖.
+      const float* v = v_.value.data();
+      const float* du = d_scored_v_.data();
+      double v_dot_du = 0;
+      for (int64_t k = 0; k < dim_; ++k) v_dot_du += double(v[k]) * double(du[k]);
+      const double g = scale_->value.data()[0];
+      scale_->grad.data()[0] += float(v_dot_du / norm_v_);
+      for (int64_t k = 0; k < dim_; ++k) {
+        v_.grad.data()[k] +=
+            float(g / norm_v_ * (double(du[k]) - double(v[k]) * v_dot_du / (norm_v_ * norm_v_)));
+      }
+    }
     key_linear_.backward(keys_, d_projected_, &d_keys, w_key_.grad, &bias_.grad,
                          /*accumulate_dx=*/true);
   }
@@ -107,6 +146,17 @@ class AdditiveAttention : public ScoredAttention {
   }
 
  private:
+  const float* scored_v() const { return scale_ ? scored_v_.data() : v_.value.data(); }
+
+  // ‖v‖, kept away from 0 (a v of zeros would otherwise give NaN scores).
+  double v_norm() const {
+    double sum = 0;
+    for (int64_t k = 0; k < dim_; ++k)
+      sum += double(v_.value.data()[k]) * double(v_.value.data()[k]);
+    return std::max(std::sqrt(sum), kMinNorm);
+  }
+  static constexpr double kMinNorm = 1e-13;
+
   static Tensor& saved(AttentionTape& tape) {
     if (tape.saved.empty()) tape.saved.resize(1);
     return tape.saved[0];
@@ -117,12 +167,22 @@ class AdditiveAttention : public ScoredAttention {
   layers::Parameter& w_key_;
   layers::Parameter& bias_;
   layers::Parameter& v_;
+  layers::Parameter* scale_;  // normed-additive only
   onednn::Linear query_linear_;
   onednn::Linear key_linear_;
   Tensor projected_, d_projected_, wq_, hidden_, d_wq_, select_scratch_;
+  Tensor scored_v_, d_scored_v_;  // normed-additive: g·v/‖v‖ and its gradient
+  double norm_v_ = 1;
 };
 
 }  // namespace
+
+std::unique_ptr<Attention> make_additive_attention(const std::string& name, bool normed,
+                                                   const AttentionConfig& config,
+                                                   layers::ParameterStore& store,
+                                                   const std::string& prefix) {
+  return std::make_unique<AdditiveAttention>(name, normed, config, store, prefix);
+}
 
 void register_additive() {
   AttentionInfo info;
@@ -134,7 +194,7 @@ void register_additive() {
   info.has_parameters = true;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
-    return std::make_unique<AdditiveAttention>(config, store, prefix);
+    return make_additive_attention("additive", false, config, store, prefix);
   };
   register_attention(std::move(info));
 }

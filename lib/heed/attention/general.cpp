@@ -1,5 +1,9 @@
 // "general" (Luong et al. 2015): e_s = qᵀ W_a h_s with W_a [Q, K]. W_a h_s is computed once per
 // sentence in prepare(), so each step costs the same as "dot".
+// The class also serves "scaled-general" (scaled_general.cpp): g is folded into the
+// precomputed keys (g · W_a h_s), so a step costs exactly what "general" costs.
+#include "heed/attention/general.h"
+
 #include "heed/attention/registry.h"
 #include "heed/attention/scored_attention.h"
 #include "heed/onednn/linear.h"
@@ -7,32 +11,56 @@
 namespace heed::attention {
 namespace {
 
+using tensor::Shape;
+using tensor::Tensor;
+
 class GeneralAttention : public ProductAttention {
  public:
-  GeneralAttention(const AttentionConfig& config, layers::ParameterStore& store,
-                   const std::string& prefix)
-      : ProductAttention("general", config, 1.f),
-        weight_(store.add(prefix + "weight", tensor::Shape{config.query_size, config.key_size})),
+  GeneralAttention(const std::string& name, bool scaled, const AttentionConfig& config,
+                   layers::ParameterStore& store, const std::string& prefix)
+      : ProductAttention(name, config, 1.f),
+        weight_(store.add(prefix + "weight", Shape{config.query_size, config.key_size})),
+        scale_(scaled ? &store.add(prefix + "scale", Shape{1}) : nullptr),
         linear_(config.key_size, config.query_size, config.precision) {
+    if (scale_) scale_->initial_value = 1.f;
     linear_.set_weights(weight_.value, nullptr);
   }
 
   void weights_changed() override { linear_.weights_changed(); }
 
  protected:
-  const tensor::Tensor& projected_keys() const override { return projected_; }
-  tensor::Tensor& projected_grad() override { return d_projected_; }
+  const Tensor& projected_keys() const override { return projected_; }
+  Tensor& projected_grad() override { return d_projected_; }
 
   void precompute(bool training) override {
-    projected_.resize(tensor::Shape{source_length(), batch(), config_.query_size});
-    linear_.forward(keys_, projected_);  // [S, N, Q] = h_s·W_aᵀ
+    projected_.resize(Shape{source_length(), batch(), config_.query_size});
+    if (!scale_) {
+      linear_.forward(keys_, projected_);  // [S, N, Q] = h_s·W_aᵀ
+    } else {
+      unscaled_.resize(projected_.shape());
+      linear_.forward(keys_, unscaled_);
+      const float g = scale_->value.data()[0];
+      for (int64_t i = 0; i < projected_.numel(); ++i) {
+        projected_.data()[i] = g * unscaled_.data()[i];
+      }
+    }
     if (training) {
       d_projected_.resize(projected_.shape());
       d_projected_.zero();
     }
   }
 
-  void precompute_backward(tensor::Tensor& d_keys) override {
+  void precompute_backward(Tensor& d_keys) override {
+    if (scale_) {
+      // P = g · W_a h: dg = Σ dP ⊙ W_a h (a sum over S·N·Q terms, in double), d(W_a h) = g·dP.
+      const float g = scale_->value.data()[0];
+      double dg = 0;
+      for (int64_t i = 0; i < d_projected_.numel(); ++i) {
+        dg += double(d_projected_.data()[i]) * double(unscaled_.data()[i]);
+        d_projected_.data()[i] *= g;
+      }
+      scale_->grad.data()[0] += float(dg);
+    }
     linear_.backward(keys_, d_projected_, &d_keys, weight_.grad, nullptr, /*accumulate_dx=*/true);
   }
 
@@ -42,11 +70,19 @@ class GeneralAttention : public ProductAttention {
 
  private:
   layers::Parameter& weight_;
+  layers::Parameter* scale_;  // scaled-general only
   onednn::Linear linear_;
-  tensor::Tensor projected_, d_projected_, select_scratch_;
+  Tensor projected_, d_projected_, unscaled_, select_scratch_;
 };
 
 }  // namespace
+
+std::unique_ptr<Attention> make_general_attention(const std::string& name, bool scaled,
+                                                  const AttentionConfig& config,
+                                                  layers::ParameterStore& store,
+                                                  const std::string& prefix) {
+  return std::make_unique<GeneralAttention>(name, scaled, config, store, prefix);
+}
 
 void register_general() {
   AttentionInfo info;
@@ -55,7 +91,7 @@ void register_general() {
   info.has_parameters = true;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
-    return std::make_unique<GeneralAttention>(config, store, prefix);
+    return make_general_attention("general", false, config, store, prefix);
   };
   register_attention(std::move(info));
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct Parameter {
   std::string name;
   tensor::Tensor value;  // f32, zero until initialised or loaded
   tensor::Tensor grad;   // f32, same shape; gradients accumulate here
+  // Where the method it comes from starts at a fixed value (a learned scale at 1, a bias at 0):
+  // the model's initialiser sets every element to it instead of drawing them uniformly.
+  std::optional<float> initial_value;
 };
 
 class ParameterStore {

@@ -146,6 +146,11 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
   return c;
 }
 
+int64_t ModelConfig::max_source_length() const {
+  const auto found = attention_options.find("max-positions");
+  return found == attention_options.end() ? 0 : static_cast<int64_t>(found->second);
+}
+
 std::string ModelConfig::summary() const {
   std::string options;
   for (const auto& [name, value] : attention_options) {

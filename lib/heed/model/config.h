@@ -39,6 +39,8 @@ struct ModelConfig {
   // The attention's sizes, normaliser and options (precision f32; the model sets its own).
   attention::AttentionConfig attention_config() const;
   int key_size() const { return hidden; }
+  // The longest source sentence the attention can score: location's --max-positions; 0 = any.
+  int64_t max_source_length() const;
 
   // JSON text, stored in the model file's metadata.
   std::string to_json() const;

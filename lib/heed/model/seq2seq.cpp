@@ -35,6 +35,9 @@ void Seq2Seq::initialize(uint64_t seed, float scale) {
   for (layers::Parameter* p : store_.all()) {
     float* v = p->value.data();
     for (int64_t i = 0; i < p->value.numel(); ++i) v[i] = uniform(rng);
+    // A fixed start (Parameter::initial_value) still consumes its draws: the values of the
+    // parameters after it do not depend on which ones start fixed.
+    if (p->initial_value) p->value.fill(*p->initial_value);
   }
   weights_changed();
 }

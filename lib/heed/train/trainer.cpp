@@ -347,6 +347,19 @@ TrainResult Trainer::run() {
   model_config.src_vocab_size = static_cast<int>(src_vocab_.size());
   model_config.tgt_vocab_size = static_cast<int>(tgt_vocab_.size());
   model_ = std::make_unique<model::Seq2Seq>(model_config, config_.precision);
+  // Validation pairs are not length-filtered: one the attention cannot score is refused here,
+  // before training, not at the first validation.
+  if (const int64_t limit = model_->config().max_source_length(); limit > 0) {
+    for (size_t i = 0; i < valid_.size(); ++i) {
+      if (static_cast<int64_t>(valid_[i].src.size()) > limit) {
+        throw DataError(at_line(config_.valid_src, static_cast<long long>(i + 1),
+                                "source sentence of " + std::to_string(valid_[i].src.size()) +
+                                    " tokens is longer than attention '" +
+                                    model_->config().attention + "' can score (--max-positions " +
+                                    std::to_string(limit) + ")"));
+      }
+    }
+  }
   spdlog::info("model: {} ({} parameters, {})", model_->config().summary(),
                model_->parameters().numel(), onednn::precision_name(config_.precision));
   for (layers::Parameter* p : model_->parameters().all()) {
@@ -561,6 +574,11 @@ void TrainConfig::validate() const {
   model::ModelConfig m = model;
   m.src_vocab_size = m.tgt_vocab_size = 8;
   m.validate();
+  if (const int64_t limit = m.max_source_length(); limit > 0 && max_length > limit) {
+    throw ConfigError("--max-length " + std::to_string(max_length) + " is more than attention '" +
+                      m.attention + "' can score (--max-positions " + std::to_string(limit) +
+                      "): lower --max-length or raise --max-positions");
+  }
   // Inputs may be pipes (<(zcat corpus.gz)): nothing here reads them, and the trainer reads
   // every input exactly once.
   for (const std::string* path : {&train_src, &train_tgt, &train_file, &valid_src, &valid_tgt,

@@ -50,20 +50,28 @@ struct Fixture {
   }
 };
 
-// Scores in double for one query row q [Q] against key h [K].
-double reference_score(const std::string& name, const Fixture& f, const float* q, const float* h) {
+double norm(const float* x, int64_t width) {
+  double sum = 0;
+  for (int64_t k = 0; k < width; ++k) sum += double(x[k]) * double(x[k]);
+  return std::sqrt(sum);
+}
+
+// Scores in double for one query row q [Q] against key h [K] at source position s.
+double reference_score(const std::string& name, const Fixture& f, const float* q, const float* h,
+                       int64_t s) {
   double e = 0;
   if (name == "dot" || name == "scaled-dot") {
     for (int64_t k = 0; k < kK; ++k) e += double(q[k]) * double(h[k]);
     if (name == "scaled-dot") e /= std::sqrt(double(kK));
-  } else if (name == "general") {
+  } else if (name == "general" || name == "scaled-general") {
     const float* w = f.param("weight");  // [Q, K]
     for (int64_t i = 0; i < kQ; ++i) {
       double wh = 0;
       for (int64_t k = 0; k < kK; ++k) wh += double(w[i * kK + k]) * double(h[k]);
       e += double(q[i]) * wh;
     }
-  } else if (name == "additive") {
+    if (name == "scaled-general") e *= double(f.param("scale")[0]);
+  } else if (name == "additive" || name == "normed-additive") {
     const float *wq = f.param("w_query"), *wk = f.param("w_key"), *b = f.param("bias"),
                 *v = f.param("v");
     for (int64_t a = 0; a < kA; ++a) {
@@ -72,6 +80,13 @@ double reference_score(const std::string& name, const Fixture& f, const float* q
       for (int64_t k = 0; k < kK; ++k) pre += double(wk[a * kK + k]) * double(h[k]);
       e += double(v[a]) * std::tanh(pre);
     }
+    if (name == "normed-additive") e *= double(f.param("scale")[0]) / norm(v, kA);
+  } else if (name == "location") {
+    const float* w = f.param("weight");  // [P, Q]: row s scores position s
+    for (int64_t i = 0; i < kQ; ++i) e += double(w[s * kQ + i]) * double(q[i]);
+  } else if (name == "cosine") {
+    for (int64_t k = 0; k < kK; ++k) e += double(q[k]) * double(h[k]);
+    e /= (norm(q, kQ) + 1e-13) * (norm(h, kK) + 1e-13);
   }
   return e;
 }
@@ -89,7 +104,7 @@ void reference_forward(const std::string& name, const Fixture& f, const Tensor& 
       std::vector<double> e(size_t(lengths[size_t(b)]));
       double mx = -1e300;
       for (int64_t i = 0; i < lengths[size_t(b)]; ++i) {
-        e[size_t(i)] = reference_score(name, f, q, keys.data() + (i * n + b) * kK);
+        e[size_t(i)] = reference_score(name, f, q, keys.data() + (i * n + b) * kK, i);
         mx = std::max(mx, e[size_t(i)]);
       }
       double z = 0;
@@ -440,7 +455,8 @@ TEST_CASE("attention registry: names, aliases, errors and parameter names", "[at
     FAIL("no error");
   } catch (const heed::ConfigError& e) {
     CHECK(std::string(e.what()) ==
-          "unknown attention 'nope' (valid: additive, dot, general, none, scaled-dot)");
+          "unknown attention 'nope' (valid: additive, cosine, dot, general, location, none, "
+          "normed-additive, scaled-dot, scaled-general)");
   }
   AttentionConfig c = config();
   c.query_size = 8;
@@ -458,4 +474,120 @@ TEST_CASE("attention registry: names, aliases, errors and parameter names", "[at
   CHECK(dot.store.size() == 0);
   CHECK(heed::attention::attention_info("additive").has_parameters);
   CHECK_FALSE(heed::attention::attention_info("scaled-dot").has_parameters);
+}
+
+TEST_CASE("attention location: a source longer than --max-positions is refused, naming both",
+          "[attention][fast]") {
+  AttentionConfig c = config();
+  c.options = {{"max-positions", 4}};
+  ParameterStore store;
+  auto attention = heed::attention::make_attention("location", c, store, "decoder/attention/");
+  CHECK(store.get("decoder/attention/weight").value.shape() == Shape{4, kQ});
+  heed::Rng rng = heed::make_rng(20);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  try {
+    attention->prepare(keys, kLengths, false);  // the longest sentence has 5 tokens
+    FAIL("no error");
+  } catch (const heed::DataError& e) {
+    CHECK(std::string(e.what()) ==
+          "a source sentence of 5 tokens is longer than attention 'location' can score "
+          "(--max-positions 4)");
+  }
+  // Up to the limit it scores, also when the padded batch is wider than the limit.
+  attention->prepare(keys, {4, 2, 3}, false);
+  Tensor context, weights;
+  attention->forward(heed::test::random_tensor(Shape{1, kN, kQ}, rng), 0, context, &weights,
+                     nullptr);
+  for (int64_t b = 0; b < kN; ++b) CHECK(weights.data()[b * kS + 4] == 0.f);
+  c.options = {{"max-positions", 0}};
+  CHECK_THROWS_AS(heed::attention::make_attention("location", c, store, "y/"), heed::ConfigError);
+}
+
+TEST_CASE("attention location: rows of W_a past the batch's sentences get no gradient",
+          "[attention][fast]") {
+  Fixture f("location", 21);
+  heed::Rng rng = heed::make_rng(22);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  f.store.zero_grad();
+  f.attention->prepare(keys, kLengths, true);
+  AttentionTape tape;
+  Tensor context, d_query, d_keys(keys.shape());
+  f.attention->forward(heed::test::random_tensor(Shape{2, kN, kQ}, rng), 0, context, nullptr,
+                       &tape);
+  f.attention->backward(tape, heed::test::random_tensor(Shape{2, kN, kK}, rng), d_query);
+  f.attention->finish_backward(d_keys);
+  const Tensor& grad = f.store.get("decoder/attention/weight").grad;
+  REQUIRE(grad.shape() == Shape{100, kQ});
+  double inside = 0, outside = 0;
+  for (int64_t i = 0; i < grad.numel(); ++i) {
+    (i < kS * kQ ? inside : outside) += std::fabs(double(grad.data()[i]));
+  }
+  CHECK(inside > 0);
+  CHECK(outside == 0);
+}
+
+TEST_CASE("attention cosine: scores ignore vector lengths, a zero query gives uniform weights",
+          "[attention][fast]") {
+  Fixture f("cosine", 23);
+  heed::Rng rng = heed::make_rng(24);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  Tensor query = heed::test::random_tensor(Shape{1, kN, kQ}, rng);
+  Tensor scaled = query.clone();
+  for (int64_t i = 0; i < scaled.numel(); ++i) scaled.data()[i] *= 7.f;
+  f.attention->prepare(keys, kLengths, true);
+  Tensor c1, c2, w1, w2, d_query;
+  f.attention->forward(query, 0, c1, &w1, nullptr);
+  f.attention->forward(scaled, 0, c2, &w2, nullptr);
+  CHECK(heed::tensor::max_abs_diff(w1, w2) < 1e-6);
+  // Zero query (ε keeps it finite): every score 0, weights 1/length; gradients finite.
+  query.zero();
+  AttentionTape tape;
+  f.attention->forward(query, 0, c1, &w1, &tape);
+  for (int64_t b = 0; b < kN; ++b) {
+    for (int64_t i = 0; i < kLengths[size_t(b)]; ++i) {
+      CHECK(w1.data()[b * kS + i] == Approx(1.0 / double(kLengths[size_t(b)])));
+    }
+  }
+  f.attention->backward(tape, heed::test::random_tensor(Shape{1, kN, kK}, rng), d_query);
+  for (float g : d_query.to_vector()) CHECK(std::isfinite(g));
+}
+
+TEST_CASE("attention scaled-general and normed-additive: the scale's roles", "[attention][fast]") {
+  heed::Rng rng = heed::make_rng(25);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  const Tensor query = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
+  // scaled-general with g = 1 is general.
+  Fixture general("general", 26), scaled("scaled-general", 26);
+  REQUIRE(scaled.store.size() == 2);
+  CHECK(scaled.store.get("decoder/attention/scale").value.shape() == Shape{1});
+  CHECK(scaled.store.get("decoder/attention/scale").initial_value == 1.f);
+  const Tensor& general_w = general.store.get("decoder/attention/weight").value;
+  std::copy(general_w.data(), general_w.data() + general_w.numel(),
+            scaled.store.get("decoder/attention/weight").value.data());
+  scaled.store.get("decoder/attention/scale").value.fill(1.f);
+  scaled.attention->weights_changed();
+  Tensor c1, c2, w1, w2;
+  general.attention->prepare(keys, kLengths, false);
+  general.attention->forward(query, 0, c1, &w1, nullptr);
+  scaled.attention->prepare(keys, kLengths, false);
+  scaled.attention->forward(query, 0, c2, &w2, nullptr);
+  CHECK(heed::tensor::max_abs_diff(w1, w2) < 1e-6);
+  // normed-additive: v's length does not matter, only its direction and g; g starts at
+  // sqrt(1/A) and the bias at 0.
+  Fixture normed("normed-additive", 27);
+  CHECK(normed.store.get("decoder/attention/scale").initial_value ==
+        Approx(std::sqrt(1.0 / double(kA))));
+  CHECK(normed.store.get("decoder/attention/bias").initial_value == 0.f);
+  CHECK_FALSE(normed.store.get("decoder/attention/v").initial_value.has_value());
+  normed.attention->prepare(keys, kLengths, false);
+  normed.attention->forward(query, 0, c1, &w1, nullptr);
+  Tensor& v = normed.store.get("decoder/attention/v").value;
+  for (int64_t k = 0; k < kA; ++k) v.data()[k] *= 3.f;
+  normed.attention->weights_changed();
+  normed.attention->prepare(keys, kLengths, false);
+  normed.attention->forward(query, 0, c2, &w2, nullptr);
+  CHECK(heed::tensor::max_abs_diff(w1, w2) < 1e-6);
+  // additive keeps its own start (uniform) for every parameter.
+  Fixture additive("additive", 28);
+  for (auto* p : additive.store.all()) CHECK_FALSE(p->initial_value.has_value());
 }

@@ -82,3 +82,17 @@ TEST_CASE("model config: bridges, normaliser and attention options round-trip an
   c.attention = "nope";
   CHECK_THROWS_WITH(c.validate(), Catch::Contains("unknown attention 'nope'"));
 }
+
+TEST_CASE("model config: the longest source the attention can score", "[model][fast]") {
+  ModelConfig c;
+  c.src_vocab_size = c.tgt_vocab_size = 8;
+  c.validate();
+  CHECK(c.max_source_length() == 0);  // general: any length
+  c.attention = "location";
+  c.attention_options = {{"max-positions", 12}};
+  c.validate();
+  CHECK(c.max_source_length() == 12);
+  c.attention_options.clear();
+  c.validate();
+  CHECK(c.max_source_length() == 100);  // the default, recorded by validate()
+}

@@ -264,3 +264,29 @@ TEST_CASE("seq2seq: a sentence padded in a batch gets exactly its own loss and g
     }
   }
 }
+
+TEST_CASE("seq2seq: initialize() honours a parameter's fixed initial value", "[model][fast]") {
+  // normed-additive fixes its scale at sqrt(1/A) and its bias at 0 (TF's start); every other
+  // parameter is drawn uniformly in ±init-scale.
+  Seq2Seq model(tiny_config("normed-additive", heed::model::DecoderType::kBahdanau, false,
+                            heed::model::CellType::kGru));
+  model.initialize(3, 0.1f);
+  int fixed = 0;
+  for (const heed::layers::Parameter* p : model.parameters().all()) {
+    INFO(p->name);
+    const std::vector<float> v = p->value.to_vector();
+    if (p->initial_value) {
+      ++fixed;
+      for (float x : v) CHECK(x == *p->initial_value);
+    } else {
+      float largest = 0;
+      for (float x : v) largest = std::max(largest, std::fabs(x));
+      CHECK(largest <= 0.1f);
+      CHECK(largest > 0.f);
+    }
+  }
+  CHECK(fixed == 2);
+  CHECK(model.parameters().get("decoder/attention/scale").value.data()[0] ==
+        Approx(std::sqrt(1.0 / 4)));
+  CHECK(model.parameters().get("decoder/attention/bias").value.data()[0] == 0.f);
+}

@@ -1,0 +1,19 @@
+// Private to lib/heed/attention: "general" (general.cpp) and "scaled-general"
+// (scaled_general.cpp) are one class, the latter with a learned scalar on the scores.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "heed/attention/attention.h"
+
+namespace heed::attention {
+
+// e_s = qᵀ W_a h_s (parameter "weight" [Q, K]); with scaled, g · qᵀ W_a h_s (also "scale" [1],
+// starting at 1).
+std::unique_ptr<Attention> make_general_attention(const std::string& name, bool scaled,
+                                                  const AttentionConfig& config,
+                                                  layers::ParameterStore& store,
+                                                  const std::string& prefix);
+
+}  // namespace heed::attention
