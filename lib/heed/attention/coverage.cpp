@@ -133,6 +133,10 @@ class CoverageAttention : public ScoredAttention {
   // gradient: to a_t where a_t < cov_t, otherwise to cov_t (which joins the running gradient
   // for the earlier steps). Ties can only be 0 = 0 (sparsemax, padding), where either side gets
   // no gradient through the normaliser.
+  //
+  // The loss term adds nearly the same g to every position, which the normaliser's backward
+  // cancels (it ignores a constant added to a row). Each row is centred first, in double, so
+  // that float32 keeps the digits that survive that cancellation.
   void weights_backward(AttentionTape& tape, Tensor& d_weights) override {
     HEED_CHECK(tape.step == steps_ - 1 - backward_steps_,
                "coverage: backward() must run in reverse step order");
@@ -146,15 +150,22 @@ class CoverageAttention : public ScoredAttention {
       float* d = d_weights.data() + b * s;
       float* d_cov = d_coverage_.data() + b * s;
       const bool counted = g > 0.f && real_step(b, tape.step);
-      for (int64_t i = 0; i < lengths_[size_t(b)]; ++i) {
-        d[i] += d_cov[i];
-        if (!counted) continue;
-        if (a[i] < c[i]) {
-          d[i] += g;
-        } else {
-          d_cov[i] += g;
+      const int64_t len = lengths_[size_t(b)];
+      row_.resize(size_t(len));
+      double mean = 0;
+      for (int64_t i = 0; i < len; ++i) {
+        double di = double(d[i]) + double(d_cov[i]);
+        if (counted) {
+          if (a[i] < c[i]) {
+            di += double(g);
+          } else {
+            d_cov[i] += g;
+          }
         }
+        row_[size_t(i)] = di;
+        mean += double(a[i]) * di;
       }
+      for (int64_t i = 0; i < len; ++i) d[i] = float(row_[size_t(i)] - mean);
     }
   }
 
@@ -227,6 +238,7 @@ class CoverageAttention : public ScoredAttention {
   Tensor d_coverage_;  // [1, N, S] running dL/dcov of the steps already back-propagated
   Tensor coverage_scratch_;
   std::vector<int64_t> target_lengths_;
+  std::vector<double> row_;     // one row of dL/da in weights_backward
   int64_t steps_ = 0;           // forwards since prepare(): the next step
   int64_t backward_steps_ = 0;  // backwards since prepare()
   double loss_ = 0;             // W·Σ min(a, cov) since prepare()
