@@ -135,8 +135,9 @@ class CoverageAttention : public ScoredAttention {
   // no gradient through the normaliser.
   //
   // The loss term adds nearly the same g to every position, which the normaliser's backward
-  // cancels (it ignores a constant added to a row). Each row is centred first, in double, so
-  // that float32 keeps the digits that survive that cancellation.
+  // cancels (the weights sum to 1, so a constant added to a row of dL/da changes no score's
+  // gradient). Each row is centred first, in double, so that float32 keeps the digits that
+  // survive that cancellation.
   void weights_backward(AttentionTape& tape, Tensor& d_weights) override {
     HEED_CHECK(tape.step == steps_ - 1 - backward_steps_,
                "coverage: backward() must run in reverse step order");

@@ -66,8 +66,9 @@ void FeedForwardPool::backward(const Tensor& d_pooled, Tensor& d_keys) {
   HEED_CHECK(d_pooled.dim(0) == n && d_pooled.dim(1) == k, "ff-pool: d_pooled shape");
   HEED_CHECK(d_keys.shape() == keys_.shape(), "ff-pool: d_keys shape");
   // d α_s = d c · h_s; then through the normaliser to d e. The part d c · h̄ common to every
-  // position cancels in the normaliser's backward (it ignores a constant added to a row), so
-  // each row is centred first, in double, and float32 keeps the digits that survive.
+  // position cancels in the normaliser's backward (α sums to 1, so a constant added to a row
+  // changes no d e), so each row is centred first, in double, and float32 keeps the digits that
+  // survive.
   d_alpha_.resize(Shape{n, s});
   d_alpha_.zero();
   for (int64_t row = 0; row < n; ++row) {
