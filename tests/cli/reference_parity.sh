@@ -71,6 +71,10 @@ for attention in $("$case_bin" --attention-names sparsemax); do
 done
 # location with exactly as many positions as the longest source sentence (6).
 run_case "location luong+feed lstm max-positions=6" attention=location opt.max-positions=6
+run_case "coverage luong+feed lstm W=0" attention=coverage opt.coverage-loss=0
+run_case "coverage bahdanau gru W=0" attention=coverage decoder=bahdanau input_feeding=0 \
+  cell=gru opt.coverage-loss=0
+run_case "coverage luong lstm W=4.5" attention=coverage input_feeding=0 opt.coverage-loss=4.5
 run_case "additive luong+feed lstm no smoothing" attention=additive label_smoothing=0
 echo "$count cases, $failed failed"
 [ $failed -eq 0 ]

@@ -98,13 +98,42 @@ def _additive(m, q, step, att):
     return context_of(m.normalize(e, att["mask"]), att["keys"])
 
 
+def _coverage(m, q, step, att):
+    """See et al. 2017: additive scores that also see cov = Σ of the earlier steps' weights, and
+    the loss W·Σ_s min(a_s, cov_s) for the sentences whose target has a token at this step."""
+    if step == 0:
+        att["coverage"] = att["keys"].new_zeros(att["mask"].shape)
+        att["aux"] = att["keys"].new_zeros(())
+    cov = att["coverage"]
+    hidden = torch.tanh(att["pre"] + (q @ m.param("decoder/attention/w_query").T)[:, None, :]
+                        + cov[:, :, None] * m.param("decoder/attention/w_coverage"))
+    a = m.normalize(hidden @ m.param("decoder/attention/v"), att["mask"])
+    real = (step < att["tgt_len"]).to(a.dtype) if "tgt_len" in att else a.new_ones(a.shape[0])
+    penalty = (torch.minimum(a, cov).sum(-1) * real).sum()
+    att["aux"] = att["aux"] + m.option("coverage-loss") * penalty
+    att["coverage"] = cov + a
+    return context_of(a, att["keys"])
+
+
+def _ff_pool(m, q, step, att):
+    """Raffel & Ellis 2015: no query — e_s = tanh(w·h_s + b), the same pooled context at every
+    step."""
+    if "pooled" not in att:
+        w, b = m.param("decoder/attention/w"), m.param("decoder/attention/b")
+        e = torch.tanh(att["keys"] @ w + b)
+        att["pooled"] = context_of(m.normalize(e, att["mask"]), att["keys"])
+    return att["pooled"]
+
+
 MECHANISMS = {"none": _none, "dot": _dot, "scaled-dot": _scaled_dot, "general": _general,
-              "additive": _additive, "mlp": _additive}
+              "additive": _additive, "mlp": _additive, "coverage": _coverage,
+              "ff-pool": _ff_pool}
 PRECOMPUTE = {
     "general": lambda m, keys: keys @ m.param("decoder/attention/weight").T,
     "additive": lambda m, keys: (keys @ m.param("decoder/attention/w_key").T
                                  + m.param("decoder/attention/bias")),
 }
+PRECOMPUTE["coverage"] = PRECOMPUTE["additive"]  # U h_s + b, the same parameter names
 
 
 
@@ -318,6 +347,7 @@ class Model(torch.nn.Module):
         keys, finals = self.encode(src, src_len)
         n, S = src.shape
         att = self.begin_attention(keys, src_len)
+        att["tgt_len"] = tgt_len  # later steps are padding: no att["aux"] (coverage)
         states = self.initial_state(finals, att, n)
         emb = F.embedding(tgt_in, self.param("decoder/embedding/weight"))
         H = cfg["hidden"]

@@ -111,6 +111,10 @@ class Attention {
   // gradient is scaled the same way.
   virtual double auxiliary_loss() const { return 0; }
   virtual void set_loss_scale(float) {}
+  // Teacher forcing, after prepare(): each sentence's target length. Steps at or past it are
+  // padding of the batch, which a loss term must leave out (no loss, no gradient). Without a
+  // call every step counts (search, tests).
+  virtual void set_target_lengths(const std::vector<int64_t>& /*lengths*/) {}
 };
 
 }  // namespace heed::attention

@@ -65,17 +65,25 @@ void FeedForwardPool::backward(const Tensor& d_pooled, Tensor& d_keys) {
   const int64_t s = keys_.dim(0), n = keys_.dim(1), k = width_;
   HEED_CHECK(d_pooled.dim(0) == n && d_pooled.dim(1) == k, "ff-pool: d_pooled shape");
   HEED_CHECK(d_keys.shape() == keys_.shape(), "ff-pool: d_keys shape");
-  // d α_s = d c · h_s; then through the normaliser to d e.
+  // d α_s = d c · h_s; then through the normaliser to d e. The part d c · h̄ common to every
+  // position cancels in the normaliser's backward (α sums to 1, so a constant added to a row
+  // changes no d e), so each row is centred first, in double, and float32 keeps the digits that
+  // survive.
   d_alpha_.resize(Shape{n, s});
   d_alpha_.zero();
   for (int64_t row = 0; row < n; ++row) {
     const float* dc = d_pooled.data() + row * k;
-    for (int64_t i = 0; i < spans_[size_t(row)].end; ++i) {
+    const int64_t len = spans_[size_t(row)].end;
+    row_.resize(size_t(len));
+    double mean = 0;
+    for (int64_t i = 0; i < len; ++i) {
       const float* h = keys_.data() + (i * n + row) * k;
-      float dot = 0.f;
-      for (int64_t j = 0; j < k; ++j) dot += dc[j] * h[j];
-      d_alpha_.data()[row * s + i] = dot;
+      double dot = 0;
+      for (int64_t j = 0; j < k; ++j) dot += double(dc[j]) * double(h[j]);
+      row_[size_t(i)] = dot;
+      mean += double(alpha_.data()[row * s + i]) * dot;
     }
+    for (int64_t i = 0; i < len; ++i) d_alpha_.data()[row * s + i] = float(row_[size_t(i)] - mean);
   }
   normalize_rows_backward(normalizer_, alpha_.data(), d_alpha_.data(), n, s);
   const float* w = w_.value.data();

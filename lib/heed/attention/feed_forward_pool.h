@@ -42,6 +42,7 @@ class FeedForwardPool {
   tensor::Tensor alpha_;    // [N, S]
   tensor::Tensor d_alpha_;  // [N, S]
   std::vector<Span> spans_;
+  std::vector<double> row_;  // one row of d α in backward
 };
 
 }  // namespace heed::attention

@@ -1,7 +1,8 @@
 # Attention mechanisms: one file each, registered by name (docs/attention.md "Adding a
 # mechanism"). A new mechanism is a new <file>.cpp defining register_<file>() and its name here.
 set(HEED_ATTENTION_MECHANISMS none dot scaled_dot general additive
-  location cosine scaled_general normed_additive)
+  location cosine scaled_general normed_additive
+  coverage ff_pool)
 
 set(_heed_attention_inc "")
 foreach(mechanism ${HEED_ATTENTION_MECHANISMS})

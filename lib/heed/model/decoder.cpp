@@ -241,6 +241,7 @@ const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& s
   layers::embedding_forward(embedding_->value, tgt_in, n, t, embedded_);
   dropout_embed_.forward(embedded_, dropout_rng);
   attention_->prepare(keys, src_lengths, training);
+  attention_->set_target_lengths(tgt_lengths);
   ctx_.resize(Shape{t, n, context_});
   if (keep_attention) {
     weights_.resize(Shape{n, t, s});

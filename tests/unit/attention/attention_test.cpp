@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "heed/attention/feed_forward_pool.h"
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/onednn/context.h"
@@ -37,9 +39,11 @@ struct Fixture {
   ParameterStore store;
   std::unique_ptr<Attention> attention;
   Fixture(const std::string& name, uint64_t seed,
-          heed::attention::Normalizer normalizer = heed::attention::Normalizer::kSoftmax) {
+          heed::attention::Normalizer normalizer = heed::attention::Normalizer::kSoftmax,
+          const heed::attention::OptionValues& options = {}) {
     AttentionConfig c = config();
     c.normalizer = normalizer;
+    c.options = options;
     attention = heed::attention::make_attention(name, c, store, "decoder/attention/");
     heed::Rng rng = heed::make_rng(seed);
     for (auto* p : store.all()) heed::test::fill_uniform(p->value, rng, -0.5f, 0.5f);
@@ -56,9 +60,10 @@ double norm(const float* x, int64_t width) {
   return std::sqrt(sum);
 }
 
-// Scores in double for one query row q [Q] against key h [K] at source position s.
+// Scores in double for one query row q [Q] against key h [K] at source position s; coverage:
+// cov is the sum of the earlier steps' weights at this position.
 double reference_score(const std::string& name, const Fixture& f, const float* q, const float* h,
-                       int64_t s) {
+                       int64_t s, double cov = 0) {
   double e = 0;
   if (name == "dot" || name == "scaled-dot") {
     for (int64_t k = 0; k < kK; ++k) e += double(q[k]) * double(h[k]);
@@ -87,11 +92,25 @@ double reference_score(const std::string& name, const Fixture& f, const float* q
   } else if (name == "cosine") {
     for (int64_t k = 0; k < kK; ++k) e += double(q[k]) * double(h[k]);
     e /= (norm(q, kQ) + 1e-13) * (norm(h, kK) + 1e-13);
+  } else if (name == "coverage") {
+    const float *wq = f.param("w_query"), *wk = f.param("w_key"), *b = f.param("bias"),
+                *v = f.param("v"), *wc = f.param("w_coverage");
+    for (int64_t a = 0; a < kA; ++a) {
+      double pre = double(b[a]) + double(wc[a]) * cov;
+      for (int64_t i = 0; i < kQ; ++i) pre += double(wq[a * kQ + i]) * double(q[i]);
+      for (int64_t k = 0; k < kK; ++k) pre += double(wk[a * kK + k]) * double(h[k]);
+      e += double(v[a]) * std::tanh(pre);
+    }
+  } else if (name == "ff-pool") {  // no query
+    double pre = double(f.param("b")[0]);
+    for (int64_t k = 0; k < kK; ++k) pre += double(f.param("w")[k]) * double(h[k]);
+    e = std::tanh(pre);
   }
   return e;
 }
 
-// Context [Tq, N, K] and weights [N, Tq, S] in double.
+// Context [Tq, N, K] and weights [N, Tq, S] in double; query row t is step t (coverage: the
+// state starts at 0).
 void reference_forward(const std::string& name, const Fixture& f, const Tensor& keys,
                        const std::vector<int64_t>& lengths, const Tensor& query,
                        std::vector<double>& context, std::vector<double>& weights) {
@@ -99,12 +118,14 @@ void reference_forward(const std::string& name, const Fixture& f, const Tensor& 
   context.assign(size_t(tq * n * kK), 0.0);
   weights.assign(size_t(n * tq * s), 0.0);
   for (int64_t b = 0; b < n; ++b) {
+    std::vector<double> coverage(size_t(s), 0.0);
     for (int64_t t = 0; t < tq; ++t) {
       const float* q = query.data() + (t * n + b) * kQ;
       std::vector<double> e(size_t(lengths[size_t(b)]));
       double mx = -1e300;
       for (int64_t i = 0; i < lengths[size_t(b)]; ++i) {
-        e[size_t(i)] = reference_score(name, f, q, keys.data() + (i * n + b) * kK, i);
+        e[size_t(i)] =
+            reference_score(name, f, q, keys.data() + (i * n + b) * kK, i, coverage[size_t(i)]);
         mx = std::max(mx, e[size_t(i)]);
       }
       double z = 0;
@@ -112,6 +133,7 @@ void reference_forward(const std::string& name, const Fixture& f, const Tensor& 
       for (int64_t i = 0; i < lengths[size_t(b)]; ++i) {
         const double a = e[size_t(i)] / z;
         weights[size_t((b * tq + t) * s + i)] = a;
+        coverage[size_t(i)] += a;
         for (int64_t k = 0; k < kK; ++k) {
           context[size_t((t * n + b) * kK + k)] += a * double(keys.data()[(i * n + b) * kK + k]);
         }
@@ -133,6 +155,64 @@ double max_rel(const std::vector<double>& ref, const Tensor& got) {
 
 const std::vector<int64_t> kLengths = {5, 2, 4};
 
+bool stateful(const std::string& name) {
+  return heed::attention::attention_info(name).traits.stateful;
+}
+
+// query [Tq, N, Q] whose row t is step step + t: one forward() for all rows, or, for a stateful
+// mechanism (one step per call, attention.h), one per row, context and weights put together as
+// one call would give them. tapes (if not null) gets one tape per call.
+void forward_rows(Attention& attention, bool stepwise, const Tensor& query, int64_t step,
+                  Tensor& context, Tensor* weights, std::vector<AttentionTape>* tapes) {
+  const int64_t tq = query.dim(0), n = query.dim(1);
+  const size_t calls = stepwise ? size_t(tq) : 1;
+  if (tapes) tapes->resize(calls);
+  if (!stepwise) {
+    attention.forward(query, step, context, weights, tapes ? &tapes->front() : nullptr);
+    return;
+  }
+  Tensor c, w;
+  for (int64_t t = 0; t < tq; ++t) {
+    attention.forward(query.slice(t, t + 1), step + t, c, weights ? &w : nullptr,
+                      tapes ? &(*tapes)[size_t(t)] : nullptr);
+    if (t == 0) context.resize(Shape{tq, n, c.dim(2)});
+    std::copy(c.data(), c.data() + c.numel(), context.data() + t * c.numel());
+    if (!weights) continue;
+    const int64_t s = w.dim(2);
+    if (t == 0) weights->resize(Shape{n, tq, s});
+    for (int64_t b = 0; b < n; ++b) {
+      std::copy(w.data() + b * s, w.data() + (b + 1) * s, weights->data() + (b * tq + t) * s);
+    }
+  }
+}
+
+// The backward of forward_rows: d_context [Tq, N, C] → d_query [Tq, N, Q], calls in reverse.
+void backward_rows(Attention& attention, std::vector<AttentionTape>& tapes, const Tensor& d_context,
+                   Tensor& d_query) {
+  if (tapes.size() == 1) {
+    attention.backward(tapes.front(), d_context, d_query);
+    return;
+  }
+  Tensor dq;
+  for (size_t t = tapes.size(); t-- > 0;) {
+    attention.backward(tapes[t], d_context.slice(int64_t(t), int64_t(t) + 1), dq);
+    if (t + 1 == tapes.size()) d_query.resize(Shape{int64_t(tapes.size()), dq.dim(1), dq.dim(2)});
+    std::copy(dq.data(), dq.data() + dq.numel(), d_query.data() + int64_t(t) * dq.numel());
+  }
+}
+
+// Finite differences of loss against the inputs given (with their analytic gradients) and
+// every parameter in store.
+heed::test::GradCheckResult check_gradients(const std::function<double()>& loss,
+                                            std::vector<heed::test::GradParam> params,
+                                            ParameterStore& store) {
+  for (auto* p : store.all()) params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
+  heed::test::GradCheckOptions options;
+  options.eps = 1e-2;
+  options.max_coords = 40;
+  return heed::test::gradcheck(loss, params, options);
+}
+
 }  // namespace
 
 TEST_CASE("attention: every mechanism matches a double-precision loop, padding gets weight 0",
@@ -146,7 +226,7 @@ TEST_CASE("attention: every mechanism matches a double-precision loop, padding g
       const Tensor query = heed::test::random_tensor(Shape{tq, kN, kQ}, rng);
       f.attention->prepare(keys, kLengths, false);
       Tensor context, weights;
-      f.attention->forward(query, 0, context, &weights, nullptr);
+      forward_rows(*f.attention, stateful(name), query, 0, context, &weights, nullptr);
       INFO(name << " Tq=" << tq);
       REQUIRE(weights.shape() == Shape{kN, tq, kS});
       if (name == "none") {
@@ -187,41 +267,42 @@ TEST_CASE("attention: finite-difference gradients for every registered mechanism
     Tensor q2 = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
     const int64_t width = std::max<int64_t>(f.attention->context_size(), 1);
     const heed::test::Projection p1(Shape{1, kN, width}, rng), p2(Shape{2, kN, width}, rng);
-    // Loss = P1(context(q1)) + P2(context(q2)), two forward calls before finish_backward.
+    // Loss = P1(context(q1)) + P2(context(q2)) + the mechanism's own loss term, two forward
+    // calls before finish_backward. A stateful mechanism runs q2's rows as steps 1 and 2, whose
+    // scores depend on the earlier steps' weights.
+    const bool stepwise = stateful(name);
+    const int64_t q2_step = stepwise ? 1 : 0;
     auto loss = [&] {
       f.attention->weights_changed();
       f.attention->prepare(keys, kLengths, false);
       if (f.attention->context_size() == 0) return 0.0;
       Tensor c1, c2;
       f.attention->forward(q1, 0, c1, nullptr, nullptr);
-      f.attention->forward(q2, 0, c2, nullptr, nullptr);
-      return p1(c1) + p2(c2);
+      forward_rows(*f.attention, stepwise, q2, q2_step, c2, nullptr, nullptr);
+      return p1(c1) + p2(c2) + f.attention->auxiliary_loss();
     };
     f.store.zero_grad();
     f.attention->prepare(keys, kLengths, true);
-    AttentionTape t1, t2;
+    AttentionTape t1;
+    std::vector<AttentionTape> t2;
     Tensor c1, c2, dq1, dq2;
     f.attention->forward(q1, 0, c1, nullptr, &t1);
-    f.attention->forward(q2, 0, c2, nullptr, &t2);
+    forward_rows(*f.attention, stepwise, q2, q2_step, c2, nullptr, &t2);
     Tensor d_keys(keys.shape());
     if (f.attention->context_size() > 0) {
-      f.attention->backward(t2, p2.grad(), dq2);
+      backward_rows(*f.attention, t2, p2.grad(), dq2);
       f.attention->backward(t1, p1.grad(), dq1);
     } else {
       Tensor none(Shape{2, kN, 1});
-      f.attention->backward(t2, none, dq2);
+      backward_rows(*f.attention, t2, none, dq2);
       f.attention->backward(t1, none, dq1);
     }
     f.attention->finish_backward(d_keys);
-    std::vector<heed::test::GradParam> params = {heed::test::grad_param("keys", keys, d_keys),
-                                                 heed::test::grad_param("q1", q1, dq1),
-                                                 heed::test::grad_param("q2", q2, dq2)};
-    for (auto* p : f.store.all())
-      params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
-    heed::test::GradCheckOptions options;
-    options.eps = 1e-2;
-    options.max_coords = 40;
-    const auto result = heed::test::gradcheck(loss, params, options);
+    const auto result = check_gradients(
+        loss,
+        {heed::test::grad_param("keys", keys, d_keys), heed::test::grad_param("q1", q1, dq1),
+         heed::test::grad_param("q2", q2, dq2)},
+        f.store);
     INFO(name << " " << heed::attention::to_string(normalizer) << "\n" << result.report);
     CHECK(result.ok);
     CHECK(result.checked > 0);
@@ -248,10 +329,13 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
     Fixture f(name, 6);
     f.store.zero_grad();
     f.attention->prepare(keys, kLengths, true);
-    AttentionTape tape;
+    // Sentences 0 and 2 are all padding on the target side: a mechanism's own loss term
+    // (coverage) leaves them out too.
+    f.attention->set_target_lengths({0, 2, 0});
+    std::vector<AttentionTape> tape;
     Tensor context, weights, d_query, d_keys(keys.shape());
-    f.attention->forward(query, 0, context, &weights, &tape);
-    f.attention->backward(tape, d_context, d_query);
+    forward_rows(*f.attention, stateful(name), query, 0, context, &weights, &tape);
+    backward_rows(*f.attention, tape, d_context, d_query);
     f.attention->finish_backward(d_keys);
     std::vector<std::vector<float>> grads_batch;
     for (auto* p : f.store.all()) grads_batch.push_back(p->grad.to_vector());
@@ -273,10 +357,10 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
     }
     f.store.zero_grad();
     f.attention->prepare(alone_keys, {kLen}, true);
-    AttentionTape alone_tape;
+    std::vector<AttentionTape> alone_tape;
     Tensor c1, w1, dq1, dk1(alone_keys.shape());
-    f.attention->forward(alone_query, 0, c1, &w1, &alone_tape);
-    f.attention->backward(alone_tape, alone_dc, dq1);
+    forward_rows(*f.attention, stateful(name), alone_query, 0, c1, &w1, &alone_tape);
+    backward_rows(*f.attention, alone_tape, alone_dc, dq1);
     f.attention->finish_backward(dk1);
     INFO(name);
     for (int64_t t = 0; t < 2; ++t) {
@@ -324,10 +408,12 @@ TEST_CASE("attention: all steps at once equal step by step, forward and backward
     Fixture f(name, 8);
     f.store.zero_grad();
     f.attention->prepare(keys, kLengths, true);
-    AttentionTape tape;
+    // A stateful mechanism steps here too (one step per call): then this checks that prepare()
+    // starts its state afresh.
+    std::vector<AttentionTape> tape;
     Tensor all, d_query_all, d_keys_all(keys.shape());
-    f.attention->forward(query, 0, all, nullptr, &tape);
-    f.attention->backward(tape, d_context, d_query_all);
+    forward_rows(*f.attention, stateful(name), query, 0, all, nullptr, &tape);
+    backward_rows(*f.attention, tape, d_context, d_query_all);
     f.attention->finish_backward(d_keys_all);
     std::vector<std::vector<float>> grads_all;
     for (auto* p : f.store.all()) grads_all.push_back(p->grad.to_vector());
@@ -367,7 +453,7 @@ TEST_CASE("attention: select() reorders the prepared rows for beam search", "[at
   const std::vector<std::vector<int64_t>> steps = {{2, 0, 0}, {2, 0, 0, 1}, {1, 3, 0}, {2}};
   const Tensor keys_before = keys.clone();
   for (const std::string& name : heed::attention::attention_names()) {
-    if (name == "none") continue;
+    if (name == "none" || stateful(name)) continue;  // stateful: their own tests, with history
     Fixture f(name, 10);
     std::vector<int64_t> original = {0, 1, 2};  // original row of each current row
     for (int repeat = 0; repeat < 2; ++repeat) {
@@ -430,9 +516,9 @@ TEST_CASE("attention: bf16 precision is close to f32", "[attention][fast]") {
       for (auto* p : store.all()) heed::test::fill_uniform(p->value, prng, -0.5f, 0.5f);
       attention->weights_changed();
       attention->prepare(keys, kLengths, true);
-      AttentionTape tape;
-      attention->forward(query, 0, contexts[i], nullptr, &tape);
-      attention->backward(tape, d_context, d_queries[i]);
+      std::vector<AttentionTape> tape;
+      forward_rows(*attention, stateful(name), query, 0, contexts[i], nullptr, &tape);
+      backward_rows(*attention, tape, d_context, d_queries[i]);
       d_keys[i].resize(keys.shape());
       d_keys[i].zero();
       attention->finish_backward(d_keys[i]);
@@ -454,9 +540,9 @@ TEST_CASE("attention registry: names, aliases, errors and parameter names", "[at
     heed::attention::canonical_attention_name("nope");
     FAIL("no error");
   } catch (const heed::ConfigError& e) {
-    CHECK(std::string(e.what()) ==
-          "unknown attention 'nope' (valid: additive, cosine, dot, general, location, none, "
-          "normed-additive, scaled-dot, scaled-general)");
+    std::string valid;
+    for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
+    CHECK(std::string(e.what()) == "unknown attention 'nope' (valid: " + valid + ")");
   }
   AttentionConfig c = config();
   c.query_size = 8;
@@ -590,4 +676,254 @@ TEST_CASE("attention scaled-general and normed-additive: the scale's roles", "[a
   // additive keeps its own start (uniform) for every parameter.
   Fixture additive("additive", 28);
   for (auto* p : additive.store.all()) CHECK_FALSE(p->initial_value.has_value());
+}
+
+namespace {
+
+// Weights [S] of one row in double from a mechanism's reference scores (softmax over len).
+std::vector<double> reference_row(const std::string& name, const Fixture& f, const Tensor& keys,
+                                  int64_t b, int64_t len, const float* q,
+                                  const std::vector<double>& coverage) {
+  const int64_t n = keys.dim(1);
+  std::vector<double> a(size_t(keys.dim(0)), 0.0);
+  double mx = -1e300, z = 0;
+  for (int64_t i = 0; i < len; ++i) {
+    a[size_t(i)] =
+        reference_score(name, f, q, keys.data() + (i * n + b) * kK, i, coverage[size_t(i)]);
+    mx = std::max(mx, a[size_t(i)]);
+  }
+  for (int64_t i = 0; i < len; ++i) z += (a[size_t(i)] = std::exp(a[size_t(i)] - mx));
+  for (int64_t i = 0; i < len; ++i) a[size_t(i)] /= z;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "coverage: the state after k steps is the sum of their weights; the loss counts real "
+    "target steps",
+    "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(21);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  const double w = 2.5;
+  Fixture f("coverage", 22, heed::attention::Normalizer::kSoftmax, {{"coverage-loss", w}});
+  const std::vector<int64_t> target_lengths = {4, 2, 3};
+  f.attention->prepare(keys, kLengths, false);
+  f.attention->set_target_lengths(target_lengths);
+  std::vector<std::vector<double>> coverage(size_t(kN), std::vector<double>(size_t(kS), 0.0));
+  double expected_loss = 0;
+  for (int64_t step = 0; step < 5; ++step) {
+    const Tensor query = heed::test::random_tensor(Shape{1, kN, kQ}, rng);
+    Tensor context, weights;
+    f.attention->forward(query, step, context, &weights, nullptr);
+    for (int64_t b = 0; b < kN; ++b) {
+      // Scored with cov = the sum of the weights the earlier steps returned.
+      const std::vector<double> ref = reference_row("coverage", f, keys, b, kLengths[size_t(b)],
+                                                    query.data() + b * kQ, coverage[size_t(b)]);
+      INFO("step " << step << " sentence " << b);
+      for (int64_t i = 0; i < kS; ++i) {
+        const float a = weights.data()[b * kS + i];
+        CHECK(std::fabs(double(a) - ref[size_t(i)]) < 1e-5);
+        if (step < target_lengths[size_t(b)]) {
+          expected_loss += w * std::min(double(a), coverage[size_t(b)][size_t(i)]);
+        }
+        coverage[size_t(b)][size_t(i)] += double(a);
+      }
+    }
+    CHECK(f.attention->auxiliary_loss() == Approx(expected_loss).epsilon(1e-5));
+  }
+  CHECK(expected_loss > 0);
+  // prepare() starts afresh: state and loss.
+  f.attention->prepare(keys, kLengths, false);
+  CHECK(f.attention->auxiliary_loss() == 0);
+  Tensor context;
+  const Tensor query = heed::test::random_tensor(Shape{1, kN, kQ}, rng);
+  CHECK_NOTHROW(f.attention->forward(query, 0, context, nullptr, nullptr));
+  // One step at a time, in order.
+  CHECK_THROWS_AS(f.attention->forward(query, 2, context, nullptr, nullptr), heed::InternalError);
+}
+
+TEST_CASE("coverage: beam select() carries the coverage with the rows", "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(23);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  Fixture f("coverage", 24);
+  f.attention->prepare(keys, kLengths, false);
+  // history[k]: the queries of step k; ancestor[k][r]: the row of step k that current row r
+  // descends from.
+  std::vector<Tensor> history;
+  std::vector<std::vector<int64_t>> ancestor;
+  std::vector<int64_t> original = {0, 1, 2};
+  const std::vector<std::vector<int64_t>> selects = {{}, {2, 0, 0}, {2, 0, 0, 1}, {1, 3, 0}, {2}};
+  for (size_t step = 0; step < selects.size(); ++step) {
+    const std::vector<int64_t>& rows = selects[step];
+    if (!rows.empty()) {
+      f.attention->select(rows);
+      std::vector<int64_t> next;
+      for (int64_t r : rows) next.push_back(original[size_t(r)]);
+      original = next;
+      for (auto& a : ancestor) {
+        std::vector<int64_t> moved;
+        for (int64_t r : rows) moved.push_back(a[size_t(r)]);
+        a = moved;
+      }
+    }
+    const int64_t m = int64_t(original.size());
+    std::vector<int64_t> identity;
+    for (int64_t r = 0; r < m; ++r) identity.push_back(r);
+    ancestor.push_back(identity);
+    history.push_back(heed::test::random_tensor(Shape{1, m, kQ}, rng));
+    Tensor selected, w_selected;
+    f.attention->forward(history.back(), int64_t(step), selected, &w_selected, nullptr);
+
+    // A fresh mechanism on the gathered sentences, fed each row's own history of queries.
+    Fixture g("coverage", 24);
+    Tensor gathered(Shape{kS, m, kK});
+    std::vector<int64_t> lengths;
+    for (int64_t r = 0; r < m; ++r) {
+      const int64_t o = original[size_t(r)];
+      lengths.push_back(kLengths[size_t(o)]);
+      for (int64_t i = 0; i < kS; ++i) {
+        std::copy(keys.data() + (i * kN + o) * kK, keys.data() + (i * kN + o + 1) * kK,
+                  gathered.data() + (i * m + r) * kK);
+      }
+    }
+    g.attention->prepare(gathered, lengths, false);
+    Tensor direct, w_direct;
+    for (size_t k = 0; k <= step; ++k) {
+      Tensor q(Shape{1, m, kQ});
+      for (int64_t r = 0; r < m; ++r) {
+        const float* src = history[k].data() + ancestor[k][size_t(r)] * kQ;
+        std::copy(src, src + kQ, q.data() + r * kQ);
+      }
+      g.attention->forward(q, int64_t(k), direct, &w_direct, nullptr);
+    }
+    INFO("step " << step);
+    CHECK(heed::tensor::max_abs_diff(selected, direct) < 1e-6);
+    CHECK(heed::tensor::max_abs_diff(w_selected, w_direct) < 1e-6);
+  }
+}
+
+TEST_CASE(
+    "coverage: finite-difference gradients over steps, with padded target steps and a "
+    "scaled loss term",
+    "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  for (const auto normalizer :
+       {heed::attention::Normalizer::kSoftmax, heed::attention::Normalizer::kSparsemax}) {
+    Fixture f("coverage", 25, normalizer, {{"coverage-loss", 2.5}});
+    heed::Rng rng = heed::make_rng(26);
+    Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+    Tensor query = heed::test::random_tensor(Shape{4, kN, kQ}, rng);
+    const heed::test::Projection projection(Shape{4, kN, kK}, rng);
+    const std::vector<int64_t> target_lengths = {4, 2, 3};
+    const float scale = 0.5f;
+    // Steps past a sentence's target length get no gradient from the projection either (as in
+    // the model, where padded outputs have no loss).
+    Tensor d_context = projection.grad().clone();
+    for (int64_t t = 0; t < 4; ++t) {
+      for (int64_t b = 0; b < kN; ++b) {
+        if (t < target_lengths[size_t(b)]) continue;
+        std::fill_n(d_context.data() + (t * kN + b) * kK, kK, 0.f);
+      }
+    }
+    auto loss = [&] {
+      f.attention->weights_changed();
+      f.attention->prepare(keys, kLengths, false);
+      f.attention->set_target_lengths(target_lengths);
+      Tensor c;
+      forward_rows(*f.attention, true, query, 0, c, nullptr, nullptr);
+      double sum = 0;
+      for (int64_t i = 0; i < c.numel(); ++i)
+        sum += double(d_context.data()[i]) * double(c.data()[i]);
+      return sum + double(scale) * f.attention->auxiliary_loss();
+    };
+    f.store.zero_grad();
+    f.attention->prepare(keys, kLengths, true);
+    f.attention->set_target_lengths(target_lengths);
+    std::vector<AttentionTape> tapes;
+    Tensor c, d_query, d_keys(keys.shape());
+    forward_rows(*f.attention, true, query, 0, c, nullptr, &tapes);
+    REQUIRE(f.attention->auxiliary_loss() > 0);
+    f.attention->set_loss_scale(scale);
+    backward_rows(*f.attention, tapes, d_context, d_query);
+    f.attention->finish_backward(d_keys);
+    const auto result = check_gradients(loss,
+                                        {heed::test::grad_param("keys", keys, d_keys),
+                                         heed::test::grad_param("query", query, d_query)},
+                                        f.store);
+    INFO(heed::attention::to_string(normalizer) << "\n" << result.report);
+    CHECK(result.ok);
+    CHECK(result.checked > 100);
+    // The coverage weight learns through the state.
+    const std::vector<float> g = f.store.get("decoder/attention/w_coverage").grad.to_vector();
+    CHECK(std::any_of(g.begin(), g.end(), [](float x) { return x != 0.f; }));
+  }
+}
+
+TEST_CASE("coverage: --coverage-loss is checked and applies to coverage only",
+          "[attention][fast]") {
+  ParameterStore store;
+  AttentionConfig c = config();
+  c.options = {{"coverage-loss", 101}};
+  CHECK_THROWS_AS(heed::attention::make_attention("coverage", c, store, "x/"), heed::ConfigError);
+  c.options = {{"coverage-loss", 0}};
+  CHECK_THROWS_AS(heed::attention::make_attention("additive", c, store, "y/"), heed::ConfigError);
+  const auto& info = heed::attention::attention_info("coverage");
+  CHECK(info.traits.stateful);
+  REQUIRE(info.options.size() == 1);
+  CHECK(info.options[0].default_value == 1);
+}
+
+TEST_CASE("ff-pool: the same pooled context at every step, no query gradient, any normaliser",
+          "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(27);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  const Tensor query = heed::test::random_tensor(Shape{3, kN, kQ}, rng);
+  const Tensor d_context = heed::test::random_tensor(Shape{3, kN, kK}, rng);
+  for (const auto normalizer :
+       {heed::attention::Normalizer::kSoftmax, heed::attention::Normalizer::kSparsemax}) {
+    Fixture f("ff-pool", 28, normalizer);
+    CHECK_FALSE(heed::attention::attention_info("ff-pool").traits.uses_query);
+    CHECK(f.store.get("decoder/attention/w").value.shape() == Shape{kK});
+    CHECK(f.store.get("decoder/attention/b").value.shape() == Shape{1});
+    // The pool itself, with the same parameters and normaliser.
+    ParameterStore pool_store;
+    heed::attention::FeedForwardPool pool(kK, pool_store, "decoder/attention/", normalizer);
+    for (auto* p : pool_store.all()) {
+      const auto v = f.store.get(p->name).value.to_vector();
+      std::copy(v.begin(), v.end(), p->value.data());
+    }
+    Tensor pooled, pool_weights;
+    pool.forward(keys, kLengths, pooled, &pool_weights);
+
+    f.store.zero_grad();
+    f.attention->prepare(keys, kLengths, true);
+    AttentionTape tape;
+    Tensor context, weights, d_query, d_keys(keys.shape());
+    f.attention->forward(query, 0, context, &weights, &tape);
+    INFO(heed::attention::to_string(normalizer));
+    for (int64_t t = 0; t < 3; ++t) {
+      for (int64_t b = 0; b < kN; ++b) {
+        for (int64_t k = 0; k < kK; ++k) {
+          CHECK(context.data()[(t * kN + b) * kK + k] == pooled.data()[b * kK + k]);
+        }
+        for (int64_t i = 0; i < kS; ++i) {
+          CHECK(weights.data()[(b * 3 + t) * kS + i] == pool_weights.data()[b * kS + i]);
+        }
+      }
+    }
+    f.attention->backward(tape, d_context, d_query);
+    f.attention->finish_backward(d_keys);
+    for (float x : d_query.to_vector()) CHECK(x == 0.f);
+    // The steps' context gradients, summed, through the pool once.
+    Tensor d_pooled(Shape{kN, kK}), pool_d_keys(keys.shape());
+    for (int64_t t = 0; t < 3; ++t) {
+      for (int64_t i = 0; i < kN * kK; ++i) d_pooled.data()[i] += d_context.data()[t * kN * kK + i];
+    }
+    pool.backward(d_pooled, pool_d_keys);
+    CHECK(heed::tensor::max_abs_diff(d_keys, pool_d_keys) < 1e-6);
+  }
 }
