@@ -1,6 +1,6 @@
 # Attention mechanisms: one file each, registered by name (docs/attention.md "Adding a
 # mechanism"). A new mechanism is a new <file>.cpp defining register_<file>() and its name here.
-set(HEED_ATTENTION_MECHANISMS none dot scaled_dot general additive)
+set(HEED_ATTENTION_MECHANISMS none dot scaled_dot general additive local_m local_p)
 
 set(_heed_attention_inc "")
 foreach(mechanism ${HEED_ATTENTION_MECHANISMS})
@@ -12,6 +12,7 @@ file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/generated/heed/attention/built
 list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/feed_forward_pool.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/local_attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/normalization.cpp
   ${CMAKE_CURRENT_LIST_DIR}/options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/registry.cpp)
