@@ -3,13 +3,15 @@
 // it asserts nothing about time. bench/attention_step.sh runs it with the machine report.
 //
 //   heed_bench_attention_step [--batch N] [--size Q] [--lengths 50,100,...] [--steps T]
-//                             [--repeats R] [--threads n] [--opt NAME=VALUE]... MECHANISM...
+//                             [--repeats R] [--queries M] [--threads n] [--opt NAME=VALUE]...
+//                             MECHANISM...
 //
 // For each mechanism and source length S: keys [S, N, K] (K = Q), all sentences of length S;
 // prepare() once per batch (not timed), then decoder steps forward(query [1, N, Q], step t) for
 // t = 0 … min(T, S) − 1 as in greedy or beam search (no tape, no weights asked for), each step
 // timed alone, batch after batch until T·R steps are timed. Prints one TSV row per mechanism:
-// the median microseconds per step at each S.
+// the median microseconds per step at each S. The steps take M different random queries in turn
+// (16; with 1, a predicted window stays where it is from step to step).
 // --opt sets a mechanism option (window=10) for the mechanisms that declare it.
 #include <algorithm>
 #include <chrono>
@@ -35,6 +37,7 @@ struct Settings {
   int64_t steps = 200;
   int64_t repeats = 3;
   int threads = 1;
+  int64_t queries = 16;
   heed::attention::OptionValues options;
   std::vector<std::string> mechanisms;
 };
@@ -67,6 +70,8 @@ Settings parse(int argc, char** argv) {
       settings.steps = parse_count(arg, value);
     } else if (arg == "--repeats") {
       settings.repeats = parse_count(arg, value);
+    } else if (arg == "--queries") {
+      settings.queries = parse_count(arg, value);
     } else if (arg == "--threads") {
       settings.threads = int(parse_count(arg, value));
     } else if (arg == "--lengths") {
@@ -119,10 +124,12 @@ double step_microseconds(const Settings& settings, const std::string& mechanism,
   const int64_t n = settings.batch;
   const Tensor keys = random_tensor(Shape{s, n, settings.size}, rng);
   const std::vector<int64_t> lengths(size_t(n), s);
-  // A few different queries in turn, as a decoder's state changes from step to step (a
-  // predicted window then moves).
+  // Different queries in turn, as a decoder's state changes from step to step (a predicted
+  // window then jumps to where the query puts it).
   std::vector<Tensor> queries;
-  for (int i = 0; i < 16; ++i) queries.push_back(random_tensor(Shape{1, n, settings.size}, rng));
+  for (int64_t i = 0; i < settings.queries; ++i) {
+    queries.push_back(random_tensor(Shape{1, n, settings.size}, rng));
+  }
   Tensor context;
   std::vector<double> times;
   const size_t wanted = size_t(settings.steps * settings.repeats);

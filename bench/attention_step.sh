@@ -9,7 +9,8 @@
 #
 #   bash bench/attention_step.sh [BUILD_DIR] [MECHANISM...]      (default: dot general local-m
 #                                                                 local-p)
-# Environment: THREADS (1), STEPS (200), REPEATS (3), LENGTHS (50,100,200,400,800),
+# Environment: THREADS (1), STEPS (200), REPEATS (3), LENGTHS (50,100,200,400,800), QUERIES
+# (16: different random queries taken in turn),
 # OPTIONS ("": --opt NAME=VALUE arguments for the mechanisms that declare NAME, e.g.
 # "--opt window=10").
 set -euo pipefail
@@ -23,7 +24,13 @@ mechanisms=("$@")
 program=$BUILD/bench/heed_bench_attention_step
 [ -x "$program" ] || { echo "attention_step.sh: $program not built (cmake --build $BUILD)" >&2; exit 66; }
 
+# As heed-translate runs (tools/common/run.h prefer_huge_pages): malloc on transparent huge
+# pages. local-p's windows, a different one per sentence scattered over the keys (105 MB at
+# S = 800), run markedly faster with them.
+export GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.hugetlb=1}
 heed_machine_report
+echo "# GLIBC_TUNABLES=$GLIBC_TUNABLES"
 # shellcheck disable=SC2086
 "$program" --threads "${THREADS:-1}" --steps "${STEPS:-200}" --repeats "${REPEATS:-3}" \
-  --lengths "${LENGTHS:-50,100,200,400,800}" ${OPTIONS:-} "${mechanisms[@]}"
+  --lengths "${LENGTHS:-50,100,200,400,800}" --queries "${QUERIES:-16}" ${OPTIONS:-} \
+  "${mechanisms[@]}"
