@@ -1,5 +1,7 @@
 #include "heed/attention/local_attention.h"
 
+#include <utility>
+
 namespace heed::attention {
 
 using tensor::Shape;

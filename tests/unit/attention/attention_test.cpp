@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "heed/attention/registry.h"
@@ -104,6 +106,15 @@ double reference_centre(const std::string& name, const Fixture& f, const float* 
   return double(length) / (1 + std::exp(-z));
 }
 
+// The window [m − D, m + D] ∩ [0, length) around m, the centre rounded after being clamped into
+// the sentence (a centre past its end gives its last D + 1 positions).
+std::pair<int64_t, int64_t> reference_window(double centre, int64_t half_width, int64_t length) {
+  const auto middle =
+      int64_t(std::floor(std::min(std::max(centre, 0.0), double(length - 1)) + 0.5));
+  return {std::max<int64_t>(0, middle - half_width),
+          std::min<int64_t>(length, middle + half_width + 1)};
+}
+
 // Context [Tq, N, K] and weights [N, Tq, S] in double; query row t is target position step + t.
 // Local mechanisms: softmax over the window [round(p) − D, round(p) + D] of the centre p
 // clamped into the sentence, times exp(−(s − p)² / 2σ²), σ = D/2, for local-p.
@@ -122,9 +133,7 @@ void reference_forward(const std::string& name, const Fixture& f, const Tensor& 
       double centre = 0;
       if (f.window >= 0) {
         centre = reference_centre(name, f, q, step + t, length);
-        const double middle = std::floor(std::min(std::max(centre, 0.0), double(length - 1)) + 0.5);
-        begin = std::max<int64_t>(0, int64_t(middle) - f.window);
-        end = std::min<int64_t>(length, int64_t(middle) + f.window + 1);
+        std::tie(begin, end) = reference_window(centre, f.window, length);
       }
       std::vector<double> e(static_cast<size_t>(length));
       double mx = -1e300;
@@ -555,10 +564,7 @@ TEST_CASE("local attention: weight and gradient exactly 0 outside the windows",
         // The window [m − D, m + D] around the centre rounded and clamped into the sentence:
         // local-m past the sentence's end attends its last D + 1 positions.
         const double centre = name == "local-m" ? double(step) : double(tape.centres.data()[b]);
-        const int64_t middle =
-            int64_t(std::floor(std::min(std::max(centre, 0.0), double(length - 1)) + 0.5));
-        const int64_t begin = std::max<int64_t>(0, middle - kWindow);
-        const int64_t end = std::min<int64_t>(length, middle + kWindow + 1);
+        const auto [begin, end] = reference_window(centre, kWindow, length);
         if (name == "local-m" && step == 20) {
           CHECK(begin == length - kWindow - 1);
           CHECK(end == length);
