@@ -59,6 +59,14 @@ run_case "general luong+feed lstm 2+2 layers" attention=general encoder_layers=2
 run_case "additive bahdanau gru 2+2 layers" attention=additive decoder=bahdanau input_feeding=0 \
   cell=gru encoder_layers=2 decoder_layers=2
 run_case "dot luong lstm unidirectional" attention=dot bidirectional=0 input_feeding=0
+# Local attention in windows narrower than the sentences (the default window, 10, covers them).
+for attention in local-m local-p; do
+  run_case "$attention luong+feed lstm window 1" attention=$attention opt.window=1
+  run_case "$attention bahdanau gru window 2" attention=$attention decoder=bahdanau \
+    input_feeding=0 cell=gru opt.window=2
+  run_case "$attention luong lstm window 1 sparsemax" attention=$attention input_feeding=0 \
+    opt.window=1 normalizer=sparsemax
+done
 for bridge in zero mean last ff-pool; do
   run_case "general luong+feed lstm $bridge bridge" attention=general bridge=$bridge
 done

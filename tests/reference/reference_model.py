@@ -125,16 +125,45 @@ def _ff_pool(m, q, step, att):
     return att["pooled"]
 
 
+def _local_window(m, q, centre, att):
+    """Luong et al. 2015 local attention around centre [N]: the general score q·W_a h_s over
+    the window [round(p) − D, round(p) + D] (window_mask: the choice of window gets no
+    gradient)."""
+    S = att["keys"].shape[1]
+    inside = window_mask(centre, m.option("window"), att["lengths"], S)
+    e = torch.einsum("nk,nsk->ns", q, att["pre"])
+    return m.normalize(e, inside)
+
+
+def _local_m(m, q, step, att):
+    # Monotonic: the window is centred on the target position itself.
+    centre = torch.full((q.shape[0],), float(step), dtype=q.dtype)
+    return context_of(_local_window(m, q, centre, att), att["keys"])
+
+
+def _local_p(m, q, step, att):
+    # Predictive: p = L·sigmoid(v_pᵀ tanh(W_p q)) with L each sentence's own length, and the
+    # weights times a Gaussian of σ = D/2 around the real-valued p (not renormalised).
+    z = torch.tanh(q @ m.param("decoder/attention/w_position").T) \
+        @ m.param("decoder/attention/v_position")
+    p = att["lengths"].to(q.dtype) * torch.sigmoid(z)
+    sigma = m.option("window") / 2
+    s = torch.arange(att["keys"].shape[1], dtype=q.dtype)[None, :]
+    gauss = torch.exp(-(s - p[:, None]) ** 2 / (2 * sigma ** 2))
+    return context_of(_local_window(m, q, p, att) * gauss, att["keys"])
+
+
 MECHANISMS = {"none": _none, "dot": _dot, "scaled-dot": _scaled_dot, "general": _general,
               "additive": _additive, "mlp": _additive, "coverage": _coverage,
-              "ff-pool": _ff_pool}
+              "ff-pool": _ff_pool, "local-m": _local_m, "local-p": _local_p}
 PRECOMPUTE = {
     "general": lambda m, keys: keys @ m.param("decoder/attention/weight").T,
+    "local-m": lambda m, keys: keys @ m.param("decoder/attention/weight").T,
+    "local-p": lambda m, keys: keys @ m.param("decoder/attention/weight").T,
     "additive": lambda m, keys: (keys @ m.param("decoder/attention/w_key").T
                                  + m.param("decoder/attention/bias")),
 }
 PRECOMPUTE["coverage"] = PRECOMPUTE["additive"]  # U h_s + b, the same parameter names
-
 
 
 def _location(m, q, step, att):
@@ -178,6 +207,7 @@ PRECOMPUTE.update({
     "normed-additive": lambda m, keys: (torch.einsum("ak,nsk->nsa", m.param("decoder/attention/w_key"),
                                                      keys) + m.param("decoder/attention/bias")),
 })
+
 
 class Model(torch.nn.Module):
     def __init__(self, cfg, weights):

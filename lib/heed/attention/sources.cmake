@@ -2,7 +2,8 @@
 # mechanism"). A new mechanism is a new <file>.cpp defining register_<file>() and its name here.
 set(HEED_ATTENTION_MECHANISMS none dot scaled_dot general additive
   location cosine scaled_general normed_additive
-  coverage ff_pool)
+  coverage ff_pool
+  local_m local_p)
 
 set(_heed_attention_inc "")
 foreach(mechanism ${HEED_ATTENTION_MECHANISMS})
@@ -14,6 +15,7 @@ file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/generated/heed/attention/built
 list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/feed_forward_pool.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/local_attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/normalization.cpp
   ${CMAKE_CURRENT_LIST_DIR}/options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/registry.cpp)

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "heed/attention/feed_forward_pool.h"
@@ -35,15 +37,28 @@ AttentionConfig config() {
   return c;
 }
 
+// Mechanisms with a local window (local-m, local-p) get a narrow one, D = 1, so that every test
+// here covers windows smaller than the sentences.
+constexpr int64_t kWindow = 1;
+AttentionConfig config_for(const std::string& name) {
+  AttentionConfig c = config();
+  for (const heed::attention::OptionSpec& spec : heed::attention::attention_info(name).options) {
+    if (spec.name == "window") c.options["window"] = kWindow;
+  }
+  return c;
+}
+
 struct Fixture {
   ParameterStore store;
   std::unique_ptr<Attention> attention;
+  int64_t window = -1;  // half width D of a local mechanism's window, -1 for the others
   Fixture(const std::string& name, uint64_t seed,
           heed::attention::Normalizer normalizer = heed::attention::Normalizer::kSoftmax,
           const heed::attention::OptionValues& options = {}) {
-    AttentionConfig c = config();
+    AttentionConfig c = config_for(name);
+    for (const auto& [key, value] : options) c.options[key] = value;
+    if (c.options.count("window")) window = int64_t(c.options.at("window"));
     c.normalizer = normalizer;
-    c.options = options;
     attention = heed::attention::make_attention(name, c, store, "decoder/attention/");
     heed::Rng rng = heed::make_rng(seed);
     for (auto* p : store.all()) heed::test::fill_uniform(p->value, rng, -0.5f, 0.5f);
@@ -68,7 +83,8 @@ double reference_score(const std::string& name, const Fixture& f, const float* q
   if (name == "dot" || name == "scaled-dot") {
     for (int64_t k = 0; k < kK; ++k) e += double(q[k]) * double(h[k]);
     if (name == "scaled-dot") e /= std::sqrt(double(kK));
-  } else if (name == "general" || name == "scaled-general") {
+  } else if (name == "general" || name == "scaled-general" || name == "local-m" ||
+             name == "local-p") {
     const float* w = f.param("weight");  // [Q, K]
     for (int64_t i = 0; i < kQ; ++i) {
       double wh = 0;
@@ -109,11 +125,38 @@ double reference_score(const std::string& name, const Fixture& f, const float* q
   return e;
 }
 
-// Context [Tq, N, K] and weights [N, Tq, S] in double; query row t is step t (coverage: the
-// state starts at 0).
+// Luong's local attention (local-m, local-p): the centre of the window of query row q at
+// target position `position` in a sentence of `length`.
+double reference_centre(const std::string& name, const Fixture& f, const float* q, int64_t position,
+                        int64_t length) {
+  if (name == "local-m") return double(position);
+  const float *w = f.param("w_position"), *v = f.param("v_position");  // [A, Q], [A]
+  double z = 0;
+  for (int64_t a = 0; a < kA; ++a) {
+    double pre = 0;
+    for (int64_t i = 0; i < kQ; ++i) pre += double(w[a * kQ + i]) * double(q[i]);
+    z += double(v[a]) * std::tanh(pre);
+  }
+  return double(length) / (1 + std::exp(-z));
+}
+
+// The window [m − D, m + D] ∩ [0, length) around m, the centre rounded after being clamped into
+// the sentence (a centre past its end gives its last D + 1 positions).
+std::pair<int64_t, int64_t> reference_window(double centre, int64_t half_width, int64_t length) {
+  const auto middle =
+      int64_t(std::floor(std::min(std::max(centre, 0.0), double(length - 1)) + 0.5));
+  return {std::max<int64_t>(0, middle - half_width),
+          std::min<int64_t>(length, middle + half_width + 1)};
+}
+
+// Context [Tq, N, K] and weights [N, Tq, S] in double; query row t is target position step + t
+// (coverage: the state starts at 0 at row 0).
+// Local mechanisms: softmax over the window [round(p) − D, round(p) + D] of the centre p
+// clamped into the sentence, times exp(−(s − p)² / 2σ²), σ = D/2, for local-p.
 void reference_forward(const std::string& name, const Fixture& f, const Tensor& keys,
                        const std::vector<int64_t>& lengths, const Tensor& query,
-                       std::vector<double>& context, std::vector<double>& weights) {
+                       std::vector<double>& context, std::vector<double>& weights,
+                       int64_t step = 0) {
   const int64_t tq = query.dim(0), n = keys.dim(1), s = keys.dim(0);
   context.assign(size_t(tq * n * kK), 0.0);
   weights.assign(size_t(n * tq * s), 0.0);
@@ -121,17 +164,28 @@ void reference_forward(const std::string& name, const Fixture& f, const Tensor& 
     std::vector<double> coverage(size_t(s), 0.0);
     for (int64_t t = 0; t < tq; ++t) {
       const float* q = query.data() + (t * n + b) * kQ;
-      std::vector<double> e(size_t(lengths[size_t(b)]));
+      const int64_t length = lengths[size_t(b)];
+      int64_t begin = 0, end = length;
+      double centre = 0;
+      if (f.window >= 0) {
+        centre = reference_centre(name, f, q, step + t, length);
+        std::tie(begin, end) = reference_window(centre, f.window, length);
+      }
+      std::vector<double> e(static_cast<size_t>(length));
       double mx = -1e300;
-      for (int64_t i = 0; i < lengths[size_t(b)]; ++i) {
+      for (int64_t i = begin; i < end; ++i) {
         e[size_t(i)] =
             reference_score(name, f, q, keys.data() + (i * n + b) * kK, i, coverage[size_t(i)]);
         mx = std::max(mx, e[size_t(i)]);
       }
       double z = 0;
-      for (double& x : e) z += (x = std::exp(x - mx));
-      for (int64_t i = 0; i < lengths[size_t(b)]; ++i) {
-        const double a = e[size_t(i)] / z;
+      for (int64_t i = begin; i < end; ++i) z += (e[size_t(i)] = std::exp(e[size_t(i)] - mx));
+      for (int64_t i = begin; i < end; ++i) {
+        double a = e[size_t(i)] / z;
+        if (name == "local-p") {
+          const double sigma = double(f.window) / 2;
+          a *= std::exp(-(double(i) - centre) * (double(i) - centre) / (2 * sigma * sigma));
+        }
         weights[size_t((b * tq + t) * s + i)] = a;
         coverage[size_t(i)] += a;
         for (int64_t k = 0; k < kK; ++k) {
@@ -508,7 +562,7 @@ TEST_CASE("attention: bf16 precision is close to f32", "[attention][fast]") {
     if (name == "none") continue;
     Tensor contexts[2], d_queries[2], d_keys[2];
     for (int i = 0; i < 2; ++i) {
-      AttentionConfig c = config();
+      AttentionConfig c = config_for(name);
       c.precision = i == 0 ? heed::onednn::Precision::kF32 : heed::onednn::Precision::kBF16;
       ParameterStore store;
       auto attention = heed::attention::make_attention(name, c, store, "decoder/attention/");
@@ -926,4 +980,106 @@ TEST_CASE("ff-pool: the same pooled context at every step, no query gradient, an
     pool.backward(d_pooled, pool_d_keys);
     CHECK(heed::tensor::max_abs_diff(d_keys, pool_d_keys) < 1e-6);
   }
+}
+
+TEST_CASE(
+    "local attention: windows around the target position or the predicted centre, at "
+    "several steps",
+    "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(13);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  for (const std::string name : {"local-m", "local-p"}) {
+    Fixture f(name, 14);
+    REQUIRE(f.window == kWindow);
+    // Steps 0…3 slide local-m's window along the sentences; from step 6 on every row is past
+    // its sentence's end.
+    for (const int64_t step : {int64_t{0}, int64_t{1}, int64_t{3}, int64_t{6}}) {
+      const Tensor query = heed::test::random_tensor(Shape{3, kN, kQ}, rng);
+      f.attention->prepare(keys, kLengths, false);
+      Tensor context, weights;
+      f.attention->forward(query, step, context, &weights, nullptr);
+      std::vector<double> ref_context, ref_weights;
+      reference_forward(name, f, keys, kLengths, query, ref_context, ref_weights, step);
+      INFO(name << " step " << step);
+      CHECK(max_rel(ref_context, context) < 1e-5);
+      CHECK(max_rel(ref_weights, weights) < 1e-5);
+    }
+  }
+}
+
+TEST_CASE("local attention: weight and gradient exactly 0 outside the windows",
+          "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  constexpr int64_t kLong = 9;
+  const std::vector<int64_t> lengths = {9, 6};
+  heed::Rng rng = heed::make_rng(15);
+  const Tensor keys = heed::test::random_tensor(Shape{kLong, 2, kK}, rng);
+  for (const std::string name : {"local-m", "local-p"}) {
+    Fixture f(name, 16);
+    for (const int64_t step : {int64_t{2}, int64_t{20}}) {
+      const Tensor query = heed::test::random_tensor(Shape{1, 2, kQ}, rng);
+      const Tensor d_context = heed::test::random_tensor(Shape{1, 2, kK}, rng);
+      f.store.zero_grad();
+      f.attention->prepare(keys, lengths, true);
+      AttentionTape tape;
+      Tensor context, weights, d_query, d_keys(keys.shape());
+      f.attention->forward(query, step, context, &weights, &tape);
+      f.attention->backward(tape, d_context, d_query);
+      f.attention->finish_backward(d_keys);
+      for (int64_t b = 0; b < 2; ++b) {
+        const int64_t length = lengths[size_t(b)];
+        // The window [m − D, m + D] around the centre rounded and clamped into the sentence:
+        // local-m past the sentence's end attends its last D + 1 positions.
+        const double centre = name == "local-m" ? double(step) : double(tape.centres.data()[b]);
+        const auto [begin, end] = reference_window(centre, kWindow, length);
+        if (name == "local-m" && step == 20) {
+          CHECK(begin == length - kWindow - 1);
+          CHECK(end == length);
+        }
+        INFO(name << " step " << step << " sentence " << b << " window [" << begin << ", " << end
+                  << ")");
+        double sum = 0;
+        for (int64_t i = 0; i < kLong; ++i) {
+          const float w = weights.data()[b * kLong + i];
+          bool zero_grad = true;
+          for (int64_t k = 0; k < kK; ++k) zero_grad &= d_keys.data()[(i * 2 + b) * kK + k] == 0.f;
+          if (i >= begin && i < end) {
+            CHECK(w > 0.f);
+            CHECK_FALSE(zero_grad);
+            sum += double(w);
+          } else {
+            CHECK(w == 0.f);
+            CHECK(zero_grad);
+          }
+        }
+        // The Gaussian of local-p is not renormalised (Luong): its weights sum to less than 1.
+        if (name == "local-m") CHECK(std::fabs(sum - 1.0) < 1e-6);
+        if (name == "local-p") CHECK(sum < 1.0);
+      }
+    }
+  }
+}
+
+TEST_CASE("local attention: parameters and the --window option", "[attention][fast]") {
+  Fixture m("local-m", 1), p("local-p", 1);
+  CHECK(m.store.size() == 1);
+  CHECK(m.store.get("decoder/attention/weight").value.shape() == Shape{kQ, kK});
+  CHECK(p.store.size() == 3);
+  CHECK(p.store.get("decoder/attention/weight").value.shape() == Shape{kQ, kK});
+  CHECK(p.store.get("decoder/attention/w_position").value.shape() == Shape{kA, kQ});
+  CHECK(p.store.get("decoder/attention/v_position").value.shape() == Shape{kA});
+  const auto declared = heed::attention::declared_options();
+  const auto window = std::find_if(declared.begin(), declared.end(),
+                                   [](const auto& d) { return d.spec.name == "window"; });
+  REQUIRE(window != declared.end());
+  CHECK(window->spec.integer);
+  CHECK(window->spec.default_value == 10);
+  CHECK(window->mechanisms == std::vector<std::string>{"local-m", "local-p"});
+  AttentionConfig c = config();
+  c.options["window"] = 0;
+  ParameterStore store;
+  CHECK_THROWS_AS(heed::attention::make_attention("local-p", c, store, "x/"), heed::ConfigError);
+  c.options["window"] = 3;
+  CHECK_THROWS_AS(heed::attention::make_attention("general", c, store, "y/"), heed::ConfigError);
 }
