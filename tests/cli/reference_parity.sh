@@ -59,6 +59,9 @@ run_case "general luong+feed lstm 2+2 layers" attention=general encoder_layers=2
 run_case "additive bahdanau gru 2+2 layers" attention=additive decoder=bahdanau input_feeding=0 \
   cell=gru encoder_layers=2 decoder_layers=2
 run_case "dot luong lstm unidirectional" attention=dot bidirectional=0 input_feeding=0
+run_case "multi-head luong+feed lstm 2 heads" attention=multi-head opt.heads=2
+run_case "multi-head bahdanau gru 3 heads" attention=multi-head decoder=bahdanau input_feeding=0 \
+  cell=gru opt.heads=3
 for bridge in zero mean last ff-pool; do
   run_case "general luong+feed lstm $bridge bridge" attention=general bridge=$bridge
 done

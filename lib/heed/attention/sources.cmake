@@ -1,6 +1,6 @@
 # Attention mechanisms: one file each, registered by name (docs/attention.md "Adding a
 # mechanism"). A new mechanism is a new <file>.cpp defining register_<file>() and its name here.
-set(HEED_ATTENTION_MECHANISMS none dot scaled_dot general additive)
+set(HEED_ATTENTION_MECHANISMS none dot scaled_dot general additive linear multi_head)
 
 set(_heed_attention_inc "")
 foreach(mechanism ${HEED_ATTENTION_MECHANISMS})
