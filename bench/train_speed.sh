@@ -11,7 +11,9 @@
 #
 #   bash bench/train_speed.sh [BUILD_DIR] [WINDOWS] [WINDOW]
 # Environment: THREADS (2), PEER (path of s2s_bench.py), BLAS_DIR (OpenBLAS for PyTorch, made
-# by ../shared/peers/setup_blas.sh; /tmp/blas by default), PRECISIONS ("f32 bf16").
+# by ../shared/peers/setup_blas.sh; /tmp/blas by default), PRECISIONS ("f32 bf16"),
+# ATTENTIONS (other mechanisms, e.g. "multi-head linear": heed-only rows "heed/NAME" after the
+# rows above, the same model with --attention NAME; empty by default).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -52,21 +54,32 @@ else
   echo "# pytorch peer not run ($PEER or /usr/bin/python3 with torch missing)"
 fi
 
-for precision in $PRECISIONS; do
+# One heed row: heed_row ATTENTION PRECISION SYSTEM.
+heed_row() {
+  local attention=$1 precision=$2 system=$3
+  local run=$attention.$precision
   steps=$(( (WINDOWS + 1) * WINDOW ))
   if ! "$BUILD/bin/heed-train" --train-src "$work/src" --train-tgt "$work/tgt" \
-      --attention general --decoder luong --input-feeding true --cell lstm --hidden 512 --embed 256 \
+      --attention "$attention" --decoder luong --input-feeding true --cell lstm --hidden 512 --embed 256 \
       --vocab-size 8000 --dropout 0 --label-smoothing 0 --batch-size 64 --clip 5 --lr-schedule constant \
       --max-steps "$steps" --valid-every "$WINDOW" --save-every 1000000 --precision "$precision" \
-      --threads "$THREADS" --metrics-file "$work/m.$precision.tsv" -o "$work/run.$precision" \
-      2> "$work/heed.$precision.log"; then
-    echo "# heed $precision: $(tail -1 "$work/heed.$precision.log")"
-    continue
+      --threads "$THREADS" --metrics-file "$work/m.$run.tsv" -o "$work/run.$run" \
+      2> "$work/heed.$run.log"; then
+    echo "# $system $precision: $(tail -1 "$work/heed.$run.log")"
+    return
   fi
-  grep -o 'onednn=.*' "$work/heed.$precision.log" | head -1 | sed 's/^/# heed: /'
+  grep -o 'onednn=.*' "$work/heed.$run.log" | head -1 | sed 's/^/# heed: /'
   # Window rows after the first (warm-up): column 6 is tokens/s.
-  tps=$(heed_median $(awk -F'\t' 'NR > 2 { print $6 }' "$work/m.$precision.tsv"))
+  tps=$(heed_median $(awk -F'\t' 'NR > 2 { print $6 }' "$work/m.$run.tsv"))
   ratio=""
   [ -n "$peer_tps" ] && ratio=$(echo "scale=2; $tps / $peer_tps" | bc -l)
-  printf 'heed\t%s\t%.0f\t%s\n' "$precision" "$tps" "$ratio"
+  printf '%s\t%s\t%.0f\t%s\n' "$system" "$precision" "$tps" "$ratio"
+}
+for precision in $PRECISIONS; do
+  heed_row general "$precision" heed
+done
+for attention in ${ATTENTIONS:-}; do
+  for precision in $PRECISIONS; do
+    heed_row "$attention" "$precision" "heed/$attention"
+  done
 done

@@ -67,6 +67,9 @@ for attention in local-m local-p; do
   run_case "$attention luong lstm window 1 sparsemax" attention=$attention input_feeding=0 \
     opt.window=1 normalizer=sparsemax
 done
+run_case "multi-head luong+feed lstm 2 heads" attention=multi-head opt.heads=2
+run_case "multi-head bahdanau gru 3 heads" attention=multi-head decoder=bahdanau input_feeding=0 \
+  cell=gru opt.heads=3
 for bridge in zero mean last ff-pool; do
   run_case "general luong+feed lstm $bridge bridge" attention=general bridge=$bridge
 done

@@ -77,7 +77,7 @@ int run(int argc, char** argv) {
   config.attention_options = attention_options;
   config.embed = 8;
   config.hidden = 10;
-  config.attention_dim = 7;
+  config.attention_dim = 12;  // ≠ embed, hidden; divisible by 1, 2, 3, 4, 6 heads (multi-head)
   config.dropout = 0.f;
   config.src_vocab_size = static_cast<int>(src_vocab.size());
   config.tgt_vocab_size = static_cast<int>(tgt_vocab.size());

@@ -153,15 +153,46 @@ def _local_p(m, q, step, att):
     return context_of(_local_window(m, q, p, att) * gauss, att["keys"])
 
 
+def _multi_head(m, q, step, att):
+    """Vaswani et al. 2017: H heads of scaled dot products between projections, each head's
+    weights normalised on its own, contexts concatenated and projected by w_out."""
+    keys, values = att["pre"]  # [N, S, H, d]
+    n, _, heads, d = keys.shape
+    qh = (q @ m.param("decoder/attention/w_query").T).reshape(n, heads, d)
+    e = torch.einsum("nhd,nshd->nhs", qh, keys) / math.sqrt(d)
+    a = m.normalize(e, att["mask"][:, None, :])
+    c = torch.einsum("nhs,nshd->nhd", a, values).reshape(n, heads * d)
+    return c @ m.param("decoder/attention/w_out").T
+
+
+def _linear(m, q, step, att):
+    """Katharopoulos et al. 2020 with φ = elu + 1 and the keys as values:
+    c = Σ_s φ(q)·φ(h_s) h_s / Σ_s φ(q)·φ(h_s) over the sentence's positions."""
+    keys = att["keys"]
+    phi_k = (F.elu(keys) + 1) * att["mask"][:, :, None]
+    kernel = torch.einsum("nk,nsk->ns", F.elu(q) + 1, phi_k)
+    return torch.einsum("ns,nsk->nk", kernel, keys) / kernel.sum(-1, keepdim=True)
+
+
+def _multi_head_pre(m, keys):
+    heads = int(m.option("heads"))
+    n, S, _ = keys.shape
+    k = keys @ m.param("decoder/attention/w_key").T
+    v = keys @ m.param("decoder/attention/w_value").T
+    return k.reshape(n, S, heads, -1), v.reshape(n, S, heads, -1)
+
+
 MECHANISMS = {"none": _none, "dot": _dot, "scaled-dot": _scaled_dot, "general": _general,
               "additive": _additive, "mlp": _additive, "coverage": _coverage,
-              "ff-pool": _ff_pool, "local-m": _local_m, "local-p": _local_p}
+              "ff-pool": _ff_pool, "local-m": _local_m, "local-p": _local_p,
+              "multi-head": _multi_head, "linear": _linear}
 PRECOMPUTE = {
     "general": lambda m, keys: keys @ m.param("decoder/attention/weight").T,
     "local-m": lambda m, keys: keys @ m.param("decoder/attention/weight").T,
     "local-p": lambda m, keys: keys @ m.param("decoder/attention/weight").T,
     "additive": lambda m, keys: (keys @ m.param("decoder/attention/w_key").T
                                  + m.param("decoder/attention/bias")),
+    "multi-head": _multi_head_pre,
 }
 PRECOMPUTE["coverage"] = PRECOMPUTE["additive"]  # U h_s + b, the same parameter names
 

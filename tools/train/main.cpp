@@ -137,7 +137,7 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
                                              "decoder state and encoder output size")(
       "embed", cli::number(&cfg.model.embed, kWidth), "embedding size")(
       "attention-dim", cli::number(&cfg.model.attention_dim, cli::between(0, kWidth.max)),
-      "additive attention width (0 = --hidden)")(
+      "width A of additive-style scores and of multi-head's projections (0 = --hidden)")(
       "unidirectional", po::bool_switch(&unidirectional),
       "left-to-right encoder only (default: bidirectional)")(
       "bridge", cli::checked(&bridge, model::parse_bridge),

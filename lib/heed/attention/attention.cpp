@@ -32,6 +32,25 @@ void regather_batch(Tensor& t, const std::vector<int64_t>& rows, Tensor& scratch
   std::swap(t, scratch);
 }
 
+void check_keys(const Tensor& keys, const std::vector<int64_t>& lengths, int64_t key_size) {
+  HEED_CHECK(keys.rank() == 3 && keys.dim(2) == key_size, "attention: keys shape");
+  HEED_CHECK(static_cast<int64_t>(lengths.size()) == keys.dim(1), "attention: lengths");
+  for (const int64_t len : lengths) {
+    HEED_CHECK(len >= 1 && len <= keys.dim(0), "attention: lengths must be in [1, S]");
+  }
+}
+
+void select_lengths(std::vector<int64_t>& lengths, const std::vector<int64_t>& rows,
+                    std::vector<int64_t>& scratch) {
+  const int64_t n = static_cast<int64_t>(lengths.size());
+  scratch.resize(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    HEED_CHECK(rows[i] >= 0 && rows[i] < n, "attention: select row out of range");
+    scratch[i] = lengths[size_t(rows[i])];
+  }
+  std::swap(lengths, scratch);
+}
+
 void require_equal_sizes(const std::string& name, const AttentionConfig& config) {
   if (config.query_size != config.key_size) {
     throw ConfigError("attention '" + name + "' needs the decoder state size (" +
@@ -49,11 +68,7 @@ ScoredAttention::ScoredAttention(std::string name, const AttentionConfig& config
 
 void ScoredAttention::prepare(const Tensor& keys, const std::vector<int64_t>& lengths,
                               bool training) {
-  HEED_CHECK(keys.rank() == 3 && keys.dim(2) == config_.key_size, "attention: keys shape");
-  HEED_CHECK(static_cast<int64_t>(lengths.size()) == keys.dim(1), "attention: lengths");
-  for (const int64_t len : lengths) {
-    HEED_CHECK(len >= 1 && len <= keys.dim(0), "attention: lengths must be in [1, S]");
-  }
+  check_keys(keys, lengths, config_.key_size);
   keys_ = keys.view(keys.shape());
   key_buffer_ = -1;
   lengths_ = lengths;
@@ -189,8 +204,7 @@ void ScoredAttention::finish_backward(Tensor& d_keys) {
 }
 
 void ScoredAttention::select(const std::vector<int64_t>& rows) {
-  const int64_t n = batch();
-  for (const int64_t r : rows) HEED_CHECK(r >= 0 && r < n, "attention: select row out of range");
+  select_lengths(lengths_, rows, selected_lengths_);
   // The target buffer is not viewed by keys_ (which views the other one or the caller's keys),
   // so resize() reuses it.
   const int target = key_buffer_ == 0 ? 1 : 0;
@@ -198,9 +212,6 @@ void ScoredAttention::select(const std::vector<int64_t>& rows) {
   gather_batch(keys_, rows, buffer);
   keys_ = buffer.view(buffer.shape());
   key_buffer_ = target;
-  selected_lengths_.resize(rows.size());
-  for (size_t i = 0; i < rows.size(); ++i) selected_lengths_[i] = lengths_[size_t(rows[i])];
-  std::swap(lengths_, selected_lengths_);
   training_ = false;
   select_precomputed(rows);
   keys_changed();

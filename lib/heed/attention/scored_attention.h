@@ -130,6 +130,13 @@ class ProductAttention : public ScoredAttention {
   onednn::MatMul score_mm_, d_query_mm_, d_proj_mm_;
 };
 
+// InternalError unless keys is [S, N, key_size] with lengths[n] in [1, S] (prepare()).
+void check_keys(const tensor::Tensor& keys, const std::vector<int64_t>& lengths, int64_t key_size);
+// lengths = lengths[rows[i]] for each i, through scratch (select()); InternalError if a row is out
+// of range.
+void select_lengths(std::vector<int64_t>& lengths, const std::vector<int64_t>& rows,
+                    std::vector<int64_t>& scratch);
+
 // ConfigError unless the query and key sizes are equal (q·h needs it), naming the mechanism.
 void require_equal_sizes(const std::string& name, const AttentionConfig& config);
 

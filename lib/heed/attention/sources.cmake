@@ -3,7 +3,8 @@
 set(HEED_ATTENTION_MECHANISMS none dot scaled_dot general additive
   location cosine scaled_general normed_additive
   coverage ff_pool
-  local_m local_p)
+  local_m local_p
+  linear multi_head)
 
 set(_heed_attention_inc "")
 foreach(mechanism ${HEED_ATTENTION_MECHANISMS})

@@ -28,12 +28,16 @@ using heed::tensor::Tensor;
 namespace {
 
 constexpr int64_t kS = 5, kN = 3, kK = 6, kQ = 6, kA = 4;
+// multi-head here: two heads of two columns (A = 4), so the checks see more than one head and
+// more than one column per head.
+constexpr int64_t kHeads = 2;
 
-AttentionConfig config() {
+AttentionConfig config(const std::string& name = "") {
   AttentionConfig c;
   c.query_size = kQ;
   c.key_size = kK;
   c.attention_dim = kA;
+  if (name == "multi-head") c.options["heads"] = kHeads;
   return c;
 }
 
@@ -41,7 +45,7 @@ AttentionConfig config() {
 // here covers windows smaller than the sentences.
 constexpr int64_t kWindow = 1;
 AttentionConfig config_for(const std::string& name) {
-  AttentionConfig c = config();
+  AttentionConfig c = config(name);
   for (const heed::attention::OptionSpec& spec : heed::attention::attention_info(name).options) {
     if (spec.name == "window") c.options["window"] = kWindow;
   }
@@ -149,6 +153,73 @@ std::pair<int64_t, int64_t> reference_window(double centre, int64_t half_width, 
           std::min<int64_t>(length, middle + half_width + 1)};
 }
 
+// Softmax of e in place.
+void reference_softmax(std::vector<double>& e) {
+  double mx = -1e300, z = 0;
+  for (double x : e) mx = std::max(mx, x);
+  for (double& x : e) z += (x = std::exp(x - mx));
+  for (double& x : e) x /= z;
+}
+
+// y [rows] = W [rows, cols] x [cols] in double.
+std::vector<double> reference_product(const float* w, int64_t rows, int64_t cols,
+                                      const std::vector<double>& x) {
+  std::vector<double> y(size_t(rows), 0.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) y[size_t(r)] += double(w[r * cols + c]) * x[size_t(c)];
+  }
+  return y;
+}
+
+std::vector<double> to_double(const float* x, int64_t size) {
+  return std::vector<double>(x, x + size);
+}
+
+// multi-head: context [Tq, N, A] = W_o [c_1; …; c_H] with each head's softmax over its scaled
+// dot products of projections; weights = the mean of the heads' weights.
+void reference_multi_head(const Fixture& f, const Tensor& keys, const std::vector<int64_t>& lengths,
+                          const Tensor& query, std::vector<double>& context,
+                          std::vector<double>& weights) {
+  const int64_t tq = query.dim(0), n = keys.dim(1), s = keys.dim(0), d = kA / kHeads;
+  context.assign(size_t(tq * n * kA), 0.0);
+  weights.assign(size_t(n * tq * s), 0.0);
+  for (int64_t b = 0; b < n; ++b) {
+    const int64_t len = lengths[size_t(b)];
+    std::vector<std::vector<double>> k(static_cast<size_t>(len)), v(static_cast<size_t>(len));
+    for (int64_t i = 0; i < len; ++i) {
+      const std::vector<double> h = to_double(keys.data() + (i * n + b) * kK, kK);
+      k[size_t(i)] = reference_product(f.param("w_key"), kA, kK, h);
+      v[size_t(i)] = reference_product(f.param("w_value"), kA, kK, h);
+    }
+    for (int64_t t = 0; t < tq; ++t) {
+      const std::vector<double> q = reference_product(
+          f.param("w_query"), kA, kQ, to_double(query.data() + (t * n + b) * kQ, kQ));
+      std::vector<double> heads(size_t(kA), 0.0);
+      for (int64_t h = 0; h < kHeads; ++h) {
+        std::vector<double> e(size_t(len), 0.0);
+        for (int64_t i = 0; i < len; ++i) {
+          for (int64_t j = h * d; j < (h + 1) * d; ++j)
+            e[size_t(i)] += q[size_t(j)] * k[size_t(i)][size_t(j)];
+          e[size_t(i)] /= std::sqrt(double(d));
+        }
+        reference_softmax(e);
+        for (int64_t i = 0; i < len; ++i) {
+          weights[size_t((b * tq + t) * s + i)] += e[size_t(i)] / double(kHeads);
+          for (int64_t j = h * d; j < (h + 1) * d; ++j)
+            heads[size_t(j)] += e[size_t(i)] * v[size_t(i)][size_t(j)];
+        }
+      }
+      const std::vector<double> c = reference_product(f.param("w_out"), kA, kA, heads);
+      for (int64_t j = 0; j < kA; ++j) context[size_t((t * n + b) * kA + j)] = c[size_t(j)];
+    }
+  }
+}
+
+// φ(x) = elu(x) + 1.
+double reference_feature(double x) {
+  return x > 0 ? x + 1 : std::exp(x);
+}
+
 // Context [Tq, N, K] and weights [N, Tq, S] in double; query row t is target position step + t
 // (coverage: the state starts at 0 at row 0).
 // Local mechanisms: softmax over the window [round(p) − D, round(p) + D] of the centre p
@@ -157,6 +228,7 @@ void reference_forward(const std::string& name, const Fixture& f, const Tensor& 
                        const std::vector<int64_t>& lengths, const Tensor& query,
                        std::vector<double>& context, std::vector<double>& weights,
                        int64_t step = 0) {
+  if (name == "multi-head") return reference_multi_head(f, keys, lengths, query, context, weights);
   const int64_t tq = query.dim(0), n = keys.dim(1), s = keys.dim(0);
   context.assign(size_t(tq * n * kK), 0.0);
   weights.assign(size_t(n * tq * s), 0.0);
@@ -174,12 +246,23 @@ void reference_forward(const std::string& name, const Fixture& f, const Tensor& 
       std::vector<double> e(static_cast<size_t>(length));
       double mx = -1e300;
       for (int64_t i = begin; i < end; ++i) {
-        e[size_t(i)] =
-            reference_score(name, f, q, keys.data() + (i * n + b) * kK, i, coverage[size_t(i)]);
+        const float* h = keys.data() + (i * n + b) * kK;
+        if (name == "linear") {
+          // Kernel weights φ(q)·φ(h_s), normalised by their sum (below).
+          e[size_t(i)] = 0;
+          for (int64_t k = 0; k < kK; ++k) {
+            e[size_t(i)] += reference_feature(q[k]) * reference_feature(h[k]);
+          }
+        } else {
+          e[size_t(i)] = reference_score(name, f, q, h, i, coverage[size_t(i)]);
+        }
         mx = std::max(mx, e[size_t(i)]);
       }
       double z = 0;
-      for (int64_t i = begin; i < end; ++i) z += (e[size_t(i)] = std::exp(e[size_t(i)] - mx));
+      for (int64_t i = begin; i < end; ++i) {
+        if (name != "linear") e[size_t(i)] = std::exp(e[size_t(i)] - mx);
+        z += e[size_t(i)];
+      }
       for (int64_t i = begin; i < end; ++i) {
         double a = e[size_t(i)] / z;
         if (name == "local-p") {
@@ -265,6 +348,27 @@ heed::test::GradCheckResult check_gradients(const std::function<double()>& loss,
   options.eps = 1e-2;
   options.max_coords = 40;
   return heed::test::gradcheck(loss, params, options);
+}
+
+// The weights [N, 2, S] of two random queries (inference), each row checked to be a
+// distribution: non-negative, summing to 1.
+Tensor checked_weights(Fixture& f, uint64_t seed) {
+  heed::Rng rng = heed::make_rng(seed);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  const Tensor query = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
+  f.attention->prepare(keys, kLengths, false);
+  Tensor context, weights;
+  f.attention->forward(query, 0, context, &weights, nullptr);
+  CHECK(context.shape() == Shape{2, kN, f.attention->context_size()});
+  for (int64_t r = 0; r < kN * 2; ++r) {
+    double sum = 0;
+    for (int64_t i = 0; i < kS; ++i) {
+      CHECK(weights.data()[r * kS + i] >= 0.f);
+      sum += double(weights.data()[r * kS + i]);
+    }
+    CHECK(std::fabs(sum - 1.0) < 1e-5);
+  }
+  return weights;
 }
 
 }  // namespace
@@ -369,18 +473,20 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
   heed::Rng rng = heed::make_rng(5);
   const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
   const Tensor query = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
-  // Gradient only through sentence 1 (length 2), so the batch's parameter gradients are that
-  // sentence's alone.
-  Tensor d_context = heed::test::random_tensor(Shape{2, kN, kK}, rng);
-  for (int64_t t = 0; t < 2; ++t) {
-    for (int64_t b : {int64_t{0}, int64_t{2}}) {
-      for (int64_t k = 0; k < kK; ++k) d_context.data()[(t * kN + b) * kK + k] = 0.f;
-    }
-  }
   constexpr int64_t kRow = 1, kLen = 2;
   for (const std::string& name : heed::attention::attention_names()) {
     if (name == "none") continue;
     Fixture f(name, 6);
+    const int64_t kC = f.attention->context_size();
+    // Gradient only through sentence 1 (length 2), so the batch's parameter gradients are that
+    // sentence's alone.
+    heed::Rng d_rng = heed::make_rng(55);
+    Tensor d_context = heed::test::random_tensor(Shape{2, kN, kC}, d_rng);
+    for (int64_t t = 0; t < 2; ++t) {
+      for (int64_t b : {int64_t{0}, int64_t{2}}) {
+        for (int64_t k = 0; k < kC; ++k) d_context.data()[(t * kN + b) * kC + k] = 0.f;
+      }
+    }
     f.store.zero_grad();
     f.attention->prepare(keys, kLengths, true);
     // Sentences 0 and 2 are all padding on the target side: a mechanism's own loss term
@@ -395,7 +501,7 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
     for (auto* p : f.store.all()) grads_batch.push_back(p->grad.to_vector());
 
     // Sentence 1 alone: keys [2, 1, K], query [2, 1, Q].
-    Tensor alone_keys(Shape{kLen, 1, kK}), alone_query(Shape{2, 1, kQ}), alone_dc(Shape{2, 1, kK});
+    Tensor alone_keys(Shape{kLen, 1, kK}), alone_query(Shape{2, 1, kQ}), alone_dc(Shape{2, 1, kC});
     for (int64_t i = 0; i < kLen; ++i) {
       for (int64_t k = 0; k < kK; ++k) {
         alone_keys.data()[i * kK + k] = keys.data()[(i * kN + kRow) * kK + k];
@@ -405,8 +511,8 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
       for (int64_t k = 0; k < kQ; ++k) {
         alone_query.data()[t * kQ + k] = query.data()[(t * kN + kRow) * kQ + k];
       }
-      for (int64_t k = 0; k < kK; ++k) {
-        alone_dc.data()[t * kK + k] = d_context.data()[(t * kN + kRow) * kK + k];
+      for (int64_t k = 0; k < kC; ++k) {
+        alone_dc.data()[t * kC + k] = d_context.data()[(t * kN + kRow) * kC + k];
       }
     }
     f.store.zero_grad();
@@ -418,8 +524,8 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
     f.attention->finish_backward(dk1);
     INFO(name);
     for (int64_t t = 0; t < 2; ++t) {
-      for (int64_t k = 0; k < kK; ++k) {
-        CHECK(std::fabs(c1.data()[t * kK + k] - context.data()[(t * kN + kRow) * kK + k]) < 1e-5f);
+      for (int64_t k = 0; k < kC; ++k) {
+        CHECK(std::fabs(c1.data()[t * kC + k] - context.data()[(t * kN + kRow) * kC + k]) < 1e-5f);
       }
       for (int64_t k = 0; k < kQ; ++k) {
         CHECK(std::fabs(dq1.data()[t * kQ + k] - d_query.data()[(t * kN + kRow) * kQ + k]) < 1e-5f);
@@ -456,10 +562,12 @@ TEST_CASE("attention: all steps at once equal step by step, forward and backward
   heed::Rng rng = heed::make_rng(7);
   const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
   const Tensor query = heed::test::random_tensor(Shape{3, kN, kQ}, rng);
-  const Tensor d_context = heed::test::random_tensor(Shape{3, kN, kK}, rng);
   for (const std::string& name : heed::attention::attention_names()) {
     if (name == "none") continue;
     Fixture f(name, 8);
+    heed::Rng d_rng = heed::make_rng(77);
+    const Tensor d_context =
+        heed::test::random_tensor(Shape{3, kN, f.attention->context_size()}, d_rng);
     f.store.zero_grad();
     f.attention->prepare(keys, kLengths, true);
     // A stateful mechanism steps here too (one step per call): then this checks that prepare()
@@ -557,9 +665,11 @@ TEST_CASE("attention: bf16 precision is close to f32", "[attention][fast]") {
   heed::Rng rng = heed::make_rng(11);
   const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
   const Tensor query = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
-  const Tensor d_context = heed::test::random_tensor(Shape{2, kN, kK}, rng);
   for (const std::string& name : heed::attention::attention_names()) {
     if (name == "none") continue;
+    heed::Rng d_rng = heed::make_rng(13);
+    const Tensor d_context = heed::test::random_tensor(
+        Shape{2, kN, heed::attention::context_size(name, config_for(name))}, d_rng);
     Tensor contexts[2], d_queries[2], d_keys[2];
     for (int i = 0; i < 2; ++i) {
       AttentionConfig c = config_for(name);
@@ -598,7 +708,7 @@ TEST_CASE("attention registry: names, aliases, errors and parameter names", "[at
     for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
     CHECK(std::string(e.what()) == "unknown attention 'nope' (valid: " + valid + ")");
   }
-  AttentionConfig c = config();
+  AttentionConfig c = config("dot");
   c.query_size = 8;
   ParameterStore store;
   CHECK_THROWS_AS(heed::attention::make_attention("dot", c, store, "x/"), heed::ConfigError);
@@ -1056,6 +1166,64 @@ TEST_CASE("local attention: weight and gradient exactly 0 outside the windows",
         // The Gaussian of local-p is not renormalised (Luong): its weights sum to less than 1.
         if (name == "local-m") CHECK(std::fabs(sum - 1.0) < 1e-6);
         if (name == "local-p") CHECK(sum < 1.0);
+      }
+    }
+  }
+}
+
+TEST_CASE("attention multi-head: heads, context width A, parameters and errors",
+          "[attention][fast]") {
+  AttentionConfig c = config("multi-head");
+  CHECK(heed::attention::context_size("multi-head", c) == kA);
+  c.attention_dim = 0;  // 0 → the query size
+  CHECK(heed::attention::context_size("multi-head", c) == kQ);
+  Fixture f("multi-head", 1);
+  CHECK(f.attention->context_size() == kA);
+  CHECK(f.store.size() == 4);
+  CHECK(f.store.get("decoder/attention/w_query").value.shape() == Shape{kA, kQ});
+  CHECK(f.store.get("decoder/attention/w_key").value.shape() == Shape{kA, kK});
+  CHECK(f.store.get("decoder/attention/w_value").value.shape() == Shape{kA, kK});
+  CHECK(f.store.get("decoder/attention/w_out").value.shape() == Shape{kA, kA});
+  // The alignment weights are the mean of the heads': each row still sums to 1.
+  checked_weights(f, 21);
+  ParameterStore store;
+  AttentionConfig odd = config("multi-head");
+  odd.options["heads"] = 3;  // does not divide A = 4
+  try {
+    heed::attention::make_attention("multi-head", odd, store, "x/");
+    FAIL("no error");
+  } catch (const heed::ConfigError& e) {
+    CHECK(std::string(e.what()) ==
+          "attention 'multi-head': --heads 3 must divide --attention-dim 4");
+  }
+  odd.options["heads"] = 65;
+  CHECK_THROWS_AS(heed::attention::make_attention("multi-head", odd, store, "x/"),
+                  heed::ConfigError);
+  CHECK(heed::attention::attention_info("multi-head").traits.normalizes);
+}
+
+TEST_CASE("attention linear: no parameters, no normaliser, Q = K, weights sum to 1",
+          "[attention][fast]") {
+  const auto& info = heed::attention::attention_info("linear");
+  CHECK_FALSE(info.has_parameters);
+  CHECK_FALSE(info.traits.position_weights);
+  CHECK_FALSE(info.traits.normalizes);
+  ParameterStore store;
+  AttentionConfig c = config("linear");
+  c.normalizer = heed::attention::Normalizer::kSparsemax;
+  CHECK_THROWS_AS(heed::attention::make_attention("linear", c, store, "x/"), heed::ConfigError);
+  c = config("linear");
+  c.query_size = kK + 1;
+  CHECK_THROWS_AS(heed::attention::make_attention("linear", c, store, "x/"), heed::ConfigError);
+  Fixture f("linear", 1);
+  CHECK(f.store.size() == 0);
+  // φ > 0: every position of the sentence gets a positive weight, padding exactly 0.
+  const Tensor weights = checked_weights(f, 22);
+  for (int64_t b = 0; b < kN; ++b) {
+    for (int64_t r = b * 2; r < b * 2 + 2; ++r) {
+      for (int64_t i = 0; i < kS; ++i) {
+        const float w = weights.data()[r * kS + i];
+        CHECK((i < kLengths[size_t(b)] ? w > 0.f : w == 0.f));
       }
     }
   }
