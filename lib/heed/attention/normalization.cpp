@@ -86,11 +86,13 @@ void normalize_rows_backward(Normalizer normalizer, const float* weights, float*
     const float* a = weights + r * width;
     float* g = d + r * width;
     if (normalizer == Normalizer::kSoftmax) {
-      // d e = a ⊙ (d a − Σ a·d a); zero wherever a is.
+      // d e = a ⊙ (d a − Σ a·d a); zero wherever a is. In double: d a − Σ a·d a cancels where
+      // the weights are flat, and a bias whose gradient sums such rows sees every rounding.
       double dot = 0;
       for (int64_t i = 0; i < width; ++i) dot += double(a[i]) * double(g[i]);
-      const float sum = static_cast<float>(dot);
-      for (int64_t i = 0; i < width; ++i) g[i] = a[i] * (g[i] - sum);
+      for (int64_t i = 0; i < width; ++i) {
+        g[i] = static_cast<float>(double(a[i]) * (double(g[i]) - dot));
+      }
     } else {
       // On the support (a > 0): d e = d a − mean over the support of d a; 0 elsewhere.
       double total = 0;
