@@ -70,7 +70,7 @@ TEST_CASE("pooling task: the same seed gives the same sequences", "[train][fast]
   CHECK(a.targets == b.targets);
 }
 
-TEST_CASE("leaky relu: values and finite-difference gradient", "[train][fast]") {
+TEST_CASE("leaky relu: values and finite-difference gradient", "[train][grad]") {
   const std::vector<float> x = {-2.f, -0.5f, 0.25f, 3.f};
   std::vector<float> y(4);
   heed::train::leaky_relu(x.data(), y.data(), 4);
@@ -92,7 +92,7 @@ TEST_CASE("leaky relu: values and finite-difference gradient", "[train][fast]") 
   CHECK(result.checked > 0);
 }
 
-TEST_CASE("pooling models: finite-difference gradients of the MSE loss", "[train][fast]") {
+TEST_CASE("pooling models: finite-difference gradients of the MSE loss", "[train][grad]") {
   constexpr int64_t kT = 6, kWidth = 5;
   for (const auto kind :
        {PoolingKind::kFeedForwardAttention, PoolingKind::kMean, PoolingKind::kDense}) {
@@ -145,7 +145,7 @@ TEST_CASE("pooling models: dense needs a fixed length, the others do not", "[tra
 }
 
 TEST_CASE("pooling run: ff-pool solves addition at T = 20 within the step budget",
-          "[train][fast]") {
+          "[train][slow]") {
   heed::train::PoolingRunConfig config;
   config.task = {PoolingProblem::kAddition, 20, false};
   config.kind = PoolingKind::kFeedForwardAttention;
