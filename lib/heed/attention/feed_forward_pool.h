@@ -42,7 +42,7 @@ class FeedForwardPool {
   tensor::Tensor alpha_;    // [N, S]
   tensor::Tensor d_alpha_;  // [N, S]
   std::vector<Span> spans_;
-  std::vector<double> row_;  // one row of d α in backward
+  std::vector<double> row_, mean_;  // backward: d α [N, S] and each row's α-weighted mean
 };
 
 }  // namespace heed::attention
