@@ -74,7 +74,7 @@ class AdditiveAttention : public ScoredAttention {
     const int64_t tq = query.dim(0), n = batch(), s = source_length(), a = dim_;
     wq_.resize(Shape{tq, n, a});
     query_linear_.forward(query, wq_);
-    Tensor& hidden = tape ? saved(*tape) : hidden_;
+    Tensor& hidden = tape ? tape->slot(0) : hidden_;
     hidden.resize(Shape{n, tq, s, a});
     for (int64_t b = 0; b < n; ++b) {
       for (int64_t q = 0; q < tq; ++q) {
@@ -97,7 +97,7 @@ class AdditiveAttention : public ScoredAttention {
   }
 
   void score_backward(AttentionTape& tape, const Tensor& d_scores, Tensor& d_query) override {
-    const Tensor& hidden = saved(tape);
+    const Tensor& hidden = tape.slot(0);
     const int64_t n = hidden.dim(0), tq = hidden.dim(1), s = hidden.dim(2), a = dim_;
     d_wq_.resize(Shape{tq, n, a});
     d_wq_.zero();
@@ -156,11 +156,6 @@ class AdditiveAttention : public ScoredAttention {
     return std::max(std::sqrt(sum), kMinNorm);
   }
   static constexpr double kMinNorm = 1e-13;
-
-  static Tensor& saved(AttentionTape& tape) {
-    if (tape.saved.empty()) tape.saved.resize(1);
-    return tape.saved[0];
-  }
 
   int64_t dim_;
   layers::Parameter& w_query_;

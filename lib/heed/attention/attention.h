@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,13 +62,20 @@ struct AttentionTraits {
 // What backward() needs from one forward(): owned by the caller (one per decoder step, reused
 // across batches so that nothing is allocated once the largest batch has been seen).
 struct AttentionTape {
-  tensor::Tensor query;               // view of the caller's query (must stay unchanged)
-  int64_t step = 0;                   // the absolute target position of the query's first row
-  tensor::Tensor weights;             // [N, Tq, S] the weights the context was formed with
-  tensor::Tensor normalized;          // [N, Tq, S] before positional weighting (when applied)
-  tensor::Tensor centres;             // [N, Tq] window centres (windowed mechanisms)
-  std::vector<Span> spans;            // [N·Tq] each row's span
-  std::vector<tensor::Tensor> saved;  // mechanism-specific intermediates
+  tensor::Tensor query;              // view of the caller's query (must stay unchanged)
+  int64_t step = 0;                  // the absolute target position of the query's first row
+  tensor::Tensor weights;            // [N, Tq, S] the weights the context was formed with
+  tensor::Tensor normalized;         // [N, Tq, S] before positional weighting (when applied)
+  tensor::Tensor centres;            // [N, Tq] window centres (windowed mechanisms)
+  std::vector<Span> spans;           // [N·Tq] each row's span
+  std::deque<tensor::Tensor> saved;  // mechanism-specific intermediates
+
+  // saved[index], growing saved as needed (a tape is reused across batches). A deque: growing
+  // it keeps references to the slots already taken valid.
+  tensor::Tensor& slot(size_t index) {
+    if (saved.size() <= index) saved.resize(index + 1);
+    return saved[index];
+  }
 };
 
 class Attention {

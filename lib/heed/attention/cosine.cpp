@@ -71,9 +71,8 @@ class CosineAttention : public ProductAttention {
 
   void score(const Tensor& query, int64_t step, const std::vector<Span>& spans, Tensor& scores,
              AttentionTape* tape) override {
-    if (tape && tape->saved.size() < 2) tape->saved.resize(2);
-    Tensor& unit_query = tape ? tape->saved[0] : unit_query_;
-    Tensor& query_norms = tape ? tape->saved[1] : query_norms_;
+    Tensor& unit_query = tape ? tape->slot(0) : unit_query_;
+    Tensor& query_norms = tape ? tape->slot(1) : query_norms_;
     unit_rows(query, unit_query, query_norms);
     ProductAttention::score(unit_query, step, spans, scores, tape);
   }

@@ -85,7 +85,7 @@ class CoverageAttention : public ScoredAttention {
     const int64_t n = batch(), s = source_length(), a = dim_;
     wq_.resize(Shape{1, n, a});
     query_linear_.forward(query, wq_);
-    Tensor& hidden = tape ? saved(*tape, 0) : hidden_;
+    Tensor& hidden = tape ? tape->slot(0) : hidden_;
     hidden.resize(Shape{n, s, a});
     const float* wc = w_coverage_.value.data();
     for (int64_t b = 0; b < n; ++b) {
@@ -106,7 +106,7 @@ class CoverageAttention : public ScoredAttention {
       scores.data()[r] = e;
     }
     if (tape) {
-      Tensor& cov = saved(*tape, 1);  // cov_t, for the backward
+      Tensor& cov = tape->slot(1);  // cov_t, for the backward
       cov.resize(coverage_.shape());
       std::memcpy(cov.data(), coverage_.data(), coverage_.bytes());
     }
@@ -143,7 +143,7 @@ class CoverageAttention : public ScoredAttention {
                "coverage: backward() must run in reverse step order");
     ++backward_steps_;
     const int64_t n = batch(), s = source_length();
-    const Tensor& cov = saved(tape, 1);
+    const Tensor& cov = tape.slot(1);
     const float g = loss_weight_ * loss_scale_;
     for (int64_t b = 0; b < n; ++b) {
       const float* a = tape.weights.data() + b * s;
@@ -171,8 +171,8 @@ class CoverageAttention : public ScoredAttention {
   }
 
   void score_backward(AttentionTape& tape, const Tensor& d_scores, Tensor& d_query) override {
-    const Tensor& hidden = saved(tape, 0);
-    const Tensor& cov = saved(tape, 1);
+    const Tensor& hidden = tape.slot(0);
+    const Tensor& cov = tape.slot(1);
     const int64_t n = batch(), s = source_length(), a = dim_;
     d_wq_.resize(Shape{1, n, a});
     d_wq_.zero();
@@ -215,11 +215,6 @@ class CoverageAttention : public ScoredAttention {
   }
 
  private:
-  static Tensor& saved(AttentionTape& tape, size_t i) {
-    if (tape.saved.size() < 2) tape.saved.resize(2);
-    return tape.saved[i];
-  }
-
   // A step of sentence b that is not padding of the batch.
   bool real_step(int64_t b, int64_t step) const {
     return target_lengths_.empty() || step < target_lengths_[size_t(b)];

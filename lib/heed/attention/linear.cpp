@@ -88,8 +88,8 @@ class LinearAttention : public Attention {
                AttentionTape* tape) override {
     const int64_t tq = query.dim(0), n = sums_.dim(1), k = config_.key_size;
     HEED_CHECK(query.dim(1) == n && query.dim(2) == config_.query_size, "attention: query shape");
-    Tensor& phi_query = tape ? saved(*tape, 0) : phi_query_;
-    Tensor& denominators = tape ? saved(*tape, 1) : denominators_;
+    Tensor& phi_query = tape ? tape->slot(0) : phi_query_;
+    Tensor& denominators = tape ? tape->slot(1) : denominators_;
     if (tape) {
       tape->step = step;
       tape->query = query.view(query.shape());
@@ -116,7 +116,7 @@ class LinearAttention : public Attention {
       }
     }
     if (tape) {
-      Tensor& kept = saved(*tape, 2);
+      Tensor& kept = tape->slot(2);
       kept.resize(context.shape());
       std::memcpy(kept.data(), context.data(), context.bytes());
     }
@@ -125,9 +125,9 @@ class LinearAttention : public Attention {
 
   void backward(AttentionTape& tape, const Tensor& d_context, Tensor& d_query) override {
     HEED_CHECK(training_, "attention backward without a training prepare");
-    const Tensor& phi_query = saved(tape, 0);
-    const Tensor& denominators = saved(tape, 1);
-    const Tensor& context = saved(tape, 2);
+    const Tensor& phi_query = tape.slot(0);
+    const Tensor& denominators = tape.slot(1);
+    const Tensor& context = tape.slot(2);
     const int64_t tq = phi_query.dim(0), n = phi_query.dim(1), k = config_.key_size;
     // c = m / den with m = φ(q)ᵀ Z, den = φ(q)·z: d m = d c / den, d den = −(d c·c) / den.
     d_numerator_.resize(phi_query.shape());
@@ -237,11 +237,6 @@ class LinearAttention : public Attention {
   }
 
   void keys_changed() { numerator_mm_.weights_changed(); }
-
-  static Tensor& saved(AttentionTape& tape, size_t index) {
-    if (tape.saved.size() < 3) tape.saved.resize(3);
-    return tape.saved[index];
-  }
 
   std::string name_ = "linear";
   AttentionConfig config_;

@@ -38,7 +38,7 @@ class PredictiveLocalAttention : public LocalAttention {
   void centres(const Tensor& query, int64_t, float* out, AttentionTape* tape) override {
     const int64_t tq = query.dim(0), n = batch();
     // hidden [Tq, N, A] = tanh(W_p q), kept for the backward.
-    Tensor& hidden = tape ? saved(*tape) : hidden_;
+    Tensor& hidden = tape ? tape->slot(0) : hidden_;
     hidden.resize(Shape{tq, n, dim_});
     position_linear_.forward(query, hidden, onednn::Activation::kTanh);
     const float* v = v_position_.value.data();
@@ -54,7 +54,7 @@ class PredictiveLocalAttention : public LocalAttention {
 
   // dL/dp → dL/dq through p = L·σ(z), z = vᵀu, u = tanh(W_p q): dp/dz = p·(1 − p/L).
   void centres_backward(AttentionTape& tape, const float* d_centres, Tensor& d_query) override {
-    const Tensor& hidden = saved(tape);
+    const Tensor& hidden = tape.slot(0);
     const int64_t tq = hidden.dim(0), n = hidden.dim(1);
     d_hidden_.resize(hidden.shape());
     const float* v = v_position_.value.data();
@@ -78,11 +78,6 @@ class PredictiveLocalAttention : public LocalAttention {
   }
 
  private:
-  static Tensor& saved(AttentionTape& tape) {
-    if (tape.saved.empty()) tape.saved.resize(1);
-    return tape.saved[0];
-  }
-
   int64_t dim_;
   layers::Parameter& w_position_;
   layers::Parameter& v_position_;

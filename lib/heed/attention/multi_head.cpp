@@ -83,8 +83,8 @@ class MultiHeadAttention : public Attention {
                AttentionTape* tape) override {
     const int64_t tq = query.dim(0), n = keys_p_.dim(1), s = keys_p_.dim(0);
     HEED_CHECK(query.dim(1) == n && query.dim(2) == config_.query_size, "attention: query shape");
-    Tensor& q = tape ? saved(*tape, 0) : query_p_;
-    Tensor& heads = tape ? saved(*tape, 1) : heads_context_;
+    Tensor& q = tape ? tape->slot(0) : query_p_;
+    Tensor& heads = tape ? tape->slot(1) : heads_context_;
     Tensor& a = tape ? tape->weights : weights_;
     if (tape) {
       tape->step = step;
@@ -111,8 +111,8 @@ class MultiHeadAttention : public Attention {
 
   void backward(AttentionTape& tape, const Tensor& d_context, Tensor& d_query) override {
     HEED_CHECK(training_, "attention backward without a training prepare");
-    const Tensor& q = saved(tape, 0);
-    const Tensor& heads = saved(tape, 1);
+    const Tensor& q = tape.slot(0);
+    const Tensor& heads = tape.slot(1);
     const Tensor& a = tape.weights;
     const int64_t tq = q.dim(0), n = q.dim(1), s = a.dim(2);
     d_heads_.resize(heads.shape());
@@ -197,11 +197,6 @@ class MultiHeadAttention : public Attention {
         for (int64_t i = 0; i < row; ++i) w[i] += head[i] * inverse;
       }
     }
-  }
-
-  static Tensor& saved(AttentionTape& tape, size_t index) {
-    if (tape.saved.size() < 2) tape.saved.resize(2);
-    return tape.saved[index];
   }
 
   std::string name_ = "multi-head";
