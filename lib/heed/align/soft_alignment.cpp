@@ -1,0 +1,65 @@
+#include "heed/align/soft_alignment.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "heed/common/error.h"
+#include "heed/common/strings.h"
+
+namespace heed::align {
+
+std::string to_json_line(const SoftAlignment& pair) {
+  // Written by hand for the weights: six decimals, not nlohmann's shortest round trip, keep
+  // the files a third of the size and are more than float precision needs for a heatmap.
+  std::string out = "{\"id\": " + std::to_string(pair.id) +
+                    ", \"source\": " + nlohmann::json(pair.source).dump() +
+                    ", \"target\": " + nlohmann::json(pair.target).dump() + ", \"weights\": [";
+  char number[32];
+  for (size_t r = 0; r < pair.weights.size(); ++r) {
+    out += r ? ", [" : "[";
+    for (size_t c = 0; c < pair.weights[r].size(); ++c) {
+      std::snprintf(number, sizeof number, c ? ", %.6g" : "%.6g", double(pair.weights[r][c]));
+      out += number;
+    }
+    out += ']';
+  }
+  out += "]}";
+  return out;
+}
+
+SoftAlignment parse_json_line(std::string_view line, const std::string& file,
+                              long long line_number) {
+  const auto fail = [&](const std::string& what) {
+    throw DataError(at_line(file, line_number, what));
+  };
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) fail("not a JSON object");
+  SoftAlignment pair;
+  try {
+    pair.id = j.at("id").get<long long>();
+    pair.source = j.at("source").get<std::vector<std::string>>();
+    pair.target = j.at("target").get<std::vector<std::string>>();
+    pair.weights = j.at("weights").get<std::vector<std::vector<float>>>();
+  } catch (const nlohmann::json::exception& e) {
+    fail(std::string("expected \"id\", \"source\", \"target\" and \"weights\": ") + e.what());
+  }
+  if (pair.weights.size() != pair.target.size() + 1) {
+    fail("\"weights\" has " + std::to_string(pair.weights.size()) + " rows; " +
+         std::to_string(pair.target.size()) + " target tokens need " +
+         std::to_string(pair.target.size() + 1) + " (the last is </s>)");
+  }
+  for (size_t r = 0; r < pair.weights.size(); ++r) {
+    if (pair.weights[r].size() != pair.source.size()) {
+      fail("row " + std::to_string(r) + " of \"weights\" has " +
+           std::to_string(pair.weights[r].size()) + " columns, not the " +
+           std::to_string(pair.source.size()) + " source tokens");
+    }
+    for (float w : pair.weights[r]) {
+      if (!std::isfinite(w)) fail("row " + std::to_string(r) + " of \"weights\" is not finite");
+    }
+  }
+  return pair;
+}
+
+}  // namespace heed::align
