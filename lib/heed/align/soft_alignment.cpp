@@ -14,7 +14,10 @@ std::string to_json_line(const SoftAlignment& pair) {
   // the files a third of the size and are more than float precision needs for a heatmap.
   std::string out = "{\"id\": " + std::to_string(pair.id) +
                     ", \"source\": " + nlohmann::json(pair.source).dump() +
-                    ", \"target\": " + nlohmann::json(pair.target).dump() + ", \"weights\": [";
+                    ", \"target\": " + nlohmann::json(pair.target).dump() +
+                    ", \"source_words\": " + nlohmann::json(pair.source_words).dump() +
+                    ", \"target_words\": " + nlohmann::json(pair.target_words).dump() +
+                    ", \"weights\": [";
   char number[32];
   for (size_t r = 0; r < pair.weights.size(); ++r) {
     out += r ? ", [" : "[";
@@ -40,15 +43,31 @@ SoftAlignment parse_json_line(std::string_view line, const std::string& file,
     pair.id = j.at("id").get<long long>();
     pair.source = j.at("source").get<std::vector<std::string>>();
     pair.target = j.at("target").get<std::vector<std::string>>();
+    pair.source_words = j.at("source_words").get<std::vector<int>>();
+    pair.target_words = j.at("target_words").get<std::vector<int>>();
     pair.weights = j.at("weights").get<std::vector<std::vector<float>>>();
   } catch (const nlohmann::json::exception& e) {
-    fail(std::string("expected \"id\", \"source\", \"target\" and \"weights\": ") + e.what());
+    fail(std::string("expected \"id\", \"source\", \"target\", \"source_words\", "
+                     "\"target_words\" and \"weights\": ") +
+         e.what());
   }
   if (pair.weights.size() != pair.target.size() + 1) {
     fail("\"weights\" has " + std::to_string(pair.weights.size()) + " rows; " +
          std::to_string(pair.target.size()) + " target tokens need " +
          std::to_string(pair.target.size() + 1) + " (the last is </s>)");
   }
+  // Word indices: as many as tokens, starting at 0, each the same as its left neighbour's or
+  // one more.
+  const auto check_words = [&](const std::vector<int>& words, size_t tokens, const char* key) {
+    bool ok = words.size() == tokens;
+    for (size_t i = 0; ok && i < words.size(); ++i) {
+      const int previous = i ? words[i - 1] : -1;
+      ok = words[i] == previous || words[i] == previous + 1;
+    }
+    if (!ok) fail(std::string("\"") + key + "\" must number the words of the tokens: 0, 0, 1, ...");
+  };
+  check_words(pair.source_words, pair.source.size(), "source_words");
+  check_words(pair.target_words, pair.target.size(), "target_words");
   for (size_t r = 0; r < pair.weights.size(); ++r) {
     if (pair.weights[r].size() != pair.source.size()) {
       fail("row " + std::to_string(r) + " of \"weights\" has " +

@@ -3,13 +3,15 @@
 //   [json.loads(line) for line in open(path)]
 // and numpy.array(pair["weights"]) is the [target steps, source tokens] matrix.
 //
-//   {"id": 0, "source": ["das", "Haus"], "target": ["the", "house"],
-//    "weights": [[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]}
+//   {"id": 0, "source": ["das", "Haus￭", "tür"], "target": ["the", "door"],
+//    "source_words": [0, 1, 1], "target_words": [0, 1],
+//    "weights": [[0.9, 0.1, 0.0], [0.1, 0.3, 0.6], [0.4, 0.3, 0.3]]}
 //
 // Row j is the attention of the decoder step that predicts target token j; the last row (one
 // more than there are target tokens) is the step that predicts </s>. Columns are the source
 // tokens (the model's subwords; heed feeds no </s> to the encoder). id is the zero-based pair
-// number in the input.
+// number in the input. source_words / target_words give the word (zero-based, as Pharaoh links
+// count them) each token belongs to: subwords of one word share it.
 #pragma once
 
 #include <string>
@@ -22,6 +24,8 @@ struct SoftAlignment {
   long long id = 0;
   std::vector<std::string> source;
   std::vector<std::string> target;
+  std::vector<int> source_words;            // [source.size()]
+  std::vector<int> target_words;            // [target.size()]
   std::vector<std::vector<float>> weights;  // [target.size() + 1][source.size()]
 };
 
