@@ -94,7 +94,7 @@ for binary in "$BIN"/heed-*; do
   tool=${binary##*/heed-}
   required=()
   case $tool in
-    translate) required=(-m "$TMP/absent") ;;
+    translate | align) required=(-m "$TMP/absent") ;;
     score) required=(-r "$TMP/absent" --hyp "$TMP/absent") ;;
   esac
   expect_exit 74 "$tool-log-file" -- "$binary" --log-file /proc/heed-no/dir/log "${required[@]}" </dev/null

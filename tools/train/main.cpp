@@ -173,8 +173,14 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
           "clip", cli::number(&cfg.clip_norm, cli::at_least(0)),
           "global gradient-norm clipping (0 = off)")(
           "label-smoothing", cli::number(&cfg.label_smoothing, cli::from_below(0, 1)),
-          "label smoothing epsilon")("init-scale", cli::number(&cfg.init_scale, cli::above(0)),
-                                     "parameters start uniform in [-x, x]")(
+          "label smoothing epsilon")(
+          "guided-alignment", po::value(&cfg.guided_alignment),
+          "zero-based Pharaoh word links, one line per training pair (heed-align ibm2 output): "
+          "an extra loss pulls the attention towards them")(
+          "guided-alignment-weight", cli::number(&cfg.guided_alignment_weight, cli::above(0)),
+          "weight of the guided-alignment loss")("init-scale",
+                                                 cli::number(&cfg.init_scale, cli::above(0)),
+                                                 "parameters start uniform in [-x, x]")(
           "valid-every", cli::number(&cfg.valid_every, cli::at_least(0)),
           "updates between validations (0 = at the end only)")(
           "valid-bleu-sentences", cli::number(&cfg.valid_max_sentences, cli::at_least(0)),

@@ -182,6 +182,7 @@ void ScoredAttention::backward(AttentionTape& tape, const Tensor& d_context, Ten
     d_keys_mm_.run(MatrixRef::of(a).transposed(), MatrixRef::time_major(d_context),
                    MatrixRef::time_major(d_keys_), accumulate);
   }
+  if (tape.d_weights) tensor::axpy(1.f, *tape.d_weights, d_weights_);
   weights_backward(tape, d_weights_);
   d_centres_.assign(size_t(n * tq), 0.f);
   const Tensor* normalized = &a;

@@ -69,6 +69,9 @@ struct AttentionTape {
   tensor::Tensor centres;            // [N, Tq] window centres (windowed mechanisms)
   std::vector<Span> spans;           // [N·Tq] each row's span
   std::deque<tensor::Tensor> saved;  // mechanism-specific intermediates
+  // Gradient of a loss on the weights themselves (guided alignment), [N, Tq, S] like weights,
+  // added to what the context sends back; null for none. The caller sets it before backward().
+  const tensor::Tensor* d_weights = nullptr;
 
   // saved[index], growing saved as needed (a tape is reused across batches). A deque: growing
   // it keeps references to the slots already taken valid.

@@ -125,6 +125,17 @@ class MultiHeadAttention : public Attention {
     accumulate.accumulate = true;
     d_values_mm_.run(MatrixRef::of(a).transposed(), per_head(d_heads_), per_head(d_values_p_),
                      accumulate);
+    // A loss on the reported weights (the mean of the heads) reaches each head divided by H.
+    if (tape.d_weights) {
+      const float share = 1.f / float(heads_);
+      for (int64_t b = 0; b < n; ++b) {
+        const float* g = tape.d_weights->data() + b * tq * s;
+        for (int64_t h = 0; h < heads_; ++h) {
+          float* d = d_weights_.data() + (b * heads_ + h) * tq * s;
+          for (int64_t i = 0; i < tq * s; ++i) d[i] += share * g[i];
+        }
+      }
+    }
     normalize_rows_backward(config_.normalizer, a.data(), d_weights_.data(), n * heads_ * tq, s);
     // e = α q'·k': d q' = α d e · k'; d k' += α d eᵀ · q'.
     MatMulOptions scaled;

@@ -52,7 +52,7 @@ class BahdanauDecoder : public Decoder {
       d_ctx_.resize(Shape{1, n, context_});
       if (context_ > 0) take_columns(dx0_, embed_, d_ctx_);
       d_q_.resize(Shape{1, n, hidden_});
-      attention_->backward(attention_tapes_[size_t(step)], d_ctx_, d_q_);
+      attention_backward(attention_tapes_[size_t(step)], step, 1);
       stack_.add_to_top_state_grad(d_q_.view(Shape{n, hidden_}));
     }
   }

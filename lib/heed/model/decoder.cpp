@@ -252,7 +252,26 @@ const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& s
   return out_;
 }
 
-void Decoder::backward(const Tensor& d_out, Tensor& d_keys, Tensor& d_finals) {
+void Decoder::attention_backward(attention::AttentionTape& tape, int64_t t0, int64_t tc) {
+  tape.d_weights = nullptr;
+  if (d_weights_) {
+    // Rows t0 … t0 + tc of [N, T, S] → [N, Tc, S]
+    d_weights_chunk_.resize(Shape{n_, tc, s_});
+    for (int64_t b = 0; b < n_; ++b) {
+      std::memcpy(d_weights_chunk_.data() + b * tc * s_, d_weights_->data() + (b * t_ + t0) * s_,
+                  sizeof(float) * size_t(tc * s_));
+    }
+    tape.d_weights = &d_weights_chunk_;
+  }
+  attention_->backward(tape, d_ctx_, d_q_);
+  tape.d_weights = nullptr;
+}
+
+void Decoder::backward(const Tensor& d_out, Tensor& d_keys, Tensor& d_finals,
+                       const Tensor* d_weights) {
+  HEED_CHECK(!d_weights || d_weights->shape() == Shape({n_, t_, s_}),
+             "decoder: the weights' gradient must be [N, T, S]");
+  d_weights_ = d_weights;
   d_out_.resize(d_out.shape());
   tensor::copy(d_out, d_out_);
   dropout_out_.backward(d_out_);
@@ -268,6 +287,7 @@ void Decoder::backward(const Tensor& d_out, Tensor& d_keys, Tensor& d_finals) {
   d_finals.zero();
   bridge_->backward(stack_.initial_grad(), d_keys, d_finals);
   stack_.flush_grads();
+  d_weights_ = nullptr;
 }
 
 void Decoder::begin(const Tensor& keys, const std::vector<int64_t>& src_lengths,

@@ -103,8 +103,10 @@ class Decoder {
   // [N, T, S] from the last forward with keep_attention.
   const tensor::Tensor& attention_weights() const { return weights_; }
   // d_out [T, N, H] → d_keys [S, N, K] and d_finals [N, K] (both overwritten). Parameter
-  // gradients accumulate into the store.
-  void backward(const tensor::Tensor& d_out, tensor::Tensor& d_keys, tensor::Tensor& d_finals);
+  // gradients accumulate into the store. d_weights [N, T, S], if not null: the gradient of a
+  // loss on the attention weights themselves (guided alignment), kept alive until it returns.
+  void backward(const tensor::Tensor& d_out, tensor::Tensor& d_keys, tensor::Tensor& d_finals,
+                const tensor::Tensor* d_weights = nullptr);
 
   // Search: rows = sentences at first.
   void begin(const tensor::Tensor& keys, const std::vector<int64_t>& src_lengths,
@@ -133,6 +135,9 @@ class Decoder {
   // keeps the weights in weights_ when asked to.
   void attend(const tensor::Tensor& q, int64_t t0, tensor::Tensor& ctx,
               attention::AttentionTape* tape, bool keep_attention);
+  // Backward: the attention of steps [t0, t0 + tc) recorded in tape, with rows t0 … t0 + tc of
+  // the weights' own gradient when backward() was given one.
+  void attention_backward(attention::AttentionTape& tape, int64_t t0, int64_t tc);
 
   int64_t embed_, hidden_, context_;
   bool force_stepping_ = false;
@@ -154,6 +159,8 @@ class Decoder {
   tensor::Tensor embedded_, out_, bridge_out_, weights_, step_weights_, ctx_;
   std::vector<attention::AttentionTape> attention_tapes_;
   tensor::Tensor d_out_, d_emb_, d_ctx_, d_q_, dx0_;
+  const tensor::Tensor* d_weights_ = nullptr;  // [N, T, S] during backward(), or null
+  tensor::Tensor d_weights_chunk_;
 
   // Search state.
   int64_t rows_ = 0;

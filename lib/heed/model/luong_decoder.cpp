@@ -92,7 +92,7 @@ class LuongDecoder : public Decoder {
       d_ctx_.resize(Shape{tc, n, context_});
       if (context_ > 0) take_columns(d_concat_, 0, d_ctx_);
       d_q_.resize(Shape{tc, n, hidden_});
-      attention_->backward(attention_tapes_[ci], d_ctx_, d_q_);
+      attention_backward(attention_tapes_[ci], t0, tc);
       tensor::add(d_top_, d_q_, d_top_);
       dx0_.resize(Shape{tc, n, in0});
       stack_.backward(ci, d_top_, dx0_);

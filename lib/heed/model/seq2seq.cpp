@@ -1,5 +1,6 @@
 #include "heed/model/seq2seq.h"
 
+#include <cmath>
 #include <random>
 
 #include "heed/common/check.h"
@@ -54,11 +55,14 @@ layers::LossSums Seq2Seq::loss(const Batch& batch, const LossOptions& options, R
                  static_cast<int64_t>(batch.tgt_in.size()) == n * t,
              "batch tensors do not match its sizes");
   const bool train = options.backward;
+  const bool guided = options.guided_alignment_weight > 0.f && !batch.guide.empty();
+  HEED_CHECK(!guided || static_cast<int64_t>(batch.guide.size()) == n * t * s,
+             "batch guide does not match its sizes");
   Rng* dropout_rng = options.training ? &rng : nullptr;
   encoder_->forward(batch.src.data(), batch.src_lengths, n, s, train, dropout_rng);
   const tensor::Tensor& out = decoder_->forward(
       encoder_->keys(), batch.src_lengths, encoder_->finals(), batch.tgt_in.data(),
-      batch.tgt_lengths, t, train, dropout_rng, options.keep_attention);
+      batch.tgt_lengths, t, train, dropout_rng, options.keep_attention || guided);
   targets_.assign(static_cast<size_t>(t * n), -1);
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t i = 0; i < batch.tgt_lengths[size_t(b)]; ++i) {
@@ -71,11 +75,33 @@ layers::LossSums Seq2Seq::loss(const Batch& batch, const LossOptions& options, R
                                         train ? &d_out_ : nullptr);
   // A mechanism's own loss term (coverage) joins the objective, not the perplexity.
   sums.loss += decoder_->attention().auxiliary_loss();
+  if (guided) sums.loss += guided_alignment(batch, options.guided_alignment_weight, scale);
   if (!train) return sums;
   decoder_->attention().set_loss_scale(scale);
-  decoder_->backward(d_out_, d_keys_, d_finals_);
+  decoder_->backward(d_out_, d_keys_, d_finals_, guided ? &d_weights_ : nullptr);
   encoder_->backward(d_keys_, decoder_->bridge().uses_finals() ? &d_finals_ : nullptr);
   return sums;
+}
+
+double Seq2Seq::guided_alignment(const Batch& batch, float weight, float scale) {
+  // Marian's cross-entropy form: the log keeps pulling until the linked positions hold the
+  // mass; ε keeps it finite where a weight is exactly 0 (sparsemax, windows).
+  constexpr float kEpsilon = 1e-6f;
+  const tensor::Tensor& a = decoder_->attention_weights();  // [N, T, S]
+  d_weights_.resize(a.shape());
+  const float* alpha = a.data();
+  float* d = d_weights_.data();
+  double loss = 0;
+  for (size_t i = 0; i < batch.guide.size(); ++i) {
+    const float g = batch.guide[i];
+    if (g == 0.f) {
+      d[i] = 0.f;
+      continue;
+    }
+    loss -= double(weight) * double(g) * std::log(double(alpha[i]) + double(kEpsilon));
+    d[i] = -weight * scale * g / (alpha[i] + kEpsilon);
+  }
+  return loss;
 }
 
 }  // namespace heed::model

@@ -22,6 +22,9 @@ struct LossOptions {
   bool training = true;  // dropout on
   bool backward = true;  // accumulate gradients of the mean loss into the store
   bool keep_attention = false;
+  // Guided alignment (batches with a guide): adds weight · Σ_t Σ_s guide_ts · −log(α_ts + ε)
+  // to the objective (not to the perplexity), pulling the attention towards the guide.
+  float guided_alignment_weight = 0.f;
 };
 
 class Seq2Seq {
@@ -59,8 +62,11 @@ class Seq2Seq {
   std::unique_ptr<Encoder> encoder_;
   std::unique_ptr<Decoder> decoder_;
   std::unique_ptr<layers::OutputLayer> output_;
+  // The guided-alignment term of the batch (a sum); its gradient, scaled, into d_weights_.
+  double guided_alignment(const Batch& batch, float weight, float scale);
+
   std::vector<int32_t> targets_;  // time-major, −1 at padding
-  tensor::Tensor d_out_, d_keys_, d_finals_;
+  tensor::Tensor d_out_, d_keys_, d_finals_, d_weights_;
 };
 
 }  // namespace heed::model

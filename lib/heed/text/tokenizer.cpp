@@ -12,6 +12,7 @@
 
 #include "heed/common/check.h"
 #include "heed/common/error.h"
+#include "heed/common/strings.h"
 #include "heed/text/bpe.h"
 #include "heed/text/markers.h"
 
@@ -1181,6 +1182,23 @@ std::string Tokenizer::normalize(std::string_view line) const {
   std::string out;
   normalize_into(line, options_, out);
   return out;
+}
+
+std::vector<int> word_indices(const std::vector<std::string>& tokens) {
+  // A case mark ("lo￭￨U") follows the joiner: look before it.
+  const auto without_case = [](std::string_view token) {
+    const size_t mark = token.rfind(kFeatureSeparator);
+    return mark == std::string_view::npos ? token : token.substr(0, mark);
+  };
+  std::vector<int> index(tokens.size());
+  int word = -1;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const bool joined = i > 0 && (ends_with(without_case(tokens[i - 1]), kJoiner) ||
+                                  starts_with(tokens[i], kJoiner));
+    if (!joined) ++word;
+    index[i] = word;
+  }
+  return index;
 }
 
 }  // namespace heed::text

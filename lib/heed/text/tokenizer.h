@@ -74,4 +74,10 @@ class Tokenizer {
   std::shared_ptr<const Bpe> bpe_;
 };
 
+// The word each token belongs to, numbered from 0: a token continues the previous word when
+// either carries the joiner on the side where they meet, so the words are what detokenize()
+// leaves between spaces (BPE pieces and split punctuation join their word). Word alignments
+// count these words.
+std::vector<int> word_indices(const std::vector<std::string>& tokens);
+
 }  // namespace heed::text

@@ -11,14 +11,10 @@
 
 namespace heed::train {
 
-// A sentence pair as vocabulary ids, without <s> and </s>.
-struct Example {
-  std::vector<int32_t> src;
-  std::vector<int32_t> tgt;
-};
-
-// The padded batch the model reads (model/batch.h).
+// Sentence pairs as ids and the padded batch the model reads (model/batch.h).
 using model::Batch;
+using model::Example;
+using model::make_batch;
 
 struct BatcherOptions {
   int64_t max_sentences = 64;   // sentences per batch at most
@@ -32,8 +28,5 @@ struct BatcherOptions {
 std::vector<std::vector<size_t>> plan_epoch(const std::vector<Example>& data,
                                             const BatcherOptions& options, uint64_t seed,
                                             int64_t epoch);
-
-// Padded tensors of the examples at indices (in that order).
-Batch make_batch(const std::vector<Example>& data, const std::vector<size_t>& indices);
 
 }  // namespace heed::train

@@ -13,11 +13,14 @@
 #include <limits>
 #include <sstream>
 
+#include "heed/align/alignment.h"
+#include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/common/rng.h"
 #include "heed/common/strings.h"
 #include "heed/decode/model_scorer.h"
 #include "heed/eval/bleu.h"
+#include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 #include "heed/io/parallel_corpus.h"
 #include "heed/model/model_file.h"
@@ -37,7 +40,9 @@ using Clock = std::chrono::steady_clock;
 
 struct Pairs {
   std::vector<std::vector<std::string>> src, tgt;
+  std::vector<long long> lines;  // the line number of each pair kept
   long long dropped = 0;
+  long long total_lines = 0;  // pairs read, kept or not
 };
 
 Pairs read_pairs(io::ParallelReader& reader, int max_length, bool filter) {
@@ -67,8 +72,48 @@ Pairs read_pairs(io::ParallelReader& reader, int max_length, bool filter) {
     }
     pairs.src.push_back(std::move(src));
     pairs.tgt.push_back(std::move(tgt));
+    pairs.lines.push_back(reader.line_number());
   }
+  pairs.total_lines = reader.line_number();
   return pairs;
+}
+
+// Guided alignment: each kept pair's word links (line pairs.lines[i] of path) as links between
+// their tokens — every token of source word i with every token of target word j.
+void add_guide_links(const std::string& path, const Pairs& pairs, std::vector<Example>& data) {
+  io::LineReader reader(path);
+  std::string line;
+  size_t next = 0;
+  while (reader.next(line)) {
+    if (next == pairs.lines.size() || reader.line_number() != pairs.lines[next]) {
+      continue;  // a pair the length filter dropped
+    }
+    const auto links = align::parse_pharaoh(line, reader.display_name(), reader.line_number());
+    const std::vector<int> src_words = text::word_indices(pairs.src[next]);
+    const std::vector<int> tgt_words = text::word_indices(pairs.tgt[next]);
+    const int src_count = src_words.back() + 1, tgt_count = tgt_words.back() + 1;
+    for (const align::Link& link : links) {
+      if (link.source >= src_count || link.target >= tgt_count) {
+        throw DataError(at_line(reader.display_name(), reader.line_number(),
+                                "link " + std::to_string(link.source) + "-" +
+                                    std::to_string(link.target) + " is outside the pair (" +
+                                    std::to_string(src_count) + " source words, " +
+                                    std::to_string(tgt_count) + " target words)"));
+      }
+      for (size_t s = 0; s < src_words.size(); ++s) {
+        if (src_words[s] != link.source) continue;
+        for (size_t t = 0; t < tgt_words.size(); ++t) {
+          if (tgt_words[t] == link.target) data[next].links.emplace_back(int32_t(s), int32_t(t));
+        }
+      }
+    }
+    ++next;
+  }
+  if (reader.line_number() != pairs.total_lines) {
+    throw DataError(path + " has " + std::to_string(reader.line_number()) +
+                    " lines of links but the training data has " +
+                    std::to_string(pairs.total_lines) + " pairs");
+  }
 }
 
 text::Vocab build_vocab(const std::vector<std::vector<std::string>>& sentences,
@@ -207,6 +252,11 @@ void Trainer::load_data() {
   }
   spdlog::info("vocabularies: source {}, target {}", src_vocab_.size(), tgt_vocab_.size());
   train_ = to_examples(pairs, src_vocab_, tgt_vocab_);
+  if (!config_.guided_alignment.empty()) {
+    add_guide_links(config_.guided_alignment, pairs, train_);
+    spdlog::info("guided alignment: links from {}, weight {}", config_.guided_alignment,
+                 config_.guided_alignment_weight);
+  }
   if (!config_.valid_src.empty()) {
     io::ParallelReader reader(config_.valid_src, config_.valid_tgt);
     Pairs v = read_pairs(reader, config_.max_length, false);
@@ -449,6 +499,7 @@ TrainResult Trainer::run() {
       model_->parameters().zero_grad();
       model::LossOptions options;
       options.label_smoothing = config_.label_smoothing;
+      options.guided_alignment_weight = config_.guided_alignment_weight;
       const layers::LossSums sums = model_->loss(batch, options, rng_);
       const double loss = sums.loss / double(std::max<int64_t>(sums.tokens, 1));
       const double norm = clip_global_norm(params_, config_.clip_norm);
@@ -581,8 +632,18 @@ void TrainConfig::validate() const {
   }
   // Inputs may be pipes (<(zcat corpus.gz)): nothing here reads them, and the trainer reads
   // every input exactly once.
+  if (!guided_alignment.empty()) {
+    const attention::AttentionTraits traits = attention::attention_info(m.attention).traits;
+    if (!traits.position_weights || !traits.uses_query) {
+      throw ConfigError("--guided-alignment: attention '" + m.attention +
+                        "' has no weights over source positions per target step to guide");
+    }
+    if (!(guided_alignment_weight > 0.f && std::isfinite(guided_alignment_weight))) {
+      throw ConfigError("--guided-alignment-weight must be a finite number > 0");
+    }
+  }
   for (const std::string* path : {&train_src, &train_tgt, &train_file, &valid_src, &valid_tgt,
-                                  &src_vocab_file, &tgt_vocab_file}) {
+                                  &src_vocab_file, &tgt_vocab_file, &guided_alignment}) {
     if (path->empty()) continue;
     std::error_code error;
     const fs::file_status status = fs::status(*path, error);
@@ -598,6 +659,9 @@ void TrainConfig::validate() const {
   };
   if (!train_src.empty()) check_counts(train_src, train_tgt);
   if (!valid_src.empty()) check_counts(valid_src, valid_tgt);
+  if (!guided_alignment.empty()) {
+    check_counts(train_src.empty() ? train_file : train_src, guided_alignment);
+  }
   if (!metrics_file.empty()) {
     // Found now rather than at the first validation, after minutes of training.
     if (fs::is_directory(metrics_file)) {

@@ -38,6 +38,11 @@ struct TrainConfig {
   LrScheduleConfig schedule;
   float clip_norm = 5.f;
   float label_smoothing = 0.1f;
+  // Guided alignment: zero-based Pharaoh word links, one line per training pair (words as
+  // heed-tokenize's joiners delimit them), and the weight of the loss term pulling the
+  // attention towards them (model/seq2seq.h LossOptions). Empty: none.
+  std::string guided_alignment;
+  float guided_alignment_weight = 0.1f;
 
   std::string output;         // directory
   int64_t max_steps = 0;      // 0 = no limit

@@ -85,11 +85,12 @@ std::vector<std::vector<float>> gradients(Seq2Seq& model) {
   return g;
 }
 
-double eval_loss(Seq2Seq& model, const Batch& batch) {
+double eval_loss(Seq2Seq& model, const Batch& batch, float guide_weight = 0.f) {
   LossOptions eval;
   eval.training = false;
   eval.backward = false;
   eval.label_smoothing = 0.1f;
+  eval.guided_alignment_weight = guide_weight;
   heed::Rng rng = heed::make_rng(1);
   const auto sums = model.loss(batch, eval, rng);
   return sums.loss / double(sums.tokens);
@@ -97,13 +98,14 @@ double eval_loss(Seq2Seq& model, const Batch& batch) {
 
 // Analytic gradients of the mean label-smoothed loss (dropout off) against finite differences
 // over sampled coordinates of every parameter.
-heed::test::GradCheckResult check_loss_gradients(Seq2Seq& model, const Batch& batch,
-                                                 uint64_t seed) {
+heed::test::GradCheckResult check_loss_gradients(Seq2Seq& model, const Batch& batch, uint64_t seed,
+                                                 float guide_weight = 0.f) {
   model.initialize(seed, 0.4f);
   model.parameters().zero_grad();
   LossOptions train;
   train.training = false;
   train.label_smoothing = 0.1f;
+  train.guided_alignment_weight = guide_weight;
   heed::Rng rng = heed::make_rng(1);
   model.loss(batch, train, rng);
   std::vector<heed::test::GradParam> params;
@@ -117,7 +119,7 @@ heed::test::GradCheckResult check_loss_gradients(Seq2Seq& model, const Batch& ba
   const auto result = heed::test::gradcheck(
       [&] {
         model.weights_changed();
-        return eval_loss(model, batch);
+        return eval_loss(model, batch, guide_weight);
       },
       params, options);
   model.weights_changed();
@@ -179,6 +181,66 @@ TEST_CASE(
     INFO("variant " << variant << "\n" << result.report);
     CHECK(result.ok);
   }
+}
+
+// A guide as make_batch() builds it from token links: row t spreads 1 over its linked sources.
+void add_guide(Batch& b, const std::vector<std::vector<std::pair<int, int>>>& links) {
+  b.guide.assign(size_t(b.size * b.tgt_len * b.src_len), 0.f);
+  for (int64_t n = 0; n < b.size; ++n) {
+    for (const auto& [s, t] : links[size_t(n)]) {
+      int count = 0;
+      for (const auto& link : links[size_t(n)]) count += link.second == t;
+      b.guide[size_t((n * b.tgt_len + t) * b.src_len + s)] += 1.f / float(count);
+    }
+  }
+}
+
+TEST_CASE("seq2seq: guided alignment passes the gradient check for every mechanism it applies to",
+          "[model]") {
+  heed::onednn::set_threads(1);
+  Batch batch = make_batch({4, 2, 3}, {3, 1, 2}, 11, 9, 3);
+  // Sentence 0: target 0 ↔ sources 1 and 2 (half each), target 2 ↔ source 0; sentence 1: none;
+  // sentence 2: target 1 ↔ source 2.
+  add_guide(batch, {{{1, 0}, {2, 0}, {0, 2}}, {}, {{2, 1}}});
+  int checked = 0;
+  for (const std::string& attention : heed::attention::attention_names()) {
+    const auto traits = heed::attention::attention_info(attention).traits;
+    if (!traits.position_weights || !traits.uses_query) continue;
+    for (const Variant& v : kVariants) {
+      Seq2Seq model(tiny_config(attention, v.decoder, v.feeding, heed::model::CellType::kLstm));
+      const auto result = check_loss_gradients(model, batch, 7, 0.5f);
+      INFO(attention << " " << v.name << "\n" << result.report);
+      CHECK(result.ok);
+      ++checked;
+    }
+  }
+  CHECK(checked >= 30);  // 12 mechanisms have per-step weights, × 3 decoders
+}
+
+TEST_CASE("seq2seq: the guided-alignment term is weight × Σ guide × −log(attention + 1e-6)",
+          "[model][fast]") {
+  heed::onednn::set_threads(1);
+  Batch batch = make_batch({4, 3}, {2, 3}, 11, 9, 12);
+  add_guide(batch, {{{3, 0}, {0, 1}}, {{1, 2}, {2, 2}}});
+  Seq2Seq model(
+      tiny_config("general", heed::model::DecoderType::kLuong, true, heed::model::CellType::kLstm));
+  model.initialize(5, 0.4f);
+  LossOptions eval;
+  eval.training = false;
+  eval.backward = false;
+  eval.keep_attention = true;
+  heed::Rng rng = heed::make_rng(1);
+  const double plain = model.loss(batch, eval, rng).loss;
+  const std::vector<float> a = model.attention_weights().to_vector();  // [N, T, S]
+  eval.guided_alignment_weight = 0.25f;
+  const double guided = model.loss(batch, eval, rng).loss;
+  const auto at = [&](int64_t n, int64_t t, int64_t s) {
+    return double(a[size_t((n * batch.tgt_len + t) * batch.src_len + s)]);
+  };
+  const double expected =
+      0.25 * (-std::log(at(0, 0, 3) + 1e-6) - std::log(at(0, 1, 0) + 1e-6) -
+              0.5 * std::log(at(1, 2, 1) + 1e-6) - 0.5 * std::log(at(1, 2, 2) + 1e-6));
+  CHECK(guided - plain == Approx(expected).epsilon(1e-5));
 }
 
 TEST_CASE("seq2seq: the Luong fast path equals stepping", "[model][fast]") {

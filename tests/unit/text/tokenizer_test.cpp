@@ -312,6 +312,18 @@ TEST_CASE("tokenizer: BPE splits words and the same detokenize joins them", "[te
   }
 }
 
+TEST_CASE("tokenizer: word_indices groups subwords and joined punctuation into words",
+          "[text][fast]") {
+  // "lower, (slow)" → lo￭ w￭ e￭ r ￭, (￭ s￭ low ￭): words "lower," and "(slow)".
+  CHECK(heed::text::word_indices({"lo￭", "w￭", "e￭", "r", "￭,", "(￭", "s￭", "low", "￭)"}) ==
+        std::vector<int>{0, 0, 0, 0, 0, 1, 1, 1, 1});
+  // Case marks come after the joiner.
+  CHECK(heed::text::word_indices({"low￨C", "lo￭￨U", "w￭￨U", "e￭￨U", "r￨U", "l￭￨C", "o￭", "w￨C"}) ==
+        std::vector<int>{0, 1, 1, 1, 1, 2, 2, 2});
+  CHECK(heed::text::word_indices({}).empty());
+  CHECK(heed::text::word_indices({"a", "b"}) == std::vector<int>{0, 1});
+}
+
 TEST_CASE("tokenizer: random lines round-trip in every configuration", "[text][fast]") {
   // Lines built from pieces that stress the rules: marks, escapes, spaces, controls, case
   // mappings without inverse, combining marks, emoji parts, URL and e-mail fragments.

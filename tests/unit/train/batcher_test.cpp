@@ -54,7 +54,7 @@ TEST_CASE("batcher: every example once per epoch, caps respected, order seeded",
 }
 
 TEST_CASE("batcher: padded tensors with <s> and </s>", "[train][fast]") {
-  std::vector<Example> data = {{{10, 11, 12}, {20, 21}}, {{13}, {22, 23, 24}}};
+  std::vector<Example> data = {{{10, 11, 12}, {20, 21}, {}}, {{13}, {22, 23, 24}, {}}};
   train::Batch b = train::make_batch(data, {0, 1});
   CHECK(b.size == 2);
   CHECK(b.src_len == 3);

@@ -1,0 +1,92 @@
+// A trained model as a translator: the model's own text processing (tokenizer and BPE recorded
+// in the model file, or whitespace tokens), batching, search, and alignments read off the
+// attention — what heed-translate and heed-align run, so both are thin mains over this (as
+// CTranslate2's Translator and TranslationOptions).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "heed/align/extract.h"
+#include "heed/align/soft_alignment.h"
+#include "heed/common/error.h"
+#include "heed/decode/search.h"
+#include "heed/model/model_file.h"
+#include "heed/model/seq2seq.h"
+#include "heed/onednn/precision.h"
+#include "heed/text/tokenizer.h"
+#include "heed/text/vocab.h"
+
+namespace heed::decode {
+
+// What follows a translation after " ||| ".
+enum class AlignmentOutput {
+  kNone,
+  kLinks,  // word-level Pharaoh links (argmax or threshold, TranslationOptions::links)
+  kSoft,   // one row of weights per output token, columns comma-separated
+};
+
+struct TranslationOptions {
+  DecodeConfig decode;
+  int batch_size = 32;         // sentences decoded (or force-decoded) together
+  int max_input_length = 250;  // longer inputs are truncated, with a warning naming the line
+  bool pretokenized = false;   // tokens in and out: no tokenizer, no BPE
+  AlignmentOutput alignment = AlignmentOutput::kNone;
+  align::ExtractOptions links;  // for kLinks: argmax or threshold
+  bool replace_unk = false;     // <unk> → the most attended source token
+  void validate() const;        // ConfigError
+};
+
+class Translator {
+ public:
+  // file is the loaded model (model::load_model(path)); path names it in messages.
+  Translator(model::ModelFile file, const std::string& path, TranslationOptions options,
+             onednn::Precision precision = onednn::Precision::kF32);
+  ~Translator();
+
+  const model::Seq2Seq& model() const { return *model_; }
+  const TranslationOptions& options() const { return options_; }
+  // True when text is taken as whitespace-separated tokens: asked for, or the model records no
+  // tokenizer.
+  bool pretokenized() const { return !tokenizer_; }
+
+  std::vector<std::string> tokenize(const std::string& line) const;
+  std::string detokenize(const std::vector<std::string>& tokens) const;
+  // The word of each token (text::word_indices; one word per token when pretokenized).
+  std::vector<int> word_indices(const std::vector<std::string>& tokens) const;
+
+  // Translates lines (line numbers first_line, first_line + 1, … name them in messages) into
+  // one output per line, in order: the text (with " ||| " and the alignment when asked), or
+  // with n_best > 1 the "id ||| text ||| score" lines joined by newlines. An empty line gives an
+  // empty output. A line longer than the model's attention can score is returned as the error
+  // too_long, and only the lines before it are translated (outputs is cut there).
+  void translate(const std::vector<std::string>& lines, long long first_line,
+                 const std::string& input_name, std::vector<std::string>& outputs,
+                 std::optional<DataError>& too_long);
+
+  // Forced decoding (teacher forcing, no search) of target given source, batched: the
+  // attention of every decoder step, as heed-align extract writes it (soft_alignment.h). Pairs
+  // with an empty side get no rows. Throws DataError naming input_name and the line (first_line
+  // + i) for a source longer than the model's attention can score.
+  std::vector<align::SoftAlignment> attend(const std::vector<std::string>& sources,
+                                           const std::vector<std::string>& targets,
+                                           long long first_line, const std::string& input_name);
+
+  // Decoder steps of the written best hypotheses (</s> included): throughput in logs.
+  long long target_tokens() const { return target_tokens_; }
+
+ private:
+  std::string render(const Hypothesis& h, const std::vector<std::string>& source) const;
+  std::vector<int32_t> source_ids(const std::vector<std::string>& tokens) const;
+
+  TranslationOptions options_;
+  std::string path_;
+  std::unique_ptr<model::Seq2Seq> model_;
+  text::Vocab src_vocab_, tgt_vocab_;
+  std::unique_ptr<text::Tokenizer> tokenizer_;  // null: pretokenized
+  long long target_tokens_ = 0;
+};
+
+}  // namespace heed::decode

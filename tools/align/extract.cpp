@@ -1,0 +1,168 @@
+// heed-align [extract]: word alignments read off a trained model's attention. The reference
+// translation is force-decoded (teacher forcing, no search, batched) and each target word is
+// linked by argmax, threshold or shift (lib/heed/align/extract.h); optionally the full
+// matrices go to a JSON-lines file (lib/heed/align/soft_alignment.h).
+#include "heed/align/extract.h"
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "align/subcommand.h"
+#include "common/options.h"
+#include "heed/align/soft_alignment.h"
+#include "heed/common/error.h"
+#include "heed/common/timer.h"
+#include "heed/decode/translator.h"
+#include "heed/io/line_writer.h"
+#include "heed/io/parallel_corpus.h"
+#include "heed/model/model_file.h"
+#include "heed/onednn/context.h"
+#include "heed/text/input_check.h"
+
+namespace heed::align_tool {
+namespace {
+
+namespace po = boost::program_options;
+
+struct ExtractConfig {
+  std::string model;
+  std::vector<std::string> inputs;  // none or "-": "src ||| tgt" on stdin; one: that file; two
+  std::string output = "-";
+  std::string soft;  // JSON-lines file of the attention matrices; empty: none
+  align::ExtractOptions links;
+  decode::TranslationOptions translation;
+  onednn::Precision precision = onednn::Precision::kF32;
+  text::OnInvalid on_invalid = text::OnInvalid::kError;
+  int window_batches = 8;  // pairs read ahead and sorted by length: batch_size × this
+};
+
+class Extract final : public Subcommand {
+ public:
+  std::string name() const override { return "extract"; }
+  std::string synopsis() const override {
+    return "[extract] -m MODEL [options] [SRC TGT | PARALLEL] [-o OUT]";
+  }
+  std::string description() const override {
+    return "Word alignments from a model's attention: force-decodes each reference translation "
+           "(two line-aligned files, or 'source ||| target' lines, standard input by default), "
+           "links every target word to source words by --method and writes one line of "
+           "zero-based Pharaoh links 'i-j' per pair, at the level of words (subwords merged), as "
+           "fast_align writes them. Raw text is tokenized as the model was trained.";
+  }
+
+  void add_options(cli::CommandLine& cl) override {
+    cl.group("Alignment")
+        .add_options()("model,m", po::value(&cfg_.model)->required(),
+                       "model file (heed-train's model.heed)")(
+            "input,i", po::value(&cfg_.inputs),
+            "SRC and TGT files, or one file of 'source ||| target' lines ('-' or none = stdin)")(
+            "output,o", po::value(&cfg_.output)->default_value(cfg_.output),
+            "Pharaoh links, one line per pair ('-' = stdout)")(
+            "method", po::value(&method_)->default_value(method_),
+            "argmax (most attended source word), threshold (every weight >= --threshold) or "
+            "shift (argmax of the next step, whose input is the word: Chen et al. 2020)")(
+            "threshold", cli::number(&cfg_.links.threshold, cli::Bounds{0, 1, true, false}),
+            "least weight of a link for --method threshold, in (0, 1]")(
+            "soft", po::value(&cfg_.soft),
+            "also write every attention matrix to this file, one JSON object per pair")(
+            "pretokenized", po::bool_switch(&cfg_.translation.pretokenized),
+            "text is space-separated model tokens (no tokenizer, no BPE); words = tokens")(
+            "batch-size", cli::number(&cfg_.translation.batch_size, cli::at_least(1)),
+            "sentence pairs force-decoded together")(
+            "precision", cli::checked(&precision_, onednn::parse_precision), "f32 or bf16");
+    cli::add_on_invalid(cl.group("Input"), &on_invalid_, /*allow_skip=*/false);
+    cl.positional("input", 2);
+  }
+
+  int run(const cli::CommandLine& cl) override {
+    cfg_.links.method = align::parse_extract_method(method_);
+    if (cfg_.links.method != align::ExtractMethod::kThreshold && cl.given("threshold")) {
+      throw ConfigError("--threshold goes with --method threshold");
+    }
+    cfg_.links.validate();
+    cfg_.precision = onednn::parse_precision(precision_);
+    if (cfg_.precision == onednn::Precision::kBF16 && !onednn::bf16_supported()) {
+      throw ConfigError("--precision bf16: this CPU has no bf16 support in oneDNN; use f32");
+    }
+    cfg_.on_invalid = text::parse_on_invalid(on_invalid_, /*allow_skip=*/false);
+    if (cfg_.inputs.empty()) cfg_.inputs.push_back("-");
+    io::check_writable(cfg_.output);
+    if (!cfg_.soft.empty()) io::check_writable(cfg_.soft);
+    onednn::set_threads(cl.threads());
+    return extract();
+  }
+
+ private:
+  int extract() {
+    model::ModelFile file = model::load_model(cfg_.model);
+    decode::Translator translator(std::move(file), cfg_.model, cfg_.translation, cfg_.precision);
+    std::unique_ptr<io::ParallelReader> reader =
+        cfg_.inputs.size() == 2
+            ? std::make_unique<io::ParallelReader>(cfg_.inputs[0], cfg_.inputs[1])
+            : std::make_unique<io::ParallelReader>(cfg_.inputs[0]);
+    io::LineWriter out(cfg_.output);
+    std::optional<io::LineWriter> soft;
+    if (!cfg_.soft.empty()) soft.emplace(cfg_.soft);
+    const size_t window = size_t(cfg_.translation.batch_size) * size_t(cfg_.window_batches);
+    std::vector<std::string> sources, targets;
+    std::string source, target, repaired;
+    Timer timer;
+    long long pairs = 0;
+    bool more = true;
+    while (more) {
+      sources.clear();
+      targets.clear();
+      const long long first = reader->line_number() + 1;
+      // A pair that cannot be read (mismatched files, no separator, not text) ends the run
+      // after the pairs before it are aligned and written.
+      std::optional<DataError> bad_pair;
+      try {
+        while (sources.size() < window && (more = reader->next(source, target))) {
+          const long long line = reader->line_number();
+          for (auto [side, name] : {std::pair{&source, reader->source_name()},
+                                    std::pair{&target, reader->target_name()}}) {
+            const std::string_view checked =
+                text::checked_line(*side, cfg_.on_invalid, name, line, repaired);
+            if (checked.data() != side->data()) side->assign(checked);
+          }
+          sources.push_back(std::move(source));
+          targets.push_back(std::move(target));
+        }
+      } catch (const DataError& e) {
+        bad_pair = e;
+        more = false;
+      }
+      const auto matrices = translator.attend(sources, targets, first, reader->source_name());
+      for (const align::SoftAlignment& pair : matrices) {
+        out.write_line(align::to_pharaoh(
+            align::extract_links(pair.weights, pair.source_words, pair.target_words, cfg_.links)));
+        if (soft) soft->write_line(align::to_json_line(pair));
+      }
+      pairs += static_cast<long long>(matrices.size());
+      if (bad_pair) {
+        if (soft) soft->keep_partial(soft->lines());
+        throw DataError(bad_pair->what() + out.keep_partial(out.lines()));
+      }
+    }
+    out.commit();
+    if (soft) soft->commit();
+    spdlog::info("[align] {} sentence pairs in {:.3f} s", pairs, timer.seconds());
+    return 0;
+  }
+
+  ExtractConfig cfg_;
+  std::string method_ = "argmax";
+  std::string precision_ = "f32";
+  std::string on_invalid_ = "error";
+};
+
+const bool registered =
+    register_subcommand(0, [] { return std::unique_ptr<Subcommand>(new Extract); });
+
+}  // namespace
+}  // namespace heed::align_tool
