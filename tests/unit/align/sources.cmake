@@ -1,2 +1,4 @@
 list(APPEND HEED_TEST_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/aer_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/aer_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/alignment_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/symmetrize_test.cpp)
