@@ -87,7 +87,8 @@ class Symmetrize final : public align_tool::Subcommand {
 
  private:
   std::string forward_, reverse_, output_ = "-";
-  std::string method_ = "grow-diag-final-and";
+  std::string method_ =
+      align::symmetrization_names()[static_cast<size_t>(align::kDefaultSymmetrization)];
   bool transpose_reverse_ = false;
 };
 

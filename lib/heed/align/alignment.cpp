@@ -136,8 +136,9 @@ std::vector<GoldAlignment> parse_naacl(std::string_view text, const std::string&
       throw bad("expected NAACL gold 'sentence i j [S|P] [confidence]' (1-based)");
     }
     if (sentence > sentences) {
-      throw bad("sentence " + std::to_string(sentence) + " is beyond the " +
-                std::to_string(sentences) + " sentences scored");
+      throw DataError(at_line(file, line,
+                              "sentence " + std::to_string(sentence) + " is beyond the " +
+                                  std::to_string(sentences) + " sentences scored"));
     }
     if (source == 0 || target == 0) return;  // a link to NULL
     GoldAlignment& g = gold[static_cast<size_t>(sentence - 1)];

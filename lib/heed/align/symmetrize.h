@@ -27,6 +27,8 @@
 namespace heed::align {
 
 enum class Symmetrization { kIntersect, kUnion, kGrowDiag, kGrowDiagFinal, kGrowDiagFinalAnd };
+// What heed-align symmetrize does unless told.
+inline constexpr Symmetrization kDefaultSymmetrization = Symmetrization::kGrowDiagFinalAnd;
 
 // The names above, in that order.
 const std::vector<std::string>& symmetrization_names();
