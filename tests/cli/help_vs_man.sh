@@ -10,9 +10,14 @@ MAN=$(dirname "$0")/../../man
 help_options() {
   grep -E '^  -' | sed -E 's/^ +//; s/  .*//' | grep -oE -- '--[a-z0-9][a-z0-9-]*' | sort -u
 }
-# Long options a man page defines: the tag line after each .TP.
+# Long options a man page defines: the tag line after each .TP, leaving out the sections
+# ".SS NAME" of the subcommands named in $2 (heed-align's subcommands each declare options of
+# their own, which the others' --help does not list).
 man_defined() {
-  awk 'tag { print; tag = 0 } /^\.TP/ { tag = 1 }' "$1" | sed 's/\\-/-/g' |
+  awk -v skip=" ${2:-} " '
+    /^\.S[SH]/ { skipping = $1 == ".SS" && index(skip, " " $2 " ") > 0 }
+    skipping { next }
+    tag { print; tag = 0 } /^\.TP/ { tag = 1 }' "$1" | sed 's/\\-/-/g' |
     grep -oE -- '--[a-z0-9][a-z0-9-]*' | sort -u
 }
 # Long options a man page names anywhere.
@@ -27,12 +32,14 @@ for binary in "$BIN"/heed-*; do
   if [ ! -f "$page" ]; then fail "$tool: no man page $page"; continue; fi
   "$binary" --help > "$TMP/help" 2>&1 </dev/null || { fail "$tool --help: exit $?"; continue; }
   subcommands=$(sed -n 's/^Subcommands: //p' "$TMP/help" | sed -E 's/ \(default [^)]*\)//; s/,| or / /g')
+  default=$(sed -n 's/^Subcommands: .*(default \([^)]*\)).*/\1/p' "$TMP/help")
   for sub in "" $subcommands; do
     name="$tool${sub:+ $sub}"
     "$binary" $sub --help 2>&1 </dev/null | help_options > "$TMP/h"
     [ -s "$TMP/h" ] || { fail "$name --help lists no options"; continue; }
     man_named "$page" > "$TMP/named"
-    man_defined "$page" > "$TMP/defined"
+    others=$(for s in $subcommands; do [ "$s" = "${sub:-$default}" ] || echo "$s"; done)
+    man_defined "$page" "$(echo $others)" > "$TMP/defined"
     # Shared options may be defined in heed-tokenize(1) only.
     man_defined "$MAN/heed-tokenize.1" > "$TMP/shared"
     undocumented=$(comm -23 "$TMP/h" "$TMP/named")

@@ -16,6 +16,7 @@ long long intersection(const Alignment& a, const Alignment& b) {
 AerCounts& AerCounts::operator+=(const AerCounts& o) {
   predicted += o.predicted;
   sure += o.sure;
+  possible += o.possible;
   hit_sure += o.hit_sure;
   hit_possible += o.hit_possible;
   return *this;
@@ -48,6 +49,7 @@ AerCounts aer_counts(const Alignment& predicted, const GoldAlignment& gold) {
   AerCounts c;
   c.predicted = static_cast<long long>(a.size());
   c.sure = static_cast<long long>(s.size());
+  c.possible = static_cast<long long>(p.size());
   c.hit_sure = intersection(a, s);
   c.hit_possible = intersection(a, p);
   return c;

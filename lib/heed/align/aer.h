@@ -10,6 +10,7 @@ namespace heed::align {
 struct AerCounts {
   long long predicted = 0;     // |A|
   long long sure = 0;          // |S|
+  long long possible = 0;      // |P| (sure links included)
   long long hit_sure = 0;      // |A∩S|
   long long hit_possible = 0;  // |A∩P|
   AerCounts& operator+=(const AerCounts& o);

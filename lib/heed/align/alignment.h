@@ -38,6 +38,24 @@ struct GoldAlignment {
 GoldAlignment parse_talp(std::string_view text, const std::string& file, long long line,
                          bool one_based = true);
 
+// A whole talp file: one line per sentence (blank lines are sentences without links).
+std::vector<GoldAlignment> parse_talp_lines(std::string_view text, const std::string& file,
+                                            bool one_based = true);
+
+// NAACL 2003 (WPT shared task) gold: one link per line, "sentence i j [S|P] [confidence]", all
+// numbers 1-based (sentence 0001 is the first; position 0 is NULL). Without S|P a link is sure;
+// the confidence is ignored. Sentences without links are simply absent, so the caller says how
+// many there are: the result has `sentences` entries, sentence k in [k - 1]. Links to NULL are
+// dropped (what scoring ".nonullalign" gold means); blank lines are skipped. Throws DataError
+// naming file:line for a malformed line or a sentence number beyond `sentences`.
+std::vector<GoldAlignment> parse_naacl(std::string_view text, const std::string& file,
+                                       long long sentences);
+
+enum class GoldFormat { kTalp, kNaacl };
+// From the first line that is not blank: NAACL lines start with a sentence number, talp lines
+// with a link ("1-2", "1p2"). A file without links reads the same either way (talp).
+GoldFormat detect_gold_format(std::string_view text);
+
 // Swaps source and target of every link (for the other translation direction).
 Alignment transpose(const Alignment& links);
 GoldAlignment transpose(const GoldAlignment& gold);

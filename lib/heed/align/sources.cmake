@@ -2,4 +2,5 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/aer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/alignment.cpp
   ${CMAKE_CURRENT_LIST_DIR}/extract.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/soft_alignment.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/soft_alignment.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/symmetrize.cpp)

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "heed/common/error.h"
 #include "heed/io/line_reader.h"
@@ -75,4 +77,30 @@ TEST_CASE("alignment: the shared gold sets parse with their documented link coun
     CHECK(sure == k.sure);
     CHECK(possible - sure == k.possible_only);
   }
+}
+
+TEST_CASE("aer: micro-averaged over sentences of NAACL gold", "[align][fast]") {
+  // Gold (1-based NAACL; sentence 2 has no links):
+  //   1: S {0-0 1-1}, P-only {1-2}  ->  P = {0-0 1-1 1-2}
+  //   3: S {0-1},     P-only {1-0}  ->  P = {0-1 1-0}
+  const auto gold = align::parse_naacl("1 1 1 S\n1 2 2 S\n1 2 3 P\n3 1 2 S\n3 2 1 P\n", "g", 3);
+  // Test (zero-based Pharaoh), per sentence |A|, |A∩S|, |A∩P|:
+  //   1: {0-0 1-2 2-2}  3, 1 (0-0), 2 (0-0 1-2)
+  //   2: {0-0 1-1}      2, 0, 0
+  //   3: {0-1 1-0}      2, 1 (0-1), 2
+  const std::vector<std::string> test = {"0-0 1-2 2-2", "0-0 1-1", "0-1 1-0"};
+  align::AerCounts total;
+  for (size_t k = 0; k < test.size(); ++k) {
+    total += align::aer_counts(align::parse_pharaoh(test[k], "t", long(k) + 1), gold[k]);
+  }
+  // |A| = 7, |S| = 3, |P| = 5, |A∩S| = 2, |A∩P| = 4.
+  CHECK(total.predicted == 7);
+  CHECK(total.sure == 3);
+  CHECK(total.possible == 5);
+  CHECK(total.hit_sure == 2);
+  CHECK(total.hit_possible == 4);
+  CHECK(total.precision() == Approx(4.0 / 7));             // 57.14 %
+  CHECK(total.recall() == Approx(2.0 / 3));                // 66.67 %
+  CHECK(total.aer() == Approx(1.0 - (2.0 + 4.0) / 10.0));  // 40.00 %
+  // Not the mean of the sentences' AERs: (1 - 3/5) + (1 - 0/2) + (1 - 3/3) over 3 = 46.67 %.
 }
