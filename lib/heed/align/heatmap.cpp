@@ -1,0 +1,385 @@
+#include "heed/align/heatmap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "heed/common/error.h"
+
+namespace heed::align {
+namespace {
+
+// Geometry, in SVG user units (pixels at 100 %).
+constexpr double kCell = 22;           // side of a cell
+constexpr double kFontSize = 12;       // labels
+constexpr double kLabelGap = 6;        // between a label and the grid
+constexpr double kMinLeft = 72;        // room for the caption in the top-left corner
+constexpr double kBarGap = 18;         // grid to colour bar
+constexpr double kBarWidth = 14;       // colour bar
+constexpr int kBarSteps = 40;          // bands of the colour bar
+constexpr size_t kMaxLabelChars = 24;  // longer labels are cut (the tooltip has the whole token)
+const double kSin60 = std::sqrt(3.0) / 2;
+
+// The darkest shade (weight 1): matplotlib's "Blues" at its end.
+constexpr int kDark[3] = {8, 48, 107};
+const char* const kLinkColour = "#e03131";
+const char* const kGoldColour = "#f59f00";
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", value);
+  std::string s = text;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+// Decodes the UTF-8 sequence at text[i], advancing i; an ill-formed sequence is one U+FFFD, an
+// overlong one too. (align may include only common, so it cannot use text/unicode.h; the JSON
+// reader has already refused ill-formed UTF-8, this only keeps the XML well-formed whatever
+// the caller passes.)
+char32_t next_code_point(std::string_view text, size_t& i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  const int length = lead < 0x80         ? 1
+                     : (lead >> 5) == 6  ? 2
+                     : (lead >> 4) == 14 ? 3
+                     : (lead >> 3) == 30 ? 4
+                                         : 0;
+  if (length == 0 || i + length > text.size()) {
+    ++i;
+    return 0xFFFD;
+  }
+  char32_t cp = length == 1 ? lead : lead & (0x7F >> length);
+  for (int k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) {
+      ++i;
+      return 0xFFFD;
+    }
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  static const char32_t kShortest[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kShortest[length]) {
+    ++i;
+    return 0xFFFD;
+  }
+  i += length;
+  return cp;
+}
+
+// A token as an axis label: at most kMaxLabelChars characters, a cut one ending in "…".
+std::string axis_label(std::string_view token) {
+  size_t i = 0, chars = 0;
+  while (i < token.size() && chars < kMaxLabelChars - 1) {
+    next_code_point(token, i);
+    ++chars;
+  }
+  if (i >= token.size()) return std::string(token);
+  size_t rest = i, more = 0;
+  while (rest < token.size() && more < 2) {
+    next_code_point(token, rest);
+    ++more;
+  }
+  if (more < 2) return std::string(token);  // exactly kMaxLabelChars characters
+  return std::string(token.substr(0, i)) + "\u2026";
+}
+
+// Estimated width of text at kFontSize in a sans-serif font: no font metrics are at hand, so
+// wide (East Asian) characters count as a full em, combining marks as nothing, others as 0.68 em
+// (generous: DejaVu Sans, the usual sans-serif on Linux, is wider than Helvetica).
+double text_width(std::string_view text) {
+  double width = 0;
+  for (size_t i = 0; i < text.size();) {
+    const char32_t cp = next_code_point(text, i);
+    const bool combining = cp >= 0x300 && cp < 0x370;
+    const bool wide = (cp >= 0x1100 && cp < 0x1160) || (cp >= 0x2E80 && cp < 0xA4D0) ||
+                      (cp >= 0xAC00 && cp < 0xD7A4) || (cp >= 0xF900 && cp < 0xFB00) ||
+                      (cp >= 0xFF00 && cp < 0xFF61) || cp >= 0x1F300;
+    width += combining ? 0 : wide ? kFontSize : 0.68 * kFontSize;
+  }
+  return width;
+}
+
+int word_count(const std::vector<int>& words) {
+  return words.empty() ? 0 : words.back() + 1;
+}
+
+bool contains(const Alignment& sorted, int source, int target) {
+  return std::binary_search(sorted.begin(), sorted.end(), Link{source, target});
+}
+
+std::string join_tokens(const std::vector<std::string>& tokens) {
+  std::string out;
+  for (const auto& t : tokens) out += (out.empty() ? "" : " ") + xml_escape(t);
+  return out;
+}
+
+// The colour bar right of the grid: bands from 1 (top) to 0, ticks every quarter, a caption.
+std::string colour_bar(double x, double top, double height) {
+  std::string svg = "<g shape-rendering=\"crispEdges\">";
+  const double band = height / kBarSteps;
+  for (int k = 0; k < kBarSteps; ++k) {
+    const float weight = 1.0f - (k + 0.5f) / kBarSteps;
+    svg += "<rect class=\"bar\" x=\"" + number(x) + "\" y=\"" + number(top + k * band) +
+           "\" width=\"" + number(kBarWidth) + "\" height=\"" + number(band + 0.5) + "\" fill=\"" +
+           heatmap_shade(weight) + "\"/>";
+  }
+  svg += "</g><rect x=\"" + number(x) + "\" y=\"" + number(top) + "\" width=\"" +
+         number(kBarWidth) + "\" height=\"" + number(height) +
+         "\" fill=\"none\" stroke=\"#555\" stroke-width=\"0.75\"/>";
+  for (int tick = 0; tick <= 4; ++tick) {
+    const double y = top + height * (1 - tick / 4.0);
+    svg += "<line x1=\"" + number(x + kBarWidth) + "\" y1=\"" + number(y) + "\" x2=\"" +
+           number(x + kBarWidth + 4) + "\" y2=\"" + number(y) +
+           "\" stroke=\"#555\" stroke-width=\"0.75\"/><text x=\"" + number(x + kBarWidth + 6) +
+           "\" y=\"" + number(y) + "\" dy=\".35em\" font-size=\"10\">" + number(tick / 4.0) +
+           "</text>";
+  }
+  const double caption_x = x + kBarWidth + 38;
+  svg += "<text transform=\"translate(" + number(caption_x) + "," + number(top + height / 2) +
+         ") rotate(90)\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555\">attention "
+         "weight</text>";
+  return svg;
+}
+
+}  // namespace
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const size_t start = i;
+    const char32_t cp = next_code_point(text, i);
+    switch (cp) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      // Kept as references: an attribute value would turn them into spaces.
+      case '\t':
+        out += "&#9;";
+        break;
+      case '\n':
+        out += "&#10;";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;
+      default:
+        // U+FFFD itself also stands for an ill-formed sequence, whose bytes must not be copied.
+        if (cp < 0x20 || (cp >= 0xD800 && cp < 0xE000) || cp == 0xFFFD || cp == 0xFFFE ||
+            cp == 0xFFFF || cp > 0x10FFFF) {
+          out += "\uFFFD";
+        } else {
+          out.append(text.substr(start, i - start));
+        }
+    }
+  }
+  return out;
+}
+
+std::string heatmap_shade(float weight) {
+  const double w = std::isnan(weight) ? 0.0 : std::clamp(double(weight), 0.0, 1.0);
+  char colour[8];
+  int rgb[3];
+  for (int k = 0; k < 3; ++k) rgb[k] = static_cast<int>(std::lround(255 + (kDark[k] - 255) * w));
+  std::snprintf(colour, sizeof colour, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+  return colour;
+}
+
+void check_links_fit(const Alignment& links, const SoftAlignment& pair, const std::string& file,
+                     long long line) {
+  const int source_words = word_count(pair.source_words);
+  const int target_words = word_count(pair.target_words);
+  for (const Link& link : links) {
+    if (link.source >= source_words || link.target >= target_words) {
+      throw DataError(at_line(
+          file, line,
+          "link " + std::to_string(link.source) + "-" + std::to_string(link.target) +
+              " is outside pair " + std::to_string(pair.id) + ", which has " +
+              std::to_string(source_words) + " source and " + std::to_string(target_words) +
+              " target words (zero-based links: source 0-" + std::to_string(source_words - 1) +
+              ", target 0-" + std::to_string(target_words - 1) + ")"));
+    }
+  }
+}
+
+std::string heatmap_svg(const SoftAlignment& pair, const HeatmapMarks& marks) {
+  const size_t columns = pair.source.size();
+  const size_t rows = pair.weights.size();  // target tokens + </s>
+  Alignment links = marks.links.value_or(Alignment{});
+  GoldAlignment gold = marks.gold.value_or(GoldAlignment{});
+  normalize(links);
+  normalize(gold.sure);
+  normalize(gold.possible);
+
+  std::vector<std::string> source_labels, target_labels;
+  double widest_source = 0, widest_target = text_width("</s>");
+  for (const auto& token : pair.source) {
+    source_labels.push_back(axis_label(token));
+    widest_source = std::max(widest_source, text_width(source_labels.back()));
+  }
+  for (const auto& token : pair.target) {
+    target_labels.push_back(axis_label(token));
+    widest_target = std::max(widest_target, text_width(target_labels.back()));
+  }
+
+  // Source labels rise at 60 degrees from their columns; target labels end left of their rows.
+  const double left = std::max(kMinLeft, widest_target + 2 * kLabelGap);
+  const double top = kLabelGap + widest_source * kSin60 + 2 * kFontSize;
+  const double grid_right = left + columns * kCell;
+  const double grid_bottom = top + rows * kCell;
+  double labels_right = grid_right;
+  for (size_t c = 0; c < columns; ++c) {
+    labels_right = std::max(labels_right, left + (c + 0.5) * kCell + 4 +
+                                              0.5 * text_width(source_labels[c]) + kFontSize);
+  }
+  const double bar_x = grid_right + kBarGap;
+  const double bar_height = std::clamp(rows * kCell, 100.0, 220.0);
+  const double bar_right = bar_x + kBarWidth + 46;
+
+  // What the marks share; each use adds its position.
+  const std::string dot = "<circle r=\"" + number(kCell * 0.2) + "\" fill=\"" + kLinkColour +
+                          "\" stroke=\"#fff\" stroke-width=\"1\"";
+  const std::string square_size = "\" width=\"" + number(kCell - 4) + "\" height=\"" +
+                                  number(kCell - 4) + "\" fill=\"none\" stroke=\"" + kGoldColour +
+                                  "\" stroke-width=\"2\"";
+  const std::string dashes = " stroke-dasharray=\"3,2\"";
+
+  // The key under the grid: one entry per kind of mark given, drawn in a row.
+  std::vector<std::pair<std::string, std::string>> key;  // (symbol at the origin, text)
+  const std::string key_square =
+      "<rect x=\"" + number(-kCell / 2 + 2) + "\" y=\"" + number(-kCell / 2 + 2) + square_size;
+  if (marks.links) key.emplace_back(dot + "/>", "predicted link");
+  if (marks.gold) {
+    key.emplace_back(key_square + "/>", "sure gold link");
+    key.emplace_back(key_square + dashes + "/>", "possible gold link");
+  }
+  const double key_y = std::max(grid_bottom, top + bar_height + 8) + kCell;
+  std::string key_svg;
+  double key_right = 0;
+  for (const auto& [symbol, text] : key) {
+    const double x = key_right + kLabelGap + kCell / 2;
+    key_svg += "<g transform=\"translate(" + number(x) + "," + number(key_y) + ")\">" + symbol +
+               "<text x=\"" + number(kCell / 2 + 4) + "\" dy=\".35em\">" + text + "</text></g>";
+    key_right = x + kCell / 2 + 4 + text_width(text) + kCell;
+  }
+  const double width = std::ceil(std::max({labels_right, bar_right, key_right}) + kLabelGap);
+  const double height = std::ceil(key.empty() ? key_y - kCell / 2 : key_y + kCell);
+
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width) +
+                    "\" height=\"" + number(height) + "\" viewBox=\"0 0 " + number(width) + " " +
+                    number(height) + "\" font-family=\"sans-serif\" font-size=\"" +
+                    number(kFontSize) + "\">\n";
+  svg += "<title>attention of pair " + std::to_string(pair.id) + "</title>\n";
+  svg += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
+  svg += "<text x=\"" + number(kLabelGap) + "\" y=\"" + number(kFontSize + kLabelGap) +
+         "\" class=\"caption\" font-weight=\"bold\">pair " + std::to_string(pair.id) + "</text>\n";
+
+  // Axis labels.
+  svg += "<g class=\"source-labels\">";
+  for (size_t c = 0; c < columns; ++c) {
+    svg += "<text transform=\"translate(" + number(left + (c + 0.5) * kCell + 4) + "," +
+           number(top - kLabelGap) + ") rotate(-60)\">" + xml_escape(source_labels[c]) + "</text>";
+  }
+  svg += "</g>\n<g class=\"target-labels\" text-anchor=\"end\">";
+  for (size_t r = 0; r < rows; ++r) {
+    const bool end = r == pair.target.size();
+    svg += "<text x=\"" + number(left - kLabelGap) + "\" y=\"" + number(top + (r + 0.5) * kCell) +
+           "\" dy=\".35em\"" + (end ? " font-style=\"italic\" fill=\"#666\"" : "") + ">" +
+           (end ? "&lt;/s&gt;" : xml_escape(target_labels[r])) + "</text>";
+  }
+  svg += "</g>\n";
+
+  // Cells, then the marks over them.
+  std::string cells = "<g class=\"cells\" stroke=\"#ddd\" stroke-width=\"0.5\">\n";
+  std::string mark_svg = "<g class=\"marks\">";
+  char weight_text[32];
+  for (size_t r = 0; r < rows; ++r) {
+    const bool end = r == pair.target.size();
+    const std::string target_name = end ? "&lt;/s&gt; (end of sentence)"
+                                        : xml_escape(pair.target[r]) + " (target token " +
+                                              std::to_string(r) + ", word " +
+                                              std::to_string(pair.target_words[r]) + ")";
+    for (size_t c = 0; c < columns; ++c) {
+      const double x = left + c * kCell, y = top + r * kCell;
+      const float weight = pair.weights[r][c];
+      std::snprintf(weight_text, sizeof weight_text, "%.3f", double(weight));
+      std::string notes;
+      if (!end) {
+        const int i = pair.source_words[c], j = pair.target_words[r];
+        const std::string at = "x=\"" + number(x + 2) + "\" y=\"" + number(y + 2);
+        if (contains(gold.sure, i, j)) {
+          mark_svg += "<rect class=\"sure\" " + at + square_size + "/>";
+          notes += "; sure gold link";
+        } else if (contains(gold.possible, i, j)) {
+          mark_svg += "<rect class=\"possible\" " + at + square_size + dashes + "/>";
+          notes += "; possible gold link";
+        }
+        if (contains(links, i, j)) {
+          mark_svg += dot + " class=\"link\" cx=\"" + number(x + kCell / 2) + "\" cy=\"" +
+                      number(y + kCell / 2) + "\"/>";
+          notes += "; predicted link";
+        }
+      }
+      cells += "<rect class=\"cell\" x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"" +
+               number(kCell) + "\" height=\"" + number(kCell) + "\" fill=\"" +
+               heatmap_shade(weight) + "\"><title>" + xml_escape(pair.source[c]) +
+               " (source token " + std::to_string(c) + ", word " +
+               std::to_string(pair.source_words[c]) + ") \u2192 " + target_name + ": " +
+               weight_text + notes + "</title></rect>";
+    }
+    cells += "\n";
+  }
+  svg += cells + "</g>\n" + mark_svg + "</g>\n";
+  svg += colour_bar(bar_x, top, bar_height) + "\n";
+
+  if (!key.empty()) svg += "<g class=\"key\">" + key_svg + "</g>\n";
+  svg += "</svg>\n";
+  return svg;
+}
+
+std::string heatmap_html(const std::vector<SoftAlignment>& pairs,
+                         const std::vector<HeatmapMarks>& marks, const std::string& title) {
+  if (marks.size() != pairs.size()) {
+    throw InternalError("heatmap_html: " + std::to_string(pairs.size()) + " pairs but " +
+                        std::to_string(marks.size()) + " sets of marks");
+  }
+  // XHTML syntax (closed empty elements, quoted attributes, the XHTML namespace) so the page is
+  // well-formed XML as well as HTML5.
+  std::string html =
+      "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+      "<meta charset=\"utf-8\"/>\n<title>" +
+      xml_escape(title) +
+      "</title>\n<style>\nbody { font-family: sans-serif; margin: 1em 2em; }\n"
+      "h2 { font-size: 1.1em; margin: 2em 0 0.3em; }\n"
+      "p.sentences { margin: 0 0 0.5em; color: #444; }\n"
+      "h1 { font-size: 1.4em; }\n"
+      "svg { display: block; }\n"
+      "svg .caption { display: none; }\n"  // the heading above names the pair
+      "</style>\n</head>\n<body>\n<h1>" +
+      xml_escape(title) + "</h1>\n";
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    const SoftAlignment& pair = pairs[k];
+    const std::string id = std::to_string(pair.id);
+    html += "<section id=\"pair-" + id + "\">\n<h2>pair " + id + "</h2>\n" +
+            "<p class=\"sentences\">source: " + join_tokens(pair.source) +
+            "<br/>\ntarget: " + join_tokens(pair.target) + "</p>\n" + heatmap_svg(pair, marks[k]) +
+            "</section>\n";
+  }
+  html += "</body>\n</html>\n";
+  return html;
+}
+
+}  // namespace heed::align
