@@ -3,6 +3,7 @@
 # in PRECISION (bf16) with nothing else changed (EXTRA="--attention NAME"), then test2016 BLEU
 # (greedy, lowercased, as multi30k.sh scores it). One row per mechanism:
 #   mechanism  minutes  updates  first_train_ppl  last_train_ppl  best_val_ppl  val_bleu  test2016_bleu  target_tok_per_s
+# (target_tok_per_s: the median of the training log's intervals).
 #
 #   bash share/heed/recipes/attention_family.sh
 #   MECHANISMS="dot general" MINUTES=5 bash share/heed/recipes/attention_family.sh
@@ -43,10 +44,23 @@ for mechanism in $MECHANISMS; do
   # metrics columns: step epoch loss perplexity lr tokens/s val-ppl val-BLEU
   row=$(awk -F'\t' -v m="$mechanism" -v min="$MINUTES" -v bleu="$test_bleu" '
     NR == 1 { next }
-    $4 != "" { if (first == "") first = $4; last = $4; step = $1; if ($6 != "") tps = $6 }
+    $4 != "" {
+      if (first == "") first = $4
+      last = $4
+      # tokens/s: the median over logging intervals; the short last one (a few steps before the
+      # time limit) says nothing.
+      if ($6 != "" && $1 - step >= 10) speeds[++n] = $6
+      step = $1
+    }
     $7 != "" && (best == "" || $7 + 0 < best + 0) { best = $7 }
     $8 != "" { vbleu = $8 }
-    END { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m, min, step, first, last, best, vbleu, bleu, tps }' \
+    END {
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && speeds[j - 1] + 0 > speeds[j] + 0; j--) {
+        t = speeds[j]; speeds[j] = speeds[j - 1]; speeds[j - 1] = t
+      }
+      tps = n % 2 ? speeds[(n + 1) / 2] : int((speeds[n / 2] + speeds[n / 2 + 1]) / 2 + 0.5)
+      printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m, min, step, first, last, best, vbleu, bleu, tps
+    }' \
     "$WORK/metrics-$run.tsv")
   printf '%s\n' "$row" >> "$RESULTS"
   printf '%s\n' "$row"
