@@ -5,14 +5,8 @@
 source "$(dirname "$0")/lib.sh"
 T=$BIN/heed-train
 A=$BIN/heed-align
-K=$BIN/heed-tokenize
 SAMPLE=$(dirname "$0")/../../share/heed/sample
-head -2000 "$SAMPLE/train.en" > "$TMP/raw.en"
-head -2000 "$SAMPLE/train.fr" > "$TMP/raw.fr"
-"$K" learn-bpe --merges 300 -i "$TMP/raw.en" -i "$TMP/raw.fr" -o "$TMP/codes" 2>/dev/null
-for l in en fr; do "$K" --bpe "$TMP/codes" -i "$TMP/raw.$l" -o "$TMP/bpe.$l"; done
-expect_exit 0 train -- "$T" --train-src "$TMP/bpe.en" --train-tgt "$TMP/bpe.fr" --bpe "$TMP/codes" \
-  --tokenizer-mode conservative --hidden 32 --embed 16 --max-steps 40 --threads 1 -q -o "$TMP/m"
+train_sample_model 40
 M=$TMP/m/model.heed
 
 head -20 "$SAMPLE/test.en" > "$TMP/src"

@@ -54,3 +54,17 @@ finish() {
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" = 0 ]
 }
+
+# train_sample_model STEPS: a tiny English→French model on 2,000 pairs of the embedded sample,
+# with 300 BPE merges, in $TMP: raw.{en,fr}, codes, bpe.{en,fr} and m/model.heed.
+train_sample_model() {
+  local sample
+  sample=$(dirname "${BASH_SOURCE[0]}")/../../share/heed/sample
+  head -2000 "$sample/train.en" > "$TMP/raw.en"
+  head -2000 "$sample/train.fr" > "$TMP/raw.fr"
+  "$BIN/heed-tokenize" learn-bpe --merges 300 -i "$TMP/raw.en" -i "$TMP/raw.fr" -o "$TMP/codes" 2>/dev/null
+  for l in en fr; do "$BIN/heed-tokenize" --bpe "$TMP/codes" -i "$TMP/raw.$l" -o "$TMP/bpe.$l"; done
+  expect_exit 0 train -- "$BIN/heed-train" --train-src "$TMP/bpe.en" --train-tgt "$TMP/bpe.fr" \
+    --bpe "$TMP/codes" --tokenizer-mode conservative --hidden 32 --embed 16 --max-steps "$1" \
+    --threads 1 -q -o "$TMP/m"
+}

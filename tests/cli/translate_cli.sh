@@ -6,14 +6,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_signals.sh"
 T=$BIN/heed-train
 X=$BIN/heed-translate
-K=$BIN/heed-tokenize
-SAMPLE=$(dirname "$0")/../../share/heed/sample
-head -2000 "$SAMPLE/train.en" > "$TMP/raw.en"
-head -2000 "$SAMPLE/train.fr" > "$TMP/raw.fr"
-"$K" learn-bpe --merges 300 -i "$TMP/raw.en" -i "$TMP/raw.fr" -o "$TMP/codes" 2>/dev/null
-for l in en fr; do "$K" --bpe "$TMP/codes" -i "$TMP/raw.$l" -o "$TMP/bpe.$l"; done
-expect_exit 0 train -- "$T" --train-src "$TMP/bpe.en" --train-tgt "$TMP/bpe.fr" --bpe "$TMP/codes" \
-  --tokenizer-mode conservative --hidden 32 --embed 16 --max-steps 60 --threads 1 -q -o "$TMP/m"
+train_sample_model 60
 M=$TMP/m/model.heed
 
 # A byte order mark at the start of the training corpora does not reach the model's vocabularies.

@@ -2,7 +2,8 @@
 # Installs what is missing, builds heed and runs the main job on the embedded sample
 # (share/heed/sample, Tatoeba en-fr, CC-BY 2.0): tokenize and learn BPE, train a small
 # English→French model for a few minutes, translate test sentences and show their word
-# alignments from the attention, and score the test set.
+# alignments from the attention, the alignments with the reference translations and their
+# heatmaps (five.align, five.html), and score the test set.
 # DEMO_MINUTES (default 3) sets the training time.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 heed_install "${HEED_BUILD_PACKAGES[@]}"
@@ -40,6 +41,14 @@ heed_log "five test sentences, their translations and hard word alignments (sour
 head -5 "$SAMPLE/test.en" > five.en
 "$HEED_BIN/heed-translate" -m model/model.heed --alignment hard < five.en > five.fr
 paste -d '\n' five.en five.fr /dev/null
+heed_log "the word alignments of the same five sentences with their reference translations"
+heed_log "(forced decoding; 'shift' reads the step whose input is each target word), and heatmaps"
+head -5 "$SAMPLE/test.fr" > five.ref.fr
+"$HEED_BIN/heed-align" -m model/model.heed five.en five.ref.fr --method shift --soft five.jsonl \
+  > five.align
+paste -d '\n' five.en five.ref.fr five.align /dev/null
+"$HEED_BIN/heed-align" plot --soft five.jsonl --links five.align -o five.html
+heed_log "heatmaps of the five: $WORK/five.html (open it in a browser)"
 heed_log "the test set ($(wc -l < "$SAMPLE/test.en") sentences), beam 5"
 "$HEED_BIN/heed-translate" -m model/model.heed < "$SAMPLE/test.en" > test.hyp.fr
 "$HEED_BIN/heed-score" -r "$SAMPLE/test.fr" --hyp test.hyp.fr
