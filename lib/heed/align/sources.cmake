@@ -1,4 +1,5 @@
 list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/aer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/alignment.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ibm2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/soft_alignment.cpp)
