@@ -36,6 +36,11 @@ expect_same input "$TMP/links" "$TMP/files.out"
 # Results do not depend on the number of threads.
 expect_exit 0 threads -- "$A" ibm2 "${recommended[@]}" --threads 3 "$TMP/src" "$TMP/tgt"
 expect_same threads "$TMP/out" "$TMP/files.out"
+# --print-config replays: its defaults of options that need another one are not refused.
+expect_exit 0 print-config -- "$A" ibm2 "${recommended[@]}" --print-config "$TMP/src" "$TMP/tgt"
+cp "$TMP/out" "$TMP/ibm2.cfg"
+expect_exit 0 config-replay -- "$A" ibm2 --config "$TMP/ibm2.cfg"
+expect_same config-replay "$TMP/out" "$TMP/files.out"
 # --reverse: links still source-target, so the same shape checks hold.
 expect_exit 0 reverse -- "$A" ibm2 "${recommended[@]}" --reverse "$TMP/src" "$TMP/tgt"
 paste -d '\t' "$TMP/src" "$TMP/tgt" "$TMP/out" | awk -F'\t' '

@@ -106,24 +106,32 @@ class Ibm2Command : public align_tool::Subcommand {
   }
 
  private:
-  // Options that only act with another one are refused without it, rather than ignored.
+  // An option that only acts with another one is refused without it when it is set to
+  // anything but its default (rather than ignored); the defaults that --print-config writes
+  // replay.
   void check_options(const cli::CommandLine& cl) {
     options_.null_word = !no_null_word_;
     if (cl.given("source") != cl.given("target")) {
       throw ConfigError("give both SRC and TGT files, or 'SRC ||| TGT' lines with -i");
     }
-    if (cl.given("source") && cl.given("input")) {
+    if (cl.given("source") && input_ != "-") {
       throw ConfigError("--input reads 'SRC ||| TGT' lines; it does not go with SRC TGT files");
     }
-    for (const char* option : {"diagonal-tension", "optimize-tension", "p0"}) {
-      if (cl.given(option) && !options_.favor_diagonal) {
-        throw ConfigError(std::string("--") + option + " needs --favor-diagonal");
-      }
+    const align::Ibm2Options defaults;
+    const auto refuse_without = [](bool set, const char* option, const char* needed) {
+      if (set) throw ConfigError(std::string("--") + option + " needs --" + needed);
+    };
+    if (!options_.favor_diagonal) {
+      refuse_without(options_.diagonal_tension != defaults.diagonal_tension, "diagonal-tension",
+                     "favor-diagonal");
+      refuse_without(options_.optimize_tension, "optimize-tension", "favor-diagonal");
+      refuse_without(options_.null_probability != defaults.null_probability, "p0",
+                     "favor-diagonal");
     }
-    if (cl.given("alpha") && !options_.variational_bayes) {
-      throw ConfigError("--alpha needs --variational-bayes");
+    if (!options_.variational_bayes) {
+      refuse_without(options_.alpha != defaults.alpha, "alpha", "variational-bayes");
     }
-    if (cl.given("p0") && no_null_word_) {
+    if (no_null_word_ && options_.null_probability != defaults.null_probability) {
       throw ConfigError("--p0 does not go with --no-null-word");
     }
     options_.validate();

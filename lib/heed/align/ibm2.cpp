@@ -211,7 +211,7 @@ struct Ibm2::Impl {
   std::vector<double> prior;    // p(a_j = i | j, m, n) per shape, null column first
   std::vector<double> feature;  // h(i, j, m, n) per shape, 0 in the null column
 
-  // t(f | e): row r holds, sorted, the f words that co-occur with e = r − 1 (row 0: null).
+  // t(f | e): row r holds the f words that co-occur with e = r − 1 (row 0: null).
   std::vector<size_t> row_begin;
   std::vector<std::uint32_t> row_words;
   std::vector<double> t;
@@ -263,60 +263,88 @@ Ibm2::Impl::Impl(const WordCorpus& corpus_, const Ibm2Options& options_, int thr
 }
 
 void Ibm2::Impl::index_parameters() {
-  // Every f word of a pair, once for each e word (and the null word): sorted and made unique
-  // per row, these are the entries of t.
+  // Row r of t holds the f words that co-occur with e = r − 1 (row 0: the null word), in the
+  // order they are first met. Each row is built from the places its e word occurs: a pair and
+  // the column it fills in that pair's links (0 for the null word).
   const size_t rows =
       (options.reverse ? corpus.target_vocabulary_size() : corpus.source_vocabulary_size()) + 1;
-  std::vector<size_t> begin(rows + 1, 0);
+  const int null_columns = options.null_word ? 1 : 0;
+  struct Occurrence {
+    std::uint32_t pair, column;
+  };
+  std::vector<size_t> occurrence_begin(rows + 1, 0);
   for (const Pair& p : pairs) {
     if (p.shape == kNoShape) continue;
-    if (options.null_word) begin[1] += p.m;
-    for (int i = 0; i < p.n; ++i) begin[p.e[i] + 2] += p.m;
+    occurrence_begin[1] += null_columns;
+    for (int i = 0; i < p.n; ++i) ++occurrence_begin[p.e[i] + 2];
   }
-  for (size_t r = 0; r < rows; ++r) begin[r + 1] += begin[r];
-  std::vector<std::uint32_t> words(begin[rows]);
-  std::vector<size_t> fill(begin.begin(), begin.end() - 1);
-  for (const Pair& p : pairs) {
-    if (p.shape == kNoShape) continue;
-    if (options.null_word)
-      fill[0] = std::copy(p.f, p.f + p.m, words.begin() + fill[0]) - words.begin();
-    for (int i = 0; i < p.n; ++i) {
-      size_t& at = fill[p.e[i] + 1];
-      at = std::copy(p.f, p.f + p.m, words.begin() + at) - words.begin();
+  for (size_t r = 0; r < rows; ++r) occurrence_begin[r + 1] += occurrence_begin[r];
+  std::vector<Occurrence> occurrences(occurrence_begin[rows]);
+  {
+    std::vector<size_t> next(occurrence_begin.begin(), occurrence_begin.end() - 1);
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      const Pair& p = pairs[k];
+      if (p.shape == kNoShape) continue;
+      const auto pair = static_cast<std::uint32_t>(k);
+      if (options.null_word) occurrences[next[0]++] = {pair, 0};
+      for (int i = 0; i < p.n; ++i) {
+        occurrences[next[p.e[i] + 1]++] = {pair, static_cast<std::uint32_t>(i + null_columns)};
+      }
     }
   }
-  std::vector<size_t> unique_size(rows);
-  parallel_chunks(rows, 64, threads, [&](size_t first, size_t last, int) {
+
+  // Two passes over the rows, each worker marking the f words a row has met (stamp r + 1):
+  // the first counts each row's distinct words, the second gives them their places in t and
+  // writes those into the links.
+  const size_t f_words =
+      options.reverse ? corpus.source_vocabulary_size() : corpus.target_vocabulary_size();
+  std::vector<std::vector<std::uint32_t>> stamp(threads), place(threads);
+  row_begin.assign(rows + 1, 0);
+  parallel_chunks(rows, 16, threads, [&](size_t first, size_t last, int worker) {
+    std::vector<std::uint32_t>& seen = stamp[worker];
+    if (seen.empty()) seen.assign(f_words, 0);
     for (size_t r = first; r < last; ++r) {
-      auto b = words.begin() + begin[r], e = words.begin() + begin[r + 1];
-      std::sort(b, e);
-      unique_size[r] = std::unique(b, e) - b;
+      const auto mark = static_cast<std::uint32_t>(r + 1);
+      size_t distinct = 0;
+      for (size_t o = occurrence_begin[r]; o < occurrence_begin[r + 1]; ++o) {
+        const Pair& p = pairs[occurrences[o].pair];
+        for (int j = 0; j < p.m; ++j) {
+          if (seen[p.f[j]] != mark) {
+            seen[p.f[j]] = mark;
+            ++distinct;
+          }
+        }
+      }
+      row_begin[r + 1] = distinct;
     }
   });
-  row_begin.assign(rows + 1, 0);
-  for (size_t r = 0; r < rows; ++r) row_begin[r + 1] = row_begin[r] + unique_size[r];
+  for (size_t r = 0; r < rows; ++r) row_begin[r + 1] += row_begin[r];
   if (row_begin[rows] > std::numeric_limits<std::uint32_t>::max()) {
     throw DataError("ibm2: the corpus has more than 2^32 co-occurring word pairs");
   }
   row_words.resize(row_begin[rows]);
-  for (size_t r = 0; r < rows; ++r) {
-    std::copy_n(words.begin() + begin[r], unique_size[r], row_words.begin() + row_begin[r]);
-  }
-  words = {};
-
-  parallel_chunks(pairs.size(), kPairsPerChunk, threads, [&](size_t first, size_t last, int) {
-    for (size_t k = first; k < last; ++k) {
-      const Pair& p = pairs[k];
-      if (p.shape == kNoShape) continue;
-      std::uint32_t* out = links.data() + p.links;
-      auto index = [&](size_t row, std::uint32_t f) {
-        const auto b = row_words.begin() + row_begin[row],
-                   e = row_words.begin() + row_begin[row + 1];
-        return static_cast<std::uint32_t>(std::lower_bound(b, e, f) - row_words.begin());
-      };
-      for (int j = 0; j < p.m; ++j) {
-        if (options.null_word) *out++ = index(0, p.f[j]);
-        for (int i = 0; i < p.n; ++i) *out++ = index(p.e[i] + 1, p.f[j]);
+  for (auto& seen : stamp) std::fill(seen.begin(), seen.end(), 0);
+  parallel_chunks(rows, 16, threads, [&](size_t first, size_t last, int worker) {
+    std::vector<std::uint32_t>& seen = stamp[worker];
+    std::vector<std::uint32_t>& at = place[worker];
+    if (seen.empty()) seen.assign(f_words, 0);
+    if (at.empty()) at.assign(f_words, 0);
+    for (size_t r = first; r < last; ++r) {
+      const auto mark = static_cast<std::uint32_t>(r + 1);
+      auto next = static_cast<std::uint32_t>(row_begin[r]);
+      for (size_t o = occurrence_begin[r]; o < occurrence_begin[r + 1]; ++o) {
+        const Pair& p = pairs[occurrences[o].pair];
+        const size_t w = static_cast<size_t>(width(p.n));
+        std::uint32_t* out = links.data() + p.links + occurrences[o].column;
+        for (int j = 0; j < p.m; ++j, out += w) {
+          const std::uint32_t f = p.f[j];
+          if (seen[f] != mark) {
+            seen[f] = mark;
+            at[f] = next;
+            row_words[next++] = f;
+          }
+          *out = at[f];
+        }
       }
     }
   });
@@ -523,8 +551,8 @@ double Ibm2::translation_probability(long e, long f) const {
   if (e < -1 || f < 0 || row + 1 >= m.row_begin.size()) return 0;
   const auto b = m.row_words.begin() + m.row_begin[row],
              end = m.row_words.begin() + m.row_begin[row + 1];
-  const auto found = std::lower_bound(b, end, static_cast<std::uint32_t>(f));
-  return found != end && *found == f ? m.t[found - m.row_words.begin()] : 0.0;
+  const auto found = std::find(b, end, static_cast<std::uint32_t>(f));
+  return found != end ? m.t[found - m.row_words.begin()] : 0.0;
 }
 
 std::vector<Alignment> train_and_align(const WordCorpus& corpus, const Ibm2Options& options,
