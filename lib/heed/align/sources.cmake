@@ -3,5 +3,6 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/alignment.cpp
   ${CMAKE_CURRENT_LIST_DIR}/extract.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heatmap.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ibm2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/soft_alignment.cpp
   ${CMAKE_CURRENT_LIST_DIR}/symmetrize.cpp)

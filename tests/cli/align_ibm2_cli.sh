@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Contract tests of heed-align ibm2: output shape (one line of in-range Pharaoh links per pair,
+# empty sides too), both inputs (two files, 'src ||| tgt' lines) agree, the same output for any
+# thread count, --reverse links still source-target, bad input and options (exit codes, one
+# error line naming file and line).
+source "$(dirname "$0")/lib.sh"
+A=$BIN/heed-align
+for k in 1 2 3 4 5 6 7 8; do
+  printf 'the house %s is small .\nthe small house .\na book .\nthe book is small .\n' "$k"
+done > "$TMP/src"
+for k in 1 2 3 4 5 6 7 8; do
+  printf 'la maison %s est petite .\nla petite maison .\nun livre .\nle livre est petit .\n' "$k"
+done > "$TMP/tgt"
+paste -d '\t' "$TMP/src" "$TMP/tgt" | sed 's/\t/ ||| /' > "$TMP/both"
+recommended=(--favor-diagonal --optimize-tension --variational-bayes)
+
+# Shape: a line per pair, links i-j inside the sentences, source index first.
+expect_exit 0 files -- "$A" ibm2 "${recommended[@]}" "$TMP/src" "$TMP/tgt"
+cp "$TMP/out" "$TMP/files.out"
+expect_eq files-lines "$(wc -l < "$TMP/out")" 32
+paste -d '\t' "$TMP/src" "$TMP/tgt" "$TMP/out" | awk -F'\t' '
+  { n = split($1, s, " "); m = split($2, t, " "); k = split($3, l, " ")
+    for (x = 1; x <= k; ++x) {
+      if (l[x] !~ /^[0-9]+-[0-9]+$/) exit 1
+      split(l[x], p, "-"); if (p[1] >= n || p[2] >= m) exit 1 } }' && ok ||
+  fail "files: a link is malformed or out of range: $(head -3 "$TMP/out")"
+expect_eq files-stdout-only "$(wc -c < "$TMP/err")" 0
+# "the" → "la" in the first pair: a sure thing after training on this corpus.
+grep -q '^0-0 ' "$TMP/files.out" && ok || fail "files: 'the' not aligned to 'la': $(head -1 "$TMP/files.out")"
+
+# The same from 'src ||| tgt' lines on stdin, with -i, and written atomically with -o.
+expect_exit 0 stdin -- sh -c "'$A' ibm2 ${recommended[*]} < '$TMP/both'"
+expect_same stdin "$TMP/out" "$TMP/files.out"
+expect_exit 0 input -- "$A" ibm2 "${recommended[@]}" -i "$TMP/both" -o "$TMP/links"
+expect_same input "$TMP/links" "$TMP/files.out"
+# Results do not depend on the number of threads.
+expect_exit 0 threads -- "$A" ibm2 "${recommended[@]}" --threads 3 "$TMP/src" "$TMP/tgt"
+expect_same threads "$TMP/out" "$TMP/files.out"
+# --print-config replays: its defaults of options that need another one are not refused.
+expect_exit 0 print-config -- "$A" ibm2 "${recommended[@]}" --print-config "$TMP/src" "$TMP/tgt"
+cp "$TMP/out" "$TMP/ibm2.cfg"
+expect_exit 0 config-replay -- "$A" ibm2 --config "$TMP/ibm2.cfg"
+expect_same config-replay "$TMP/out" "$TMP/files.out"
+# --reverse: links still source-target, so the same shape checks hold.
+expect_exit 0 reverse -- "$A" ibm2 "${recommended[@]}" --reverse "$TMP/src" "$TMP/tgt"
+paste -d '\t' "$TMP/src" "$TMP/tgt" "$TMP/out" | awk -F'\t' '
+  { n = split($1, s, " "); m = split($2, t, " "); k = split($3, l, " ")
+    for (x = 1; x <= k; ++x) { split(l[x], p, "-"); if (p[1] >= n || p[2] >= m) exit 1 } }' &&
+  ok || fail "reverse: a link out of range: $(head -3 "$TMP/out")"
+# A pair with an empty side: an empty line, the line count kept.
+printf 'a b ||| x y\n ||| x\na ||| \n' > "$TMP/empty"
+expect_exit 0 empty-side -- "$A" ibm2 -i "$TMP/empty"
+expect_eq empty-side-lines "$(sed -n '2p;3p' "$TMP/out" | tr '\n' '|')" "||"
+expect_eq empty-side-count "$(wc -l < "$TMP/out")" 3
+
+# Bad input: one error line, exit 65, nothing written.
+head -3 "$TMP/tgt" > "$TMP/short"
+expect_exit 65 mismatch -- "$A" ibm2 "$TMP/src" "$TMP/short"
+expect_error_line align mismatch "short has 3 lines but .*src has more"
+expect_eq mismatch-nothing-written "$(wc -c < "$TMP/out")" 0
+printf 'a b ||| x\nno separator here\n' > "$TMP/nosep"
+expect_exit 65 no-separator -- "$A" ibm2 -i "$TMP/nosep"
+expect_error_line align no-separator "nosep:2: expected 'source \|\|\| target'"
+printf 'a b\nc\xff d\n' > "$TMP/badsrc"
+printf 'x y\nz w\n' > "$TMP/goodtgt"
+expect_exit 65 invalid-utf8 -- "$A" ibm2 "$TMP/badsrc" "$TMP/goodtgt"
+expect_error_line align invalid-utf8 "badsrc:2: invalid UTF-8 at byte 2"
+expect_exit 0 invalid-utf8-replace -- "$A" ibm2 --on-invalid replace "$TMP/badsrc" "$TMP/goodtgt"
+expect_eq invalid-utf8-replace-lines "$(wc -l < "$TMP/out")" 2
+mkdir "$TMP/o"
+echo old > "$TMP/o/links"
+expect_exit 65 invalid-utf8-file -- "$A" ibm2 "$TMP/badsrc" "$TMP/goodtgt" -o "$TMP/o/links"
+expect_eq invalid-utf8-file-untouched "$(cat "$TMP/o/links")" old
+expect_exit 66 missing -- "$A" ibm2 "$TMP/none" "$TMP/tgt"
+expect_error_line align missing "none"
+expect_exit 74 unwritable -- "$A" ibm2 "$TMP/src" "$TMP/tgt" -o "$TMP/no/such/dir/links"
+expect_error_line align unwritable "no/such/dir"
+
+# Bad options: 64 and one line naming the option.
+expect_exit 64 one-file -- "$A" ibm2 "$TMP/src"
+expect_error_line align one-file "SRC and TGT"
+expect_exit 64 files-and-input -- "$A" ibm2 "$TMP/src" "$TMP/tgt" -i "$TMP/both"
+expect_error_line align files-and-input "--input"
+expect_exit 64 p0-range -- "$A" ibm2 -d --p0 1 "$TMP/src" "$TMP/tgt"
+expect_error_line align p0-range "p0"
+expect_exit 64 tension-without-diagonal -- "$A" ibm2 --optimize-tension "$TMP/src" "$TMP/tgt"
+expect_error_line align tension-without-diagonal "--optimize-tension needs --favor-diagonal"
+expect_exit 64 alpha-without-vb -- "$A" ibm2 --alpha 0.1 "$TMP/src" "$TMP/tgt"
+expect_error_line align alpha-without-vb "--alpha needs --variational-bayes"
+expect_exit 64 iterations -- "$A" ibm2 --iterations 0 "$TMP/src" "$TMP/tgt"
+expect_error_line align iterations "iterations"
+# A closed pipe ends the run quietly.
+expect_exit 0 sigpipe -- sh -c "'$A' ibm2 '$TMP/src' '$TMP/tgt' | head -1"
+expect_eq sigpipe-quiet "$(wc -c < "$TMP/err")" 0
+finish

@@ -1,0 +1,151 @@
+// heed-align ibm2: the fast_align model (lib/heed/align/ibm2.h) on a parallel text, written as
+// one line of Pharaoh links per sentence pair.
+#include "heed/align/ibm2.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "align/subcommand.h"
+#include "heed/common/error.h"
+#include "heed/common/timer.h"
+#include "heed/io/line_writer.h"
+#include "heed/io/parallel_corpus.h"
+#include "heed/text/input_check.h"
+
+namespace {
+
+using namespace heed;
+namespace po = boost::program_options;
+
+class Ibm2Command : public align_tool::Subcommand {
+ public:
+  std::string name() const override { return "ibm2"; }
+  std::string synopsis() const override {
+    return "ibm2 [options] [SRC TGT | -i 'SRC ||| TGT' lines] [-o OUT]";
+  }
+  std::string description() const override {
+    return "Aligns a tokenized parallel text with the reparameterised IBM Model 2 of Dyer, "
+           "Chahuneau & Smith (2013), the model of fast_align, trained by EM on the text "
+           "itself: one line of zero-based Pharaoh links 'i-j' (source word i, target word j) "
+           "per sentence pair. The defaults are fast_align's; its recommended use "
+           "'fast_align -d -o -v' is '--favor-diagonal --optimize-tension "
+           "--variational-bayes'. A pair with an empty side gets an empty line.";
+  }
+
+  void add_options(cli::CommandLine& cl) override {
+    cl.group("Input and output")
+        .add_options()("source", po::value(&source_),
+                       "source file (tokenized, one sentence a line)")(
+            "target", po::value(&target_), "target file, line-parallel to the source")(
+            "input,i", po::value(&input_)->default_value(input_),
+            "'source ||| target' (or 'source<TAB>target') lines, when no SRC TGT are given "
+            "('-' = stdin)")("output,o", po::value(&output_)->default_value(output_),
+                             "output file ('-' = stdout)");
+    cli::add_on_invalid(cl.group("Input and output"), &on_invalid_, /*allow_skip=*/false);
+    cl.positional("source", 1);
+    cl.positional("target", 1);
+    cl.group("Model").add_options()(
+        "reverse,r", po::bool_switch(&options_.reverse),
+        "model p(source | target); the links are still written source-target")(
+        "favor-diagonal,d", po::bool_switch(&options_.favor_diagonal),
+        "prefer links near the diagonal (otherwise positions are uniform, as in IBM Model 1)")(
+        "diagonal-tension", cli::number(&options_.diagonal_tension, cli::above(0)),
+        "starting tension of the diagonal prior (with --favor-diagonal)")(
+        "optimize-tension", po::bool_switch(&options_.optimize_tension),
+        "fit the tension between EM iterations (with --favor-diagonal)")(
+        "p0", cli::number(&options_.null_probability, cli::from_below(0, 1)),
+        "probability of aligning to the null word (with --favor-diagonal)")(
+        "no-null-word", po::bool_switch(&no_null_word_),
+        "every target word is aligned to a source word")(
+        "variational-bayes", po::bool_switch(&options_.variational_bayes),
+        "symmetric Dirichlet prior on each word's translations (mean-field EM)")(
+        "alpha", cli::number(&options_.alpha, cli::above(0)),
+        "concentration of that prior (with --variational-bayes)")(
+        "iterations", cli::number(&options_.iterations, cli::at_least(1)),
+        "passes over the corpus: EM updates, then the last one aligns");
+  }
+
+  int run(const cli::CommandLine& cl) override {
+    check_options(cl);
+    io::check_writable(output_);
+    const text::OnInvalid policy = text::parse_on_invalid(on_invalid_, /*allow_skip=*/false);
+
+    Timer timer;
+    align::WordCorpus corpus;
+    {
+      auto reader = source_.empty() ? std::make_unique<io::ParallelReader>(input_)
+                                    : std::make_unique<io::ParallelReader>(source_, target_);
+      std::string source, target, source_storage, target_storage;
+      while (reader->next(source, target)) {
+        const long long line = reader->line_number();
+        corpus.add(text::checked_line(source, policy, reader->source_name(), line, source_storage),
+                   text::checked_line(target, policy, reader->target_name(), line, target_storage));
+      }
+    }
+    spdlog::info("[ibm2] pairs={} source_words={} target_words={} seconds={:.2f}", corpus.size(),
+                 corpus.source_vocabulary_size(), corpus.target_vocabulary_size(), timer.seconds());
+
+    const auto log_iteration = [&timer](int iteration, const align::Ibm2Iteration& s) {
+      const double per_word = s.target_tokens > 0 ? -s.log_likelihood / s.target_tokens : 0;
+      spdlog::info(
+          "[ibm2] iteration={} log_likelihood={:.6g} perplexity={:.4g} null_posterior={:.4f} "
+          "tension={:.4f} seconds={:.2f}",
+          iteration, s.log_likelihood, std::exp(per_word), s.null_posterior, s.tension,
+          timer.seconds());
+    };
+    const auto alignments = align::train_and_align(corpus, options_, cl.threads(), log_iteration);
+
+    io::LineWriter out(output_);
+    for (const align::Alignment& links : alignments) out.write_line(align::to_pharaoh(links));
+    out.commit();
+    spdlog::info("[ibm2] aligned pairs={} seconds={:.2f}", alignments.size(), timer.seconds());
+    return 0;
+  }
+
+ private:
+  // An option that only acts with another one is refused without it when it is set to
+  // anything but its default (rather than ignored); the defaults that --print-config writes
+  // replay.
+  void check_options(const cli::CommandLine& cl) {
+    options_.null_word = !no_null_word_;
+    if (cl.given("source") != cl.given("target")) {
+      throw ConfigError("give both SRC and TGT files, or 'SRC ||| TGT' lines with -i");
+    }
+    if (cl.given("source") && input_ != "-") {
+      throw ConfigError("--input reads 'SRC ||| TGT' lines; it does not go with SRC TGT files");
+    }
+    const align::Ibm2Options defaults;
+    const auto refuse_without = [](bool set, const char* option, const char* needed) {
+      if (set) throw ConfigError(std::string("--") + option + " needs --" + needed);
+    };
+    if (!options_.favor_diagonal) {
+      refuse_without(options_.diagonal_tension != defaults.diagonal_tension, "diagonal-tension",
+                     "favor-diagonal");
+      refuse_without(options_.optimize_tension, "optimize-tension", "favor-diagonal");
+      refuse_without(options_.null_probability != defaults.null_probability, "p0",
+                     "favor-diagonal");
+    }
+    if (!options_.variational_bayes) {
+      refuse_without(options_.alpha != defaults.alpha, "alpha", "variational-bayes");
+    }
+    if (no_null_word_ && options_.null_probability != defaults.null_probability) {
+      throw ConfigError("--p0 does not go with --no-null-word");
+    }
+    options_.validate();
+  }
+
+  std::string source_, target_;
+  std::string input_ = "-";
+  std::string output_ = "-";
+  std::string on_invalid_ = "error";
+  bool no_null_word_ = false;
+  align::Ibm2Options options_;
+};
+
+const bool registered = align_tool::register_subcommand(
+    4, [] { return std::unique_ptr<align_tool::Subcommand>(new Ibm2Command); });
+
+}  // namespace
