@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Word alignment on English–French, scored on the 447 Hansards test sentences of the NAACL 2003
-# shared task (Mihalcea & Pedersen 2003), heed-align ibm2 beside real fast_align.
+# shared task (Mihalcea & Pedersen 2003): heed-align ibm2 beside real fast_align, and word
+# alignments read off the attention of heed translation models in both directions, trained
+# plainly and with guided alignment from ibm2.
 #
 #   bash share/heed/recipes/align-hansards.sh
 #   FAST_ALIGN=/path/to/fast_align/build bash share/heed/recipes/align-hansards.sh
@@ -19,6 +21,15 @@
 #      atools where heed-align has no symmetrize subcommand.
 #   5. score each against the gold with heed-align score (1-based NAACL gold; English is the
 #      source, French the target): $WORK/scores.tsv.
+#   6. attention: one joint BPE (8,000 merges) over the corpus; English→French and French→English
+#      models (heed-train defaults: bi-LSTM encoder, Luong decoder with input feeding, general
+#      attention; hidden 512, embed 256) trained for MINUTES each in PRECISION; the test pairs
+#      force-decoded and aligned by argmax and by shift, each direction alone and symmetrized
+#      (the French→English links transposed). System "attention".
+#   7. guided: the same two models trained with --guided-alignment from ibm2's grow-diag-final-and
+#      links over the whole corpus (the guide each training pair gets), aligned by argmax (the
+#      guided rows are the rows that predict each word). System "guided".
+#   Scores of 6 and 7 join $WORK/scores.tsv, one row per system, direction or method.
 #
 # Tokenizing "the Hansards way" (what the test files show): words and punctuation split apart,
 # hyphens inside words made tokens ("peut - être", "two - thirds"), numbers kept whole ("1,122",
@@ -31,7 +42,9 @@
 #
 # Environment: BIN (heed binaries, default build/bin), DATA (default ../shared/data beside the
 # repository), WORK (default /tmp/heed-align-hansards), THREADS (default: all cores; both
-# aligners get the same), FAST_ALIGN (optional).
+# aligners get the same), FAST_ALIGN (optional), MINUTES (training time of each of the four
+# models, default 10), PRECISION (bf16 where the CPU has it, else f32), GUIDE_WEIGHT (default
+# 0.5), STAGES (default "classic attention guided").
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -40,6 +53,10 @@ DATA=${DATA:-$root/../shared/data}
 WORK=${WORK:-/tmp/heed-align-hansards}
 THREADS=${THREADS:-$(nproc)}
 FAST_ALIGN=${FAST_ALIGN:-}
+MINUTES=${MINUTES:-10}
+PRECISION=${PRECISION:-bf16}
+GUIDE_WEIGHT=${GUIDE_WEIGHT:-0.5}
+STAGES=${STAGES:-classic attention guided}
 hansards=$DATA/hansards-naacl2003-en-fr
 mkdir -p "$WORK"
 log() { echo "align-hansards: $*" >&2; }
@@ -159,22 +176,114 @@ for system in $systems; do
   done
 done
 
-# Stage 5: scores.
+# Stage 5 (and the end of 6, 7): scores, one row per system and run.
 if ! "$BIN/heed-align" score --help > /dev/null 2>&1; then
   log "no heed-align score here: the links are in $WORK/test.*; scores skipped"
   exit 0
 fi
-scores=$WORK/scores.tsv
-: > "$scores.tmp"
-for system in $systems; do
-  for run in fwd rev $methods; do
+# score_runs SYSTEM RUNS...: rows "system run seconds aer precision recall predicted sure
+# possible sentences" for $WORK/test.SYSTEM.RUN.
+score_runs() {
+  local system=$1; shift
+  for run in "$@"; do
     [ -s "$WORK/test.$system.$run" ] || continue
     result=$("$BIN/heed-align" score --gold "$hansards/test.wa.nonullalign" --one-based \
-             --test "$WORK/test.$system.$run")
+             --test "$WORK/test.$system.$run" | tail -1)
     seconds=
     [ -f "$WORK/$system.$run.seconds" ] && seconds=$(cat "$WORK/$system.$run.seconds")
-    printf '%s\t%s\t%s\t%s\n' "$system" "$run" "$seconds" "$(echo $result)" >> "$scores.tmp"
+    printf '%s\t%s\t%s\t%s\n' "$system" "$run" "$seconds" "$result"
   done
-done
+}
+scores=$WORK/scores.tsv
+printf 'system\trun\tseconds\taer\tprecision\trecall\tpredicted\tsure\tpossible\tsentences\n' \
+  > "$scores.tmp"
+for system in $systems; do score_runs "$system" fwd rev $methods >> "$scores.tmp"; done
 mv "$scores.tmp" "$scores"
+
+# Stages 6 and 7: translation models in both directions, their attention as alignments.
+has_stage() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
+if has_stage attention || has_stage guided; then
+  if [ ! -s "$WORK/codes" ]; then
+    log "BPE: 8000 joint merges"
+    "$BIN/heed-tokenize" learn-bpe --merges 8000 -i "$WORK/corpus.en" -i "$WORK/corpus.fr" \
+      -o "$WORK/codes"
+  fi
+  for l in en fr; do
+    [ -s "$WORK/corpus.bpe.$l" ] ||
+      "$BIN/heed-tokenize" --bpe "$WORK/codes" --threads "$THREADS" -i "$WORK/corpus.$l" \
+        -o "$WORK/corpus.bpe.$l"
+  done
+  # The guide: ibm2's grow-diag-final-and links of every corpus pair, English-French; the
+  # French→English models take them transposed.
+  if [ ! -s "$WORK/guide.en-fr" ]; then
+    "$BIN/heed-align" symmetrize "$WORK/ibm2.fwd" "$WORK/ibm2.rev" \
+      --method grow-diag-final-and -o "$WORK/guide.en-fr"
+  fi
+  if [ ! -s "$WORK/guide.fr-en" ]; then
+    awk '{ for (i = 1; i <= NF; i++) { split($i, p, "-"); $i = p[2] "-" p[1] } print }' \
+      "$WORK/guide.en-fr" > "$WORK/guide.fr-en.tmp"
+    mv "$WORK/guide.fr-en.tmp" "$WORK/guide.fr-en"
+  fi
+fi
+# train_model NAME SRC TGT [heed-train options]: $WORK/NAME/model.heed after MINUTES of
+# training; $WORK/NAME.seconds marks it finished. A run stopped before that resumes from its
+# checkpoint (the time limit counts the training seconds of both runs).
+train_model() {
+  local name=$1 src=$2 tgt=$3; shift 3
+  [ -s "$WORK/$name.seconds" ] && return 0
+  log "training $name for $MINUTES minutes ($PRECISION)"
+  local resume=() start end
+  [ -f "$WORK/$name/checkpoint.heed" ] && resume=(--resume)
+  start=$(date +%s%N)
+  "$BIN/heed-train" --train-src "$WORK/corpus.bpe.$src" --train-tgt "$WORK/corpus.bpe.$tgt" \
+    --bpe "$WORK/codes" --tokenizer-mode conservative --hidden 512 --embed 256 --dropout 0.2 \
+    --batch-size 64 --lr 0.001 --time-limit $((MINUTES * 60)) --save-every 500 \
+    --precision "$PRECISION" --threads "$THREADS" --metrics-file "$WORK/$name.metrics.tsv" \
+    -o "$WORK/$name" "${resume[@]}" "$@" 2>> "$WORK/$name.log"
+  end=$(date +%s%N)
+  awk -v ns=$((end - start)) 'BEGIN { printf "%.2f\n", ns / 1e9 }' > "$WORK/$name.seconds"
+}
+# align_model SYSTEM DIRECTION METHOD: the test pairs through $WORK/SYSTEM.DIRECTION's
+# attention into $WORK/test.SYSTEM.DIRECTION-METHOD (links as that model writes them).
+align_model() {
+  local system=$1 direction=$2 method=$3 out=$WORK/test.$1.$2-$3
+  [ -s "$out" ] && return 0
+  local src=e tgt=f
+  [ "$direction" = rev ] && { src=f; tgt=e; }
+  "$BIN/heed-align" -m "$WORK/$system.$direction/model.heed" --method "$method" \
+    --threads "$THREADS" "$WORK/hansards.$src" "$WORK/hansards.$tgt" -o "$out"
+}
+for side in e f; do
+  [ -s "$WORK/hansards.$side" ] ||
+    perl -CSD -pe '$_ = lc; s/ +$//' "$hansards/test.$side" > "$WORK/hansards.$side"
+done
+for system in attention guided; do
+  has_stage "$system" || continue
+  guide_fwd=() guide_rev=() extract_methods="argmax shift"
+  if [ "$system" = guided ]; then
+    guide_fwd=(--guided-alignment "$WORK/guide.en-fr" --guided-alignment-weight "$GUIDE_WEIGHT")
+    guide_rev=(--guided-alignment "$WORK/guide.fr-en" --guided-alignment-weight "$GUIDE_WEIGHT")
+    extract_methods=argmax
+  fi
+  train_model "$system.fwd" en fr "${guide_fwd[@]}"
+  train_model "$system.rev" fr en "${guide_rev[@]}"
+  runs=""
+  for method in $extract_methods; do
+    align_model "$system" fwd "$method"
+    align_model "$system" rev "$method"
+    # The French→English links, read English-French, are the "rev" run.
+    [ -s "$WORK/test.$system.rev-$method.en-fr" ] ||
+      awk '{ for (i = 1; i <= NF; i++) { split($i, p, "-"); $i = p[2] "-" p[1] } print }' \
+        "$WORK/test.$system.rev-$method" > "$WORK/test.$system.rev-$method.en-fr"
+    runs="$runs fwd-$method rev-$method.en-fr"
+    for sym in $methods; do
+      [ -s "$WORK/test.$system.$sym-$method" ] ||
+        "$BIN/heed-align" symmetrize "$WORK/test.$system.fwd-$method" \
+          "$WORK/test.$system.rev-$method" --transpose-reverse --method "$sym" \
+          -o "$WORK/test.$system.$sym-$method"
+      runs="$runs $sym-$method"
+    done
+  done
+  score_runs "$system" $runs >> "$scores"
+done
 column -t -s "$(printf '\t')" "$scores"
