@@ -84,7 +84,14 @@ void remove_temp_files_on_signal() {
 LineWriter::LineWriter(const std::string& path) : path_(path) {
   if (path == "-") {
     file_ = stdout;
-    is_stdout_ = true;
+    direct_ = is_stdout_ = true;
+    return;
+  }
+  struct stat target;
+  if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
+    file_ = std::fopen(path.c_str(), "wb");
+    if (!file_) throw WriteError("cannot write '" + path + "': " + errno_message(errno));
+    direct_ = true;
     return;
   }
   temp_path_ = path + ".tmp-XXXXXX";
@@ -109,8 +116,9 @@ LineWriter::LineWriter(const std::string& path) : path_(path) {
 }
 
 LineWriter::~LineWriter() {
-  if (is_stdout_) {
-    if (!committed_) std::fflush(stdout);
+  if (direct_) {
+    if (!committed_) std::fflush(file_);
+    if (!is_stdout_) std::fclose(file_);
     return;
   }
   if (file_) std::fclose(file_);
@@ -153,7 +161,7 @@ void LineWriter::rename_temp_file(const std::string& final_path) {
 
 void LineWriter::commit() {
   if (committed_) return;
-  if (is_stdout_) {
+  if (direct_) {
     flush();
     committed_ = true;
     return;
@@ -164,7 +172,7 @@ void LineWriter::commit() {
 
 std::string LineWriter::keep_partial(long long lines) {
   if (committed_) return "";
-  if (is_stdout_) {
+  if (direct_) {
     commit();
     return "";
   }

@@ -1,5 +1,7 @@
 // Writes text to stdout ("-") or, atomically, to a file: the data goes to a temporary file
-// beside the target, which commit() flushes, fsyncs and renames over it. A writer destroyed
+// beside the target, which commit() flushes, fsyncs and renames over it. A target that exists
+// and is not a regular file (/dev/null, /dev/stdout, a FIFO) is written directly, like
+// stdout: renaming over it would replace the device or pipe by a plain file. A writer destroyed
 // without commit() removes its temporary file, so a failed run never leaves a half file; a run
 // stopped by bad input keeps the lines it finished in "<target>.partial" (keep_partial()).
 #pragma once
@@ -45,6 +47,7 @@ class LineWriter {
   std::string path_;
   std::string temp_path_;
   std::FILE* file_ = nullptr;
+  bool direct_ = false;  // stdout or a target that is not a regular file: no temporary file
   bool is_stdout_ = false;
   bool committed_ = false;
   long long lines_ = 0;

@@ -4,4 +4,5 @@ list(APPEND HEED_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/extract_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heatmap_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ibm2_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/soft_alignment_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/symmetrize_test.cpp)

@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,6 +80,28 @@ TEST_CASE("line_writer: commit renames atomically; no commit leaves nothing", "[
   }
   CHECK(read_file(path) == "new\n");
   CHECK(dir.entries() == 1);
+}
+
+TEST_CASE("line_writer: a target that is not a regular file is written, not replaced",
+          "[io][fast]") {
+  // Renaming a temporary file over a FIFO (or, as root, over /dev/null) would replace it.
+  test::TempDir dir;
+  const std::string fifo = dir.path("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so the writer's open returns
+  REQUIRE(reader >= 0);
+  {
+    io::LineWriter writer(fifo);
+    writer.write_line("through the pipe");
+    writer.commit();
+  }
+  char buffer[64] = {};
+  CHECK(::read(reader, buffer, sizeof buffer - 1) == 17);
+  CHECK(std::string(buffer) == "through the pipe\n");
+  ::close(reader);
+  struct stat after;
+  REQUIRE(::stat(fifo.c_str(), &after) == 0);
+  CHECK(S_ISFIFO(after.st_mode));
 }
 
 TEST_CASE("line_writer: unwritable directory and full disk are WriteErrors", "[io][fast]") {
