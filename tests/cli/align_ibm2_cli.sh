@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Contract tests of heed-align ibm2: output shape (one line of in-range Pharaoh links per pair,
 # empty sides too), both inputs (two files, 'src ||| tgt' lines) agree, the same output for any
-# thread count, --reverse links still source-target, bad input and options (exit codes, one
-# error line naming file and line).
+# thread count (with either tension gradient), --reverse links still source-target, bad input
+# and options (exit codes, one error line naming file and line).
 source "$(dirname "$0")/lib.sh"
 A=$BIN/heed-align
 for k in 1 2 3 4 5 6 7 8; do
@@ -41,6 +41,15 @@ expect_exit 0 print-config -- "$A" ibm2 "${recommended[@]}" --print-config "$TMP
 cp "$TMP/out" "$TMP/ibm2.cfg"
 expect_exit 0 config-replay -- "$A" ibm2 --config "$TMP/ibm2.cfg"
 expect_same config-replay "$TMP/out" "$TMP/files.out"
+# fast_align's tension gradient: the same shape, and again the same for any thread count.
+expect_exit 0 fast-align-gradient -- "$A" ibm2 "${recommended[@]}" --tension-gradient fast-align \
+  "$TMP/src" "$TMP/tgt"
+cp "$TMP/out" "$TMP/fast-align.out"
+expect_eq fast-align-gradient-lines "$(wc -l < "$TMP/out")" 32
+grep -q '^0-0 ' "$TMP/out" && ok || fail "fast-align gradient: 'the' not aligned to 'la'"
+expect_exit 0 fast-align-gradient-threads -- "$A" ibm2 "${recommended[@]}" \
+  --tension-gradient fast-align --threads 3 "$TMP/src" "$TMP/tgt"
+expect_same fast-align-gradient-threads "$TMP/out" "$TMP/fast-align.out"
 # --reverse: links still source-target, so the same shape checks hold.
 expect_exit 0 reverse -- "$A" ibm2 "${recommended[@]}" --reverse "$TMP/src" "$TMP/tgt"
 paste -d '\t' "$TMP/src" "$TMP/tgt" "$TMP/out" | awk -F'\t' '
@@ -85,6 +94,12 @@ expect_exit 64 p0-range -- "$A" ibm2 -d --p0 1 "$TMP/src" "$TMP/tgt"
 expect_error_line align p0-range "p0"
 expect_exit 64 tension-without-diagonal -- "$A" ibm2 --optimize-tension "$TMP/src" "$TMP/tgt"
 expect_error_line align tension-without-diagonal "--optimize-tension needs --favor-diagonal"
+expect_exit 64 gradient-without-optimize -- "$A" ibm2 -d --tension-gradient fast-align \
+  "$TMP/src" "$TMP/tgt"
+expect_error_line align gradient-without-optimize "--tension-gradient needs --optimize-tension"
+expect_exit 64 gradient-value -- "$A" ibm2 "${recommended[@]}" --tension-gradient steep \
+  "$TMP/src" "$TMP/tgt"
+expect_error_line align gradient-value "tension-gradient"
 expect_exit 64 alpha-without-vb -- "$A" ibm2 --alpha 0.1 "$TMP/src" "$TMP/tgt"
 expect_error_line align alpha-without-vb "--alpha needs --variational-bayes"
 expect_exit 64 iterations -- "$A" ibm2 --iterations 0 "$TMP/src" "$TMP/tgt"

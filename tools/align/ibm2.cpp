@@ -56,6 +56,13 @@ class Ibm2Command : public align_tool::Subcommand {
         "starting tension of the diagonal prior (with --favor-diagonal)")(
         "optimize-tension", po::bool_switch(&options_.optimize_tension),
         "fit the tension between EM iterations (with --favor-diagonal)")(
+        "tension-gradient",
+        cli::checked(&tension_gradient_,
+                     [](const std::string& g) {
+                       cli::check_choice("tension-gradient", g, {"exact", "fast-align"});
+                     }),
+        "exact (the gradient of the expected log-likelihood) or fast-align (fast_align's "
+        "formulas, to reproduce its alignments); with --optimize-tension")(
         "p0", cli::number(&options_.null_probability, cli::from_below(0, 1)),
         "probability of aligning to the null word (with --favor-diagonal)")(
         "no-null-word", po::bool_switch(&no_null_word_),
@@ -128,6 +135,13 @@ class Ibm2Command : public align_tool::Subcommand {
       refuse_without(options_.null_probability != defaults.null_probability, "p0",
                      "favor-diagonal");
     }
+    if (tension_gradient_ == "fast-align") {
+      options_.tension_gradient = align::TensionGradient::fast_align;
+    }
+    if (!options_.optimize_tension) {
+      refuse_without(options_.tension_gradient != defaults.tension_gradient, "tension-gradient",
+                     "optimize-tension");
+    }
     if (!options_.variational_bayes) {
       refuse_without(options_.alpha != defaults.alpha, "alpha", "variational-bayes");
     }
@@ -141,6 +155,7 @@ class Ibm2Command : public align_tool::Subcommand {
   std::string input_ = "-";
   std::string output_ = "-";
   std::string on_invalid_ = "error";
+  std::string tension_gradient_ = "exact";
   bool no_null_word_ = false;
   align::Ibm2Options options_;
 };

@@ -79,8 +79,8 @@ DiagonalSeries diagonal_series(int j, int m, int n, double tension) {
   DiagonalSeries s;
   s.below = static_cast<int>(static_cast<long long>(j) * n / m);
   s.above = n - s.below;
-  s.first_below = s.below > 0 ? diagonal_feature(s.below, j, m, n) : 0;
-  s.first_above = s.above > 0 ? diagonal_feature(s.below + 1, j, m, n) : 0;
+  s.first_below = diagonal_feature(s.below, j, m, n);
+  s.first_above = diagonal_feature(s.below + 1, j, m, n);
   s.log_ratio = -tension / n;
   return s;
 }
@@ -105,28 +105,50 @@ void check_positions(int j, int m, int n, double tension) {
   }
 }
 
-}  // namespace
-
-double diagonal_normalizer(int j, int m, int n, double tension) {
-  check_positions(j, m, n, tension);
-  const DiagonalSeries s = diagonal_series(j, m, n, tension);
+// Σ exp(λ h) over both series. A negative `above` (the split past the last position, which only
+// fast_align's swapped lengths produce) is read as fast_align's unsigned count reads it: about
+// 2^32 terms, a series without end, Σ_{k≥0} r^k = 1 / (1 − r).
+double series_total(const DiagonalSeries& s, double tension) {
   double z = 0;
   if (s.below > 0) z += std::exp(tension * s.first_below) * geometric_sum(s.below, s.log_ratio);
-  if (s.above > 0) z += std::exp(tension * s.first_above) * geometric_sum(s.above, s.log_ratio);
+  if (s.above != 0) {
+    const double upper =
+        s.above > 0 ? geometric_sum(s.above, s.log_ratio) : -1 / std::expm1(s.log_ratio);
+    z += std::exp(tension * s.first_above) * upper;
+  }
   return z;
 }
 
-double diagonal_expected_feature(int j, int m, int n, double tension) {
-  check_positions(j, m, n, tension);
+// Σ_{i=1..n} h exp(λ h), each side Σ_k (h0 − k/n) g r^k with g = exp(λ h0): Z times the
+// expected feature.
+double diagonal_feature_moment(int j, int m, int n, double tension) {
   const DiagonalSeries s = diagonal_series(j, m, n, tension);
-  // Each side: Σ_k (h0 − k/n) g r^k with g = exp(λ h0).
   auto side = [&](int terms, double h0) {
     if (terms == 0) return 0.0;
     return std::exp(tension * h0) * (h0 * geometric_sum(terms, s.log_ratio) -
                                      weighted_geometric_sum(terms, s.log_ratio) / n);
   };
-  return (side(s.below, s.first_below) + side(s.above, s.first_above)) /
-         diagonal_normalizer(j, m, n, tension);
+  return side(s.below, s.first_below) + side(s.above, s.first_above);
+}
+
+}  // namespace
+
+double diagonal_normalizer(int j, int m, int n, double tension) {
+  check_positions(j, m, n, tension);
+  return series_total(diagonal_series(j, m, n, tension), tension);
+}
+
+double diagonal_expected_feature(int j, int m, int n, double tension) {
+  check_positions(j, m, n, tension);
+  return diagonal_feature_moment(j, m, n, tension) / diagonal_normalizer(j, m, n, tension);
+}
+
+double fast_align_expected_feature(int j, int m, int n, double tension) {
+  check_positions(j, m, n, tension);
+  // The series of the swapped lengths: k/m against j/n, ratio exp(−λ/m); for j > n their split
+  // j·m/n lies past m.
+  return diagonal_feature_moment(j, m, n, tension) /
+         series_total(diagonal_series(j, n, m, tension), tension);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -190,6 +212,7 @@ struct Ibm2::Impl {
     int m = 0, n = 0;
     size_t table = 0;    // offset of the m × width prior and feature tables
     size_t weights = 0;  // offset of its m expected non-null masses among the counts
+    double pairs = 0;    // how many pairs have it
   };
 
   Impl(const WordCorpus& corpus, const Ibm2Options& options, int threads);
@@ -244,18 +267,22 @@ Ibm2::Impl::Impl(const WordCorpus& corpus_, const Ibm2Options& options_, int thr
       weight_slots += p.m;
     }
     p.shape = it->second;
+    shapes[p.shape].pairs += 1;
     p.links = link_count;
     link_count += static_cast<size_t>(p.m) * width(p.n);
   }
   links.resize(link_count);
   index_parameters();
   t.assign(row_words.size(), 1.0);  // uniform: every pair of words alike
+  // fast_align gathers the posterior feature at the 0-based target position, one before the
+  // position its prior uses.
+  const int feature_shift = options.tension_gradient == TensionGradient::fast_align ? 0 : 1;
   feature.assign(table_size, 0.0);
   for (const Shape& s : shapes) {
     for (int j = 0; j < s.m; ++j) {
       double* row = feature.data() + s.table + static_cast<size_t>(j) * width(s.n);
       if (options.null_word) ++row;
-      for (int i = 0; i < s.n; ++i) row[i] = diagonal_feature(i + 1, j + 1, s.m, s.n);
+      for (int i = 0; i < s.n; ++i) row[i] = diagonal_feature(i + 1, j + feature_shift, s.m, s.n);
     }
   }
   prior.resize(table_size);
@@ -374,12 +401,18 @@ void Ibm2::Impl::fill_prior_tables() {
 }
 
 // Σ over target positions of (expected non-null mass) × E_λ[h]: what the empirical feature
-// sum would be if the data followed the model at tension λ.
+// sum would be if the data followed the model at tension λ. fast_align weights every target
+// position by 1, null-aligned or not, and takes its own d log Z.
 double Ibm2::Impl::model_feature(const std::vector<std::int64_t>& reduced) const {
   const size_t slots = row_words.size();
+  const bool as_fast_align = options.tension_gradient == TensionGradient::fast_align;
   double sum = 0;
   for (const Shape& s : shapes) {
     for (int j = 0; j < s.m; ++j) {
+      if (as_fast_align) {
+        sum += s.pairs * fast_align_expected_feature(j + 1, s.m, s.n, tension);
+        continue;
+      }
       const double mass = static_cast<double>(reduced[slots + s.weights + j]) / kFixedPointScale;
       if (mass > 0) sum += mass * diagonal_expected_feature(j + 1, s.m, s.n, tension);
     }
@@ -471,7 +504,7 @@ Ibm2Iteration Ibm2::em_step() {
 
   // The tension: gradient steps on the expected log-likelihood per word, whose gradient is the
   // posterior feature minus the model's (skipped after the first update, whose posteriors come
-  // from uniform t and so from the prior itself).
+  // from uniform t and so from the prior itself); or fast_align's version of both features.
   if (m.options.favor_diagonal && m.options.optimize_tension && m.updates_done > 0 &&
       stats.target_tokens > 0) {
     const double empirical = feature_sum / stats.target_tokens;

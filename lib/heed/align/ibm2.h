@@ -14,8 +14,9 @@
 // t(· | e) (variational Bayes: t = exp(ψ(c + α) − ψ(Σ_f (c + α)))), which keeps rare words
 // from soaking up alignments. Defaults and schedules are those of fast_align; its tension
 // gradient, though, takes Z of the swapped lengths, the feature of position j − 1 and weights
-// the model's feature by every word, null-aligned or not, where this one is the exact gradient
-// of the expected log-likelihood (so λ is fitted higher: 12 where fast_align reaches 5).
+// the model's feature by every word, null-aligned or not, where this one is by default the exact
+// gradient of the expected log-likelihood (so λ is fitted higher: 12 where fast_align reaches 5).
+// TensionGradient::fast_align follows fast_align's formulas instead, to reproduce its results.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +64,12 @@ class WordCorpus {
   std::vector<size_t> source_begin_{0}, target_begin_{0};
 };
 
+// How the tension's gradient is computed between EM updates (with optimize_tension).
+enum class TensionGradient {
+  exact,       // of the expected log-likelihood per word
+  fast_align,  // as fast_align computes it, deviations and all (fast_align_expected_feature)
+};
+
 struct Ibm2Options {
   // Passes over the corpus, counted as fast_align counts them: every pass but the last is an EM
   // update, the last one only aligns. 1 aligns with the initial, uniform t.
@@ -76,6 +83,7 @@ struct Ibm2Options {
   bool null_word = true;           // allow alignment to the null word
   bool variational_bayes = false;  // Dirichlet prior on t(· | e)
   double alpha = 0.01;             // its concentration
+  TensionGradient tension_gradient = TensionGradient::exact;
 
   // Throws ConfigError naming the option for a value out of range.
   void validate() const;
@@ -87,6 +95,11 @@ double diagonal_normalizer(int j, int m, int n, double tension);
 // d log Z_λ / dλ = E[h] under p(i) ∝ exp(λ h): the model's expected diagonal feature, also in
 // closed form (two arithmetico-geometric series).
 double diagonal_expected_feature(int j, int m, int n, double tension);
+// What fast_align uses as d log Z / dλ: the numerator of diagonal_expected_feature over the
+// normaliser of the swapped lengths, Σ_{k≥1} exp(−λ |k/m − j/n|), summed over k = 1..m when
+// j <= n and over every k >= 1 when j > n (fast_align counts the terms past j·m/n as m minus
+// their start in an unsigned integer, which then wraps around to about 2^32).
+double fast_align_expected_feature(int j, int m, int n, double tension);
 
 // What one EM update saw, for the log and for tests.
 struct Ibm2Iteration {

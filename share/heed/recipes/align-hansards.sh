@@ -44,7 +44,8 @@
 # repository), WORK (default /tmp/heed-align-hansards), THREADS (default: all cores; both
 # aligners get the same), FAST_ALIGN (optional), MINUTES (training time of each of the four
 # models, default 10), PRECISION (bf16 where the CPU has it, else f32), GUIDE_WEIGHT (default
-# 0.5), STAGES (default "classic attention guided").
+# 0.5), STAGES (default "classic attention guided"), IBM2_EXTRA (more options for both ibm2 runs,
+# split at spaces: "--tension-gradient fast-align" reproduces fast_align; use another WORK).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -142,8 +143,9 @@ run_timed() {
 }
 
 # Stages 2 and 3: both directions with each aligner.
+# shellcheck disable=SC2206  # IBM2_EXTRA is split at spaces on purpose
 ibm2=("$BIN/heed-align" ibm2 --favor-diagonal --optimize-tension --variational-bayes
-      --threads "$THREADS" -v)
+      --threads "$THREADS" -v ${IBM2_EXTRA:-})
 run_timed ibm2.fwd "${ibm2[@]}" "$WORK/corpus.en" "$WORK/corpus.fr"
 run_timed ibm2.rev "${ibm2[@]}" --reverse "$WORK/corpus.en" "$WORK/corpus.fr"
 systems=ibm2

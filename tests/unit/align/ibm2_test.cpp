@@ -1,5 +1,6 @@
 #include "heed/align/ibm2.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
@@ -48,11 +49,26 @@ double brute_expected_feature(int j, int m, int n, double tension) {
   return sum / brute_normalizer(j, m, n, tension);
 }
 
+// fast_align's d log Z by brute force: the numerator of brute_expected_feature over the sum of
+// exp(−λ |k/m − j/n|) over k = 1..m for j <= n, and for j > n over every k >= 1, until the terms
+// vanish (fast_align's unsigned count of the terms past j·m/n wraps around to about 2^32).
+double brute_fast_align_feature(int j, int m, int n, double tension) {
+  const double moment =
+      brute_expected_feature(j, m, n, tension) * brute_normalizer(j, m, n, tension);
+  const int last = j <= n ? m : static_cast<int>(m * (double(j) / n + 800 / tension)) + 1;
+  double z = 0;
+  for (int k = 1; k <= last; ++k)
+    z += std::exp(-tension * std::fabs(double(k) / m - double(j) / n));
+  return moment / z;
+}
+
 // A random corpus where target word k of a pair tends to translate source word k, for the
-// tests that need more pairs than one chunk of work.
-WordCorpus random_corpus(int pairs, std::uint32_t seed, bool reversed_order = false) {
+// tests that need more pairs than one chunk of work. With uneven_lengths a target may lose its
+// last word or gain up to two.
+WordCorpus random_corpus(int pairs, std::uint32_t seed, bool reversed_order = false,
+                         bool uneven_lengths = false) {
   std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> length(1, 9), word(0, 40), noise(0, 9);
+  std::uniform_int_distribution<int> length(1, 9), word(0, 40), noise(0, 9), change(-1, 2);
   WordCorpus corpus;
   for (int k = 0; k < pairs; ++k) {
     const int n = length(rng);
@@ -63,6 +79,11 @@ WordCorpus random_corpus(int pairs, std::uint32_t seed, bool reversed_order = fa
       target.push_back(noise(rng) == 0 ? "t" + std::to_string(word(rng)) : "t" + std::to_string(w));
     }
     if (reversed_order) std::reverse(target.begin(), target.end());
+    if (uneven_lengths) {
+      const int words = change(rng);
+      if (words < 0 && target.size() > 1) target.pop_back();
+      for (int w = 0; w < words; ++w) target.push_back("t" + std::to_string(word(rng)));
+    }
     std::string s, t;
     for (const auto& w : source) s += w + " ";
     for (const auto& w : target) t += w + " ";
@@ -157,6 +178,85 @@ TEST_CASE("ibm2: closed-form diagonal normaliser and feature against brute force
   CHECK_THROWS_AS(align::diagonal_normalizer(1, 3, 3, 0), ConfigError);
 }
 
+TEST_CASE("ibm2: fast_align's d log Z against brute force", "[align][fast]") {
+  for (double tension : {0.1, 1.0, 4.0, 14.0}) {
+    for (int m = 1; m <= 9; ++m) {
+      for (int n = 1; n <= 9; ++n) {
+        for (int j = 1; j <= m; ++j) {
+          INFO("j=" << j << " m=" << m << " n=" << n << " tension=" << tension);
+          CHECK(align::fast_align_expected_feature(j, m, n, tension) ==
+                Approx(brute_fast_align_feature(j, m, n, tension)).epsilon(1e-9).margin(1e-12));
+        }
+      }
+    }
+  }
+  // Equal lengths swap to themselves: then it is the exact d log Z.
+  CHECK(align::fast_align_expected_feature(2, 5, 5, 4) ==
+        Approx(align::diagonal_expected_feature(2, 5, 5, 4)).epsilon(1e-12));
+  CHECK_THROWS_AS(align::fast_align_expected_feature(4, 3, 3, 4), ConfigError);
+}
+
+TEST_CASE("ibm2: fast-align tension gradient takes fast_align's step, by brute force",
+          "[align][fast]") {
+  // The second update's tension: eight steps of 20 × (posterior feature − model feature), each
+  // per target word, where fast_align takes the posterior feature at position j − 1 (links to
+  // real words only) and the model feature as its d log Z at every target position. The
+  // corpus has pairs with m > n, so j > n occurs.
+  const WordCorpus corpus = random_corpus(20, 1, false, /*uneven_lengths=*/true);
+  Ibm2Options options;
+  options.favor_diagonal = true;
+  options.optimize_tension = true;
+  options.tension_gradient = align::TensionGradient::fast_align;
+  Ibm2 model(corpus, options, 1);
+  model.em_step();
+
+  const double start = options.diagonal_tension, p0 = options.null_probability;
+  double posterior_feature = 0, tokens = 0;
+  bool longer_target = false, shorter_target = false;
+  for (size_t k = 0; k < corpus.size(); ++k) {
+    const int n = corpus.source_length(k), m = corpus.target_length(k);
+    longer_target = longer_target || m > n;
+    shorter_target = shorter_target || m < n;
+    for (int j = 1; j <= m; ++j) {
+      const long f = corpus.target(k)[j - 1];
+      std::vector<double> joint(n + 1);
+      joint[0] = p0 * model.translation_probability(-1, f);
+      double sum = joint[0];
+      for (int i = 1; i <= n; ++i) {
+        joint[i] = (1 - p0) * std::exp(-start * std::fabs(double(i) / n - double(j) / m)) /
+                   brute_normalizer(j, m, n, start) *
+                   model.translation_probability(corpus.source(k)[i - 1], f);
+        sum += joint[i];
+      }
+      for (int i = 1; i <= n; ++i) {
+        posterior_feature += joint[i] / sum * -std::fabs(double(i) / n - double(j - 1) / m);
+      }
+      tokens += 1;
+    }
+  }
+  REQUIRE(longer_target);
+  REQUIRE(shorter_target);
+  posterior_feature /= tokens;
+  double tension = start;
+  for (int step = 0; step < 8; ++step) {
+    double model_feature = 0;
+    for (size_t k = 0; k < corpus.size(); ++k) {
+      const int n = corpus.source_length(k), m = corpus.target_length(k);
+      for (int j = 1; j <= m; ++j) model_feature += brute_fast_align_feature(j, m, n, tension);
+    }
+    tension = std::clamp(tension + 20 * (posterior_feature - model_feature / tokens), 0.1, 14.0);
+  }
+  REQUIRE(tension > 0.1);  // not at a bound, where any gradient would give the same
+  REQUIRE(tension < 14);
+  CHECK(model.em_step().tension == Approx(tension).epsilon(1e-9));
+
+  // The exact gradient takes another way on the same data.
+  options.tension_gradient = align::TensionGradient::exact;
+  Ibm2 exact(corpus, options, 1);
+  exact.em_step();
+  CHECK(std::fabs(exact.em_step().tension - tension) > 1);
+}
+
 TEST_CASE("ibm2: one update with the diagonal prior, worked by hand", "[align][fast]") {
   // m = n = 2, λ = 4, p0 = 0.08. From uniform t the posteriors are the prior: for x (j = 1)
   // h = 0 for a and −1/2 for b, so a gets (1 − p0) / (1 + e^−2) and b (1 − p0) e^−2 / (1 + e^−2);
@@ -200,6 +300,8 @@ TEST_CASE("ibm2: the same results for any number of threads", "[align][fast]") {
   options.favor_diagonal = true;
   options.optimize_tension = true;
   options.variational_bayes = true;
+  options.tension_gradient =
+      GENERATE(align::TensionGradient::exact, align::TensionGradient::fast_align);
   std::string first;
   double tension = 0;
   std::vector<double> probabilities;
