@@ -87,6 +87,15 @@ std::vector<int> Translator::word_indices(const std::vector<std::string>& tokens
   return index;
 }
 
+DataError Translator::too_long_error(const std::string& input_name, long long line,
+                                     size_t tokens) const {
+  return DataError(at_line(input_name, line,
+                           "source sentence of " + std::to_string(tokens) +
+                               " tokens is longer than attention '" + model_->config().attention +
+                               "' can score (--max-positions " +
+                               std::to_string(model_->config().max_source_length()) + ")"));
+}
+
 std::vector<int32_t> Translator::source_ids(const std::vector<std::string>& tokens) const {
   std::vector<int32_t> ids(tokens.size());
   for (size_t i = 0; i < tokens.size(); ++i) ids[i] = src_vocab_.id(tokens[i]);
@@ -146,11 +155,7 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
     }
     // Past the positions its attention has (location) a line cannot be translated at all.
     if (limit > 0 && int64_t(sources[i].size()) > limit) {
-      too_long =
-          DataError(at_line(input_name, first_line + long(i),
-                            "source sentence of " + std::to_string(tokens) +
-                                " tokens is longer than attention '" + model_->config().attention +
-                                "' can score (--max-positions " + std::to_string(limit) + ")"));
+      too_long = too_long_error(input_name, first_line + long(i), tokens);
       outputs.resize(i);
       sources.resize(i);
       break;
@@ -214,10 +219,7 @@ std::vector<align::SoftAlignment> Translator::attend(const std::vector<std::stri
     pair.source_words = word_indices(pair.source);
     pair.target_words = word_indices(pair.target);
     if (limit > 0 && int64_t(pair.source.size()) > limit) {
-      throw DataError(at_line(input_name, first_line + long(i),
-                              "source sentence of " + std::to_string(pair.source.size()) +
-                                  " tokens is longer than attention '" + config.attention +
-                                  "' can score (--max-positions " + std::to_string(limit) + ")"));
+      throw too_long_error(input_name, first_line + long(i), pair.source.size());
     }
     if (pair.source.empty() || pair.target.empty()) continue;
     examples[i].src = source_ids(pair.source);

@@ -80,6 +80,8 @@ class Translator {
  private:
   std::string render(const Hypothesis& h, const std::vector<std::string>& source) const;
   std::vector<int32_t> source_ids(const std::vector<std::string>& tokens) const;
+  // Line `line` of input_name has more tokens than the model's attention has positions.
+  DataError too_long_error(const std::string& input_name, long long line, size_t tokens) const;
 
   TranslationOptions options_;
   std::string path_;
