@@ -191,9 +191,13 @@ CommandLine::CommandLine(ToolInfo info) : info_(std::move(info)) {
       "quiet,q", po::bool_switch(), "log one level less (errors only for filters)")(
       "log-level", po::value(&log_level_),
       "trace, debug, info, warn, error or off (overrides -v/-q)")(
-      "log-file", po::value(&common_.log.file), "also write the log to this file")(
-      "threads", number(&common_.threads, at_least(0)), "worker threads (0 = all cores)")(
-      "seed", number(&common_.seed, at_least(0)), "seed for every random choice")(
+      "log-file", po::value(&common_.log.file), "also write the log to this file");
+  if (!info_.own_threads_option) {
+    groups_.back().add_options()("threads", number(&common_.threads, at_least(0)),
+                                 "worker threads (0 = all cores)");
+  }
+  groups_.back().add_options()("seed", number(&common_.seed, at_least(0)),
+                               "seed for every random choice")(
       "config", po::value(&config_file_),
       "read options from this file (key = value lines); the command line wins")(
       "print-config", "print the effective options in config-file syntax and exit");

@@ -37,6 +37,9 @@ struct ToolInfo {
   // Subcommands, the default first ("heed-tokenize learn-bpe ..."); empty for none. Given as
   // the first argument, or as "command = NAME" in a config file.
   std::vector<std::string> subcommands = {};
+  // The tool declares --threads itself (heed-bench-attn: a list of thread counts to measure);
+  // threads() is then every core.
+  bool own_threads_option = false;
 };
 
 class CommandLine {

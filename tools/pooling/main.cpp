@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -42,17 +43,11 @@ struct PoolingCliConfig {
 std::vector<int64_t> parse_lengths(const std::string& list) {
   std::vector<int64_t> lengths;
   for (const auto& item : split(list, ",")) {
-    size_t used = 0;
-    long long value = 0;
-    try {
-      value = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || value < 2 || value > 1000000) {
+    const std::optional<int64_t> value = parse_int64(item);
+    if (!value || *value < 2 || *value > 1000000) {
       throw ConfigError("lengths: '" + item + "' is not an integer in [2, 1000000]");
     }
-    lengths.push_back(value);
+    lengths.push_back(*value);
   }
   return lengths;
 }

@@ -25,7 +25,7 @@ class AdditiveAttention : public ScoredAttention {
   AdditiveAttention(const std::string& name, bool normed, const AttentionConfig& config,
                     layers::ParameterStore& store, const std::string& prefix)
       : ScoredAttention(name, config),
-        dim_(config.attention_dim > 0 ? config.attention_dim : config.query_size),
+        dim_(resolved_attention_dim(config)),
         w_query_(store.add(prefix + "w_query", Shape{dim_, config.query_size})),
         w_key_(store.add(prefix + "w_key", Shape{dim_, config.key_size})),
         bias_(store.add(prefix + "bias", Shape{dim_})),
@@ -179,6 +179,19 @@ std::unique_ptr<Attention> make_additive_attention(const std::string& name, bool
   return std::make_unique<AdditiveAttention>(name, normed, config, store, prefix);
 }
 
+AttentionFlops additive_flops(const AttentionShape& shape, const AttentionConfig& config) {
+  const int64_t a = resolved_attention_dim(config);
+  AttentionFlops flops;
+  add_key_projection_flops(flops, shape, config.key_size, a);
+  add_query_projection_flops(flops, shape, config.query_size, a);
+  const double scores = 2.0 * double(shape.batch * shape.queries * shape.source_length * a);
+  flops.forward += scores;   // vᵀ tanh(…)
+  flops.backward += scores;  // dv
+  // The context product (the scores' part counted above: width 0).
+  add_product_flops(flops, shape, shape.source_length, 0, config.key_size);
+  return flops;
+}
+
 void register_additive() {
   AttentionInfo info;
   info.name = "additive";
@@ -187,6 +200,7 @@ void register_additive() {
       "bias [A], v [A])";
   info.aliases = {"mlp"};
   info.has_parameters = true;
+  info.flops = additive_flops;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
     return make_additive_attention("additive", false, config, store, prefix);

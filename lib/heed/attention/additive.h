@@ -6,6 +6,7 @@
 #include <string>
 
 #include "heed/attention/attention.h"
+#include "heed/attention/registry.h"
 
 namespace heed::attention {
 
@@ -16,5 +17,10 @@ std::unique_ptr<Attention> make_additive_attention(const std::string& name, bool
                                                    const AttentionConfig& config,
                                                    layers::ParameterStore& store,
                                                    const std::string& prefix);
+
+// FLOPs of both (and of "coverage", whose score adds w_c·cov): U h_s + b once per batch; per
+// query W q, vᵀ tanh(…) at each of the S positions and the context; backward the projections'
+// and the context's two gradients each, and dv (the tanh's chain is element-wise).
+AttentionFlops additive_flops(const AttentionShape& shape, const AttentionConfig& config);
 
 }  // namespace heed::attention

@@ -245,4 +245,25 @@ void ProductAttention::score_backward(AttentionTape& tape, const Tensor& d_score
                  MatrixRef::time_major(projected_grad()), accumulate);
 }
 
+void add_product_flops(AttentionFlops& flops, const AttentionShape& shape, int64_t span,
+                       int64_t width, int64_t key_size) {
+  const double product = 2.0 * double(shape.batch * shape.queries * span);
+  flops.forward += product * double(width + key_size);
+  flops.backward += 2 * product * double(width + key_size);
+}
+
+void add_key_projection_flops(AttentionFlops& flops, const AttentionShape& shape, int64_t in,
+                              int64_t out) {
+  const double product = 2.0 * double(shape.batch * shape.source_length * in * out);
+  flops.precompute += product;
+  flops.precompute_backward += 2 * product;
+}
+
+void add_query_projection_flops(AttentionFlops& flops, const AttentionShape& shape, int64_t in,
+                                int64_t out) {
+  const double product = 2.0 * double(shape.batch * shape.queries * in * out);
+  flops.forward += product;
+  flops.backward += 2 * product;
+}
+
 }  // namespace heed::attention

@@ -44,6 +44,11 @@ struct AttentionConfig {
   onednn::Precision precision = onednn::Precision::kF32;
 };
 
+// A: attention_dim, or query_size when it is 0.
+inline int64_t resolved_attention_dim(const AttentionConfig& config) {
+  return config.attention_dim > 0 ? config.attention_dim : config.query_size;
+}
+
 // What a mechanism is, for the decoders, the tools and the tests: declared once, in its registry
 // entry (registry.h AttentionInfo::traits).
 struct AttentionTraits {

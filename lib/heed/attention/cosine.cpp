@@ -107,6 +107,20 @@ void register_cosine() {
   info.summary =
       "q·h/(|q| |h|) (AllenNLP cosine; no parameters; norms + 1e-13; needs query size = key "
       "size)";
+  info.flops = [](const AttentionShape& shape, const AttentionConfig& config) {
+    const int64_t k = config.key_size;
+    AttentionFlops flops;
+    add_product_flops(flops, shape, shape.source_length, k, k);
+    // The norms ‖h_s‖ once per batch and ‖q‖ per query, and the dot product of each unit
+    // vector's backward.
+    const double key_norms = 2.0 * double(shape.batch * shape.source_length * k);
+    const double query_norms = 2.0 * double(shape.batch * shape.queries * k);
+    flops.precompute += key_norms;
+    flops.precompute_backward += key_norms;
+    flops.forward += query_norms;
+    flops.backward += query_norms;
+    return flops;
+  };
   info.factory = [](const AttentionConfig& config, layers::ParameterStore&, const std::string&) {
     require_equal_sizes("cosine", config);
     return std::make_unique<CosineAttention>(config);

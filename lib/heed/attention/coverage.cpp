@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "heed/attention/additive.h"
 #include "heed/attention/registry.h"
 #include "heed/attention/scored_attention.h"
 #include "heed/common/check.h"
@@ -31,7 +32,7 @@ class CoverageAttention : public ScoredAttention {
   CoverageAttention(const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix)
       : ScoredAttention("coverage", config),
-        dim_(config.attention_dim > 0 ? config.attention_dim : config.query_size),
+        dim_(resolved_attention_dim(config)),
         loss_weight_(static_cast<float>(option_value(config.options, "coverage-loss"))),
         w_query_(store.add(prefix + "w_query", Shape{dim_, config.query_size})),
         w_key_(store.add(prefix + "w_key", Shape{dim_, config.key_size})),
@@ -255,6 +256,15 @@ void register_coverage() {
   info.options = {OptionSpec{"coverage-loss", false, 1, 0, 100,
                              "weight W of the coverage loss W·Σ min(a, cov) (0: coverage in "
                              "the score only)"}};
+  info.flops = [](const AttentionShape& shape, const AttentionConfig& config) {
+    AttentionFlops flops = additive_flops(shape, config);
+    // w_c·cov, an outer product [S] × [A] per query; backward dw_c and d cov.
+    const double outer = 2.0 * double(shape.batch * shape.queries * shape.source_length *
+                                      resolved_attention_dim(config));
+    flops.forward += outer;
+    flops.backward += 2 * outer;
+    return flops;
+  };
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
     return std::make_unique<CoverageAttention>(config, store, prefix);

@@ -112,6 +112,15 @@ void register_ff_pool() {
       "same pooled context at every step";
   info.has_parameters = true;
   info.traits.uses_query = false;
+  info.flops = [](const AttentionShape& shape, const AttentionConfig& config) {
+    // The pooling once per batch: wᵀ h_s and Σ α_s h_s; backward d α, dw and both paths to
+    // the keys. A forward only copies the pooled context.
+    const double pass = 2.0 * double(shape.batch * shape.source_length * config.key_size);
+    AttentionFlops flops;
+    flops.precompute = 2 * pass;
+    flops.precompute_backward = 4 * pass;
+    return flops;
+  };
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
     return std::make_unique<FeedForwardPoolAttention>(config, store, prefix);

@@ -84,11 +84,19 @@ std::unique_ptr<Attention> make_general_attention(const std::string& name, bool 
   return std::make_unique<GeneralAttention>(name, scaled, config, store, prefix);
 }
 
+AttentionFlops general_flops(const AttentionShape& shape, const AttentionConfig& config) {
+  AttentionFlops flops;
+  add_key_projection_flops(flops, shape, config.key_size, config.query_size);
+  add_product_flops(flops, shape, shape.source_length, config.query_size, config.key_size);
+  return flops;
+}
+
 void register_general() {
   AttentionInfo info;
   info.name = "general";
   info.summary = "q·W h (Luong general, bilinear; weight [Q, K])";
   info.has_parameters = true;
+  info.flops = general_flops;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
     return make_general_attention("general", false, config, store, prefix);

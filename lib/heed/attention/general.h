@@ -6,6 +6,7 @@
 #include <string>
 
 #include "heed/attention/attention.h"
+#include "heed/attention/registry.h"
 
 namespace heed::attention {
 
@@ -15,5 +16,8 @@ std::unique_ptr<Attention> make_general_attention(const std::string& name, bool 
                                                   const AttentionConfig& config,
                                                   layers::ParameterStore& store,
                                                   const std::string& prefix);
+
+// FLOPs of both: W_a h_s once per batch, then a product with it like "dot"'s.
+AttentionFlops general_flops(const AttentionShape& shape, const AttentionConfig& config);
 
 }  // namespace heed::attention

@@ -262,6 +262,18 @@ void register_linear() {
       "φ(q)·Σφ(h)hᵀ / φ(q)·Σφ(h), φ = elu + 1 (Katharopoulos linear attention; no parameters)";
   info.traits.position_weights = false;
   info.traits.normalizes = false;
+  info.flops = [](const AttentionShape& shape, const AttentionConfig& config) {
+    const double k = double(config.key_size);
+    const double rows = double(shape.batch * shape.queries);
+    AttentionFlops flops;
+    // Z = Σ_s φ(h_s) h_sᵀ once per batch (z is a sum); backward through the values and φ.
+    flops.precompute = 2.0 * double(shape.batch * shape.source_length) * k * k;
+    flops.precompute_backward = 2 * flops.precompute;
+    // φ(q)ᵀ Z and φ(q)·z per query; backward d φ(q) and d Z (K² each), d c·c, d z, d φ(q)'s z.
+    flops.forward = 2 * rows * (k * k + k);
+    flops.backward = 2 * rows * (2 * k * k + 3 * k);
+    return flops;
+  };
   info.factory = [](const AttentionConfig& config, layers::ParameterStore&, const std::string&) {
     require_equal_sizes("linear", config);
     return std::make_unique<LinearAttention>(config);

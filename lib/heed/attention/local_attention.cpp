@@ -1,5 +1,6 @@
 #include "heed/attention/local_attention.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace heed::attention {
@@ -27,6 +28,14 @@ float dot_product(const float* a, const float* b, int64_t n) {
 
 OptionSpec window_option() {
   return OptionSpec{"window", true, 10, 1, 1000, "half width D of the local window [p - D, p + D]"};
+}
+
+AttentionFlops local_flops(const AttentionShape& shape, const AttentionConfig& config) {
+  const int64_t span = std::min(2 * option_int(config.options, "window") + 1, shape.source_length);
+  AttentionFlops flops;
+  add_key_projection_flops(flops, shape, config.key_size, config.query_size);
+  add_product_flops(flops, shape, span, config.query_size, config.key_size);
+  return flops;
 }
 
 LocalAttention::LocalAttention(std::string name, const AttentionConfig& config,

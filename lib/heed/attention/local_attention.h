@@ -41,5 +41,8 @@ class LocalAttention : public ScoredAttention {
 // The --window option, declared identically by local-m and local-p (registry.h
 // declared_options() checks that).
 OptionSpec window_option();
+// FLOPs of the general score over windows of 2D + 1 positions (cut to S): W_a h_s once per
+// batch, then per query the window's scores and context.
+AttentionFlops local_flops(const AttentionShape& shape, const AttentionConfig& config);
 
 }  // namespace heed::attention

@@ -34,6 +34,7 @@ void register_local_m() {
       "weight [Q, K])";
   info.has_parameters = true;
   info.options = {window_option()};
+  info.flops = local_flops;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
     return std::make_unique<MonotonicLocalAttention>(config, store, prefix);

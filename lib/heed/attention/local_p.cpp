@@ -21,7 +21,7 @@ class PredictiveLocalAttention : public LocalAttention {
   PredictiveLocalAttention(const AttentionConfig& config, layers::ParameterStore& store,
                            const std::string& prefix)
       : LocalAttention("local-p", config, store, prefix),
-        dim_(config.attention_dim > 0 ? config.attention_dim : config.query_size),
+        dim_(resolved_attention_dim(config)),
         w_position_(store.add(prefix + "w_position", Shape{dim_, config.query_size})),
         v_position_(store.add(prefix + "v_position", Shape{dim_})),
         position_linear_(config.query_size, dim_, config.precision) {
@@ -96,6 +96,16 @@ void register_local_p() {
       "w_position [A, Q], v_position [A])";
   info.has_parameters = true;
   info.options = {window_option()};
+  info.flops = [](const AttentionShape& shape, const AttentionConfig& config) {
+    AttentionFlops flops = local_flops(shape, config);
+    // The centre: tanh(W_p q), then v_pᵀ of it (backward: dv_p and the projection's two).
+    const int64_t a = resolved_attention_dim(config);
+    add_query_projection_flops(flops, shape, config.query_size, a);
+    const double centre = 2.0 * double(shape.batch * shape.queries * a);
+    flops.forward += centre;
+    flops.backward += centre;
+    return flops;
+  };
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
     return std::make_unique<PredictiveLocalAttention>(config, store, prefix);

@@ -102,6 +102,11 @@ void register_location() {
   info.options = {OptionSpec{kMaxPositions, true, 100, 1, 4096,
                              "source positions P it can score (weight [P, Q]); a longer source "
                              "sentence is an error"}};
+  info.flops = [](const AttentionShape& shape, const AttentionConfig& config) {
+    AttentionFlops flops;  // scores: the query times S rows of W_a [P, Q]
+    add_product_flops(flops, shape, shape.source_length, config.query_size, config.key_size);
+    return flops;
+  };
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
     return std::make_unique<LocationAttention>(config, store, prefix);

@@ -24,16 +24,12 @@ using onednn::MatrixRef;
 using tensor::Shape;
 using tensor::Tensor;
 
-int64_t resolved_dim(const AttentionConfig& config) {
-  return config.attention_dim > 0 ? config.attention_dim : config.query_size;
-}
-
 class MultiHeadAttention : public Attention {
  public:
   MultiHeadAttention(const AttentionConfig& config, layers::ParameterStore& store,
                      const std::string& prefix)
       : config_(config),
-        dim_(resolved_dim(config)),
+        dim_(resolved_attention_dim(config)),
         heads_(option_int(config.options, "heads")),
         head_dim_(dim_ / heads_),
         scale_(1.f / std::sqrt(float(dim_ / heads_))),
@@ -240,10 +236,21 @@ void register_multi_head() {
   info.has_parameters = true;
   info.options = {OptionSpec{"heads", true, 4, 1, 64,
                              "multi-head: number of heads; must divide --attention-dim"}};
-  info.context_size = [](const AttentionConfig& config) { return resolved_dim(config); };
+  info.context_size = [](const AttentionConfig& config) { return resolved_attention_dim(config); };
+  info.flops = [](const AttentionShape& shape, const AttentionConfig& config) {
+    const int64_t a = resolved_attention_dim(config);
+    AttentionFlops flops;
+    add_key_projection_flops(flops, shape, config.key_size, a);      // W_k h_s
+    add_key_projection_flops(flops, shape, config.key_size, a);      // W_v h_s
+    add_query_projection_flops(flops, shape, config.query_size, a);  // W_q q
+    add_query_projection_flops(flops, shape, a, a);                  // W_o [c_1; …; c_H]
+    // The H heads' scores and contexts over d = A/H columns each: A columns in all.
+    add_product_flops(flops, shape, shape.source_length, a, a);
+    return flops;
+  };
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) -> std::unique_ptr<Attention> {
-    const int64_t dim = resolved_dim(config), heads = option_int(config.options, "heads");
+    const int64_t dim = resolved_attention_dim(config), heads = option_int(config.options, "heads");
     if (dim % heads != 0) {
       throw ConfigError("attention 'multi-head': --heads " + std::to_string(heads) +
                         " must divide --attention-dim " + std::to_string(dim));

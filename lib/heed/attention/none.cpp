@@ -45,6 +45,7 @@ void register_none() {
   info.traits.uses_query = false;
   info.traits.normalizes = false;
   info.context_size = [](const AttentionConfig&) { return int64_t{0}; };
+  info.flops = [](const AttentionShape&, const AttentionConfig&) { return AttentionFlops{}; };
   info.factory = [](const AttentionConfig&, layers::ParameterStore&, const std::string&) {
     return std::make_unique<NoAttention>();
   };

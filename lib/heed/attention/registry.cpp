@@ -114,6 +114,13 @@ int64_t context_size(const std::string& name, const AttentionConfig& config) {
   return info.context_size ? info.context_size(resolved) : resolved.key_size;
 }
 
+AttentionFlops attention_flops(const std::string& name, const AttentionShape& shape,
+                               const AttentionConfig& config) {
+  const AttentionInfo& info = attention_info(name);
+  if (!info.flops) throw InternalError("attention '" + info.name + "' states no FLOP count");
+  return info.flops(shape, resolved_config(name, config));
+}
+
 std::unique_ptr<Attention> make_attention(const std::string& name, const AttentionConfig& config,
                                           layers::ParameterStore& store,
                                           const std::string& prefix) {

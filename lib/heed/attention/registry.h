@@ -18,6 +18,27 @@ namespace heed::attention {
 using AttentionFactory = std::function<std::unique_ptr<Attention>(
     const AttentionConfig& config, layers::ParameterStore& store, const std::string& prefix)>;
 
+// The work whose cost a mechanism states (heed-bench-attn, the FLOPs column of docs/attention.md):
+// a batch of N sentences, all S positions long, and Tq queries per forward() (1 when stepping, the
+// target length T when all steps go at once). Q, K, A and the options are in the config.
+struct AttentionShape {
+  int64_t batch = 1;          // N
+  int64_t source_length = 1;  // S
+  int64_t queries = 1;        // Tq
+};
+
+// FLOPs of each call, counted as a GEMM counts them: 2 per multiply-add of every matrix
+// product (vector and outer products included), so that GFLOP/s compares with a matmul's.
+// Element-wise work (the normaliser, tanh, exp, masks, scalings, additions, sums) is not
+// counted. Windows are counted at their full 2D + 1 positions (cut to S).
+struct AttentionFlops {
+  double precompute = 0;           // prepare(): the key-side precomputation, once per batch
+  double forward = 0;              // one forward() of Tq queries
+  double backward = 0;             // the backward() of that forward
+  double precompute_backward = 0;  // finish_backward(): through the precomputation, once
+};
+using FlopCounter = std::function<AttentionFlops(const AttentionShape&, const AttentionConfig&)>;
+
 struct AttentionInfo {
   std::string name;
   std::string summary;               // one line for --help and docs: the score function
@@ -28,6 +49,8 @@ struct AttentionInfo {
   // Width of the context for a config (the decoders size their inputs with it before building
   // the mechanism); null means key_size.
   std::function<int64_t(const AttentionConfig&)> context_size;
+  // Its FLOPs for a shape and a resolved config (every mechanism has one; a test checks it).
+  FlopCounter flops;
   AttentionFactory factory;
 };
 
@@ -53,6 +76,11 @@ std::vector<DeclaredOption> declared_options();
 AttentionConfig resolved_config(const std::string& name, AttentionConfig config);
 // Context width for a config (AttentionInfo::context_size or key_size).
 int64_t context_size(const std::string& name, const AttentionConfig& config);
+
+// AttentionInfo::flops of the mechanism for resolved_config(name, config); InternalError when
+// the mechanism states none.
+AttentionFlops attention_flops(const std::string& name, const AttentionShape& shape,
+                               const AttentionConfig& config);
 
 // Builds the mechanism from resolved_config(name, config).
 std::unique_ptr<Attention> make_attention(const std::string& name, const AttentionConfig& config,

@@ -15,6 +15,7 @@ void register_scaled_general() {
       "g·q·W h (TF scaled_luong: general times a learned scalar; weight [Q, K], scale [1] "
       "starting at 1)";
   info.has_parameters = true;
+  info.flops = general_flops;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
     return make_general_attention("scaled-general", true, config, store, prefix);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "heed/attention/attention.h"
+#include "heed/attention/registry.h"
 #include "heed/onednn/matmul.h"
 
 namespace heed::attention {
@@ -145,6 +146,21 @@ void gather_batch(const tensor::Tensor& src, const std::vector<int64_t>& rows, t
 // t = t gathered along N, through scratch (swapped with t: no allocation once both are large
 // enough). t must be owned by the caller and not viewed elsewhere.
 void regather_batch(tensor::Tensor& t, const std::vector<int64_t>& rows, tensor::Tensor& scratch);
+
+// FLOP counts (registry.h AttentionFlops) of the parts the mechanisms share, added to flops.
+// A ScoredAttention scoring by a product with a key-side matrix of `width` columns (the keys,
+// W_a h_s, location's rows of W_a) over `span` positions per query: the scores and the context,
+// 2·N·Tq·span·(width + K) forward; backward, each product's two gradients, twice that.
+void add_product_flops(AttentionFlops& flops, const AttentionShape& shape, int64_t span,
+                       int64_t width, int64_t key_size);
+// A projection of the keys [S, N, in] → [S, N, out] in prepare() (W_a h_s, U h_s + b):
+// 2·N·S·in·out, its backward (data and weights) twice that.
+void add_key_projection_flops(AttentionFlops& flops, const AttentionShape& shape, int64_t in,
+                              int64_t out);
+// A projection of the query rows [Tq, N, in] → [Tq, N, out] in forward() (W q): 2·N·Tq·in·out,
+// its backward twice that.
+void add_query_projection_flops(AttentionFlops& flops, const AttentionShape& shape, int64_t in,
+                                int64_t out);
 
 // The registration call of each built-in mechanism (attention/<file>.cpp).
 #define HEED_ATTENTION(file) void register_##file();

@@ -1,5 +1,7 @@
 #include "heed/common/strings.h"
 
+#include <charconv>
+
 namespace heed {
 
 std::vector<std::string> split(std::string_view text, std::string_view sep) {
@@ -51,6 +53,15 @@ bool starts_with(std::string_view text, std::string_view prefix) {
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::optional<int64_t> parse_int64(std::string_view text) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+  return value;
 }
 
 }  // namespace heed

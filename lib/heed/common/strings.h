@@ -1,6 +1,8 @@
 // Small string helpers shared by the library and the tools.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,5 +17,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string_view trim(std::string_view text);
 bool starts_with(std::string_view text, std::string_view prefix);
 bool ends_with(std::string_view text, std::string_view suffix);
+// The whole of text as a decimal integer (an optional sign, digits, nothing else); nullopt for
+// anything else, out-of-range values included.
+std::optional<int64_t> parse_int64(std::string_view text);
 
 }  // namespace heed

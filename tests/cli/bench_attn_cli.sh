@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Contract tests of heed-bench-attn: the TSV columns, one row per grid point, every registered
+# mechanism benchmarked, the table and JSON formats, the growth section, stdout purity, bad grids
+# (zero or negative sizes, unknown mechanism, heads not dividing the hidden size) refused with
+# one error line and exit 64, a closed pipe. Tiny grids only; no time is asserted.
+source "$(dirname "$0")/lib.sh"
+B=$BIN/heed-bench-attn
+COLUMNS="mechanism mode pass precision threads batch source_length target_length hidden heads window precompute median_ms p10_ms p90_ms gflop gflops peak_fraction bytes"
+# A tiny grid: 2 sentences, 3 target steps, width 8, one timed run, a small GEMM for the peak
+# (each call adds the source lengths; Boost refuses an option given twice).
+COMMON=(--threads 1 --warmup 0 --peak-repeats 1)
+TINY=("${COMMON[@]}" --batch 2 --target-length 3 --hidden 8 --window 1 --repeats 1)
+
+expect_exit 0 help -- "$B" --help
+for option in --attention --source-length --precompute --format --peak-size; do
+  grep -q -- "$option" "$TMP/out" && ok || fail "help: no $option"
+done
+
+# Every registered mechanism (heed-train --help lists them) gets rows, in both modes and passes.
+expect_exit 0 all -- "$B" "${TINY[@]}" --source-length 4,8 --peak-size 32
+rows() { grep -v '^#' "$TMP/out"; }
+expect_eq header "$(rows | head -1 | tr '\t' ' ')" "$COLUMNS"
+awk -F'\t' '!/^#/ && NF != 19 { exit 1 }' "$TMP/out" && ok || fail "all: a row without 19 columns"
+mechanisms=$(rows | tail -n +2 | cut -f1 | sort -u | tr '\n' ' ')
+expect_eq mechanisms-count "$(echo "$mechanisms" | wc -w)" 15
+for m in none dot scaled-dot general additive location cosine scaled-general normed-additive \
+         coverage ff-pool local-m local-p multi-head linear; do
+  case " $mechanisms" in *" $m "*) ok ;; *) fail "all: no rows for $m (got: $mechanisms)" ;; esac
+done
+# dot: 2 modes × 2 passes × 2 lengths; coverage steps only: 2 passes × 2 lengths.
+expect_eq dot-rows "$(rows | cut -f1 | grep -cx dot)" 8
+expect_eq coverage-rows "$(rows | cut -f1 | grep -cx coverage)" 4
+expect_eq coverage-modes "$(rows | awk -F'\t' '$1 == "coverage" { print $2 }' | sort -u)" step
+# Numbers where numbers belong: p10 <= median <= p90, FLOPs and bytes positive (but for none).
+awk -F'\t' 'NR > 1 && !/^#/ && ($14 > $13 || $13 > $15 || $19 <= 0 || ($1 != "none" && $16 <= 0)) { exit 1 }' \
+  <(rows) && ok || fail "all: a row with inconsistent numbers"
+# The machine: CPU, ISA and the measured peak as comment lines; the growth fits after the rows.
+grep -q '^# cpu: ' "$TMP/out" && grep -q '^# isa: ' "$TMP/out" &&
+  grep -q '^# matmul_peak_gflops: threads=1 size=32 f32=' "$TMP/out" && ok || fail "all: no machine lines"
+expect_eq growth-header "$(grep -m1 '^# section' "$TMP/out" | cut -f1-2,13)" $'# section\tmechanism\ttime_exponent'
+grep -q $'^# growth\tlinear\tall-steps\tforward\t' "$TMP/out" && ok || fail "all: no growth row for linear"
+# Logs on stderr, never on stdout.
+grep -q '\[info\]' "$TMP/err" && ok || fail "all: no info log on stderr"
+grep -q '\[info\]\|heed-bench-attn' "$TMP/out" && fail "all: log on stdout" || ok
+
+# Options a mechanism declares multiply its points; the others do not.
+expect_exit 0 heads -- "$B" "${TINY[@]}" --attention dot,multi-head --heads 1,2,4 --mode step \
+  --pass forward --source-length 4 --peak-size 0
+expect_eq heads-rows "$(rows | tail -n +2 | cut -f1,10 | tr '\t\n' ' |')" \
+  "dot -|multi-head 1|multi-head 2|multi-head 4|"
+# --precompute off: again at every step, for the mechanisms that have a precomputation.
+expect_exit 0 precompute -- "$B" "${TINY[@]}" --attention general,dot --precompute on,off \
+  --mode step --pass forward --source-length 4 --peak-size 0
+expect_eq precompute-rows "$(rows | tail -n +2 | cut -f1,12 | tr '\t\n' ' |')" \
+  "general on|general off|dot -|"
+# Ranges.
+expect_exit 0 range -- "$B" "${TINY[@]}" --attention dot --mode step --pass forward \
+  --source-length 4:32:x2 --peak-size 0
+expect_eq range-rows "$(rows | tail -n +2 | cut -f7 | tr '\n' ' ')" "4 8 16 32 "
+
+# Formats: table (aligned, same columns), JSON (parsed by Python when it is there).
+expect_exit 0 table -- "$B" "${TINY[@]}" --attention dot --format table --source-length 4 \
+  --peak-size 0
+expect_eq table-header "$(grep -v '^#' "$TMP/out" | head -1 | tr -s ' ')" "$COLUMNS"
+expect_exit 0 json -- "$B" "${TINY[@]}" --attention dot,linear --format json --source-length 4,8 \
+  --peak-size 32
+if command -v python3 > /dev/null; then
+  python3 - "$TMP/out" "$COLUMNS" <<'EOF' && ok || fail "json: not the report"
+import json, sys
+report = json.load(open(sys.argv[1]))
+columns = sys.argv[2].split()
+assert report["machine"]["cpu"] and report["machine"]["isa"]
+assert report["machine"]["matmul_peak"][0]["threads"] == 1
+assert len(report["results"]) == 16, len(report["results"])
+for row in report["results"]:
+    assert sorted(row) == sorted(columns), row
+    assert row["heads"] is None and row["batch"] == 2
+assert {g["mechanism"] for g in report["growth"]} == {"dot", "linear"}
+EOF
+fi
+expect_exit 0 no-peak -- "$B" "${TINY[@]}" --attention dot --peak-size 0 --mode step --pass forward \
+  --source-length 4
+expect_eq no-peak-fraction "$(rows | tail -n +2 | cut -f18 | sort -u)" "-"
+grep -q '^# matmul_peak_gflops: not measured' "$TMP/out" && ok || fail "no-peak: not said"
+
+# Bad grids: exit 64, one line naming what is wrong, before any work (nothing on stdout).
+bad() { # NAME PATTERN ARGS...
+  local name=$1 pattern=$2; shift 2
+  expect_exit 64 "$name" -- "$B" "${COMMON[@]}" "$@"
+  expect_error_line bench-attn "$name" "$pattern"
+  expect_eq "$name-stdout" "$(wc -c < "$TMP/out")" 0
+}
+bad zero-batch "option '--batch' must be an integer >= 1 .*not '0'" --batch 0
+bad negative-source "option '--source-length' must be an integer >= 1 .*not '-5'" \
+  --source-length 4,-5
+bad zero-hidden "option '--hidden' .*not '0'" --hidden 0
+bad zero-target "option '--target-length' .*not '0'" --target-length 0
+bad bad-range "option '--source-length' .*FIRST <= LAST.*not '8:4:x2'" --source-length 8:4:x2
+bad not-a-number "option '--batch' must be an integer .*not 'ten'" --batch ten
+bad unknown-mechanism "unknown attention 'nope'" --attention dot,nope
+bad heads-divide "--heads 3 must divide" --attention multi-head --heads 3
+bad bad-mode "--mode" --mode steps
+bad bad-format "--format" --format csv
+bad bad-precompute "--precompute" --precompute maybe
+bad no-points "no points" --attention coverage --mode all-steps
+bad location-too-long "--source-length 5000: attention 'location'" --attention location \
+  --source-length 5000
+bad repeats "repeats" --repeats 0
+
+# A closed pipe ends the run quietly.
+"$B" "${TINY[@]}" --attention dot,linear --source-length 4,8 --peak-size 0 2>"$TMP/err" |
+  head -1 > "$TMP/head"
+status=${PIPESTATUS[0]}
+[ "$status" = 0 ] || [ "$status" = 141 ] && ok || fail "sigpipe: exit $status"
+grep -q 'error' "$TMP/err" && fail "sigpipe: an error line: $(cat "$TMP/err")" || ok
+expect_eq sigpipe-first "$(cut -c1-7 "$TMP/head")" "# cpu: "
+finish

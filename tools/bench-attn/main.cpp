@@ -1,0 +1,190 @@
+// heed-bench-attn: what each attention mechanism costs on this machine, against the machine's
+// own matmul peak (issue 16). Parses the grid and hands it to lib/heed/attention/bench.h.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/options.h"
+#include "common/progress.h"
+#include "common/run.h"
+#include "heed/attention/bench.h"
+#include "heed/attention/registry.h"
+#include "heed/common/error.h"
+#include "heed/common/strings.h"
+#include "heed/io/line_writer.h"
+#include "heed/onednn/context.h"
+
+namespace {
+
+using namespace heed;
+namespace po = boost::program_options;
+
+struct BenchCliConfig {
+  attention::BenchGrid grid;
+  attention::BenchFormat format = attention::BenchFormat::kTsv;
+  int64_t peak_size = 2048;
+  int64_t peak_repeats = 3;
+};
+
+// A list option: its text, checked as it is parsed (so a config file's line is named).
+template <class Parse>
+po::typed_value<std::string>* list(std::string* text, Parse parse) {
+  return cli::checked(text, [parse](const std::string& value) { parse(value); });
+}
+
+template <class T, class Parse>
+std::vector<T> words(const std::string& text, Parse parse) {
+  std::vector<T> values;
+  for (const std::string& word : split(text, ",")) values.push_back(parse(word));
+  return values;
+}
+
+bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
+  cli::CommandLine cl({"bench-attn",
+                       "[options]",
+                       "Times every registered attention mechanism (or --attention a,b,c) on "
+                       "random inputs over a grid of shapes: prepare, forward and backward of "
+                       "one batch, all target steps at once or one step at a time. Prints "
+                       "the median, p10 and p90 times, GFLOP/s, the fraction of this machine's "
+                       "matmul peak (measured at start), the bytes of the working buffers and "
+                       "the growth exponent of time in the source length. Lists are comma "
+                       "separated; integers also take FIRST:LAST:xFACTOR and FIRST:LAST:+STEP.",
+                       LogLevel::kInfo,
+                       1,
+                       {},
+                       /*own_threads_option=*/true});
+  attention::BenchGrid& grid = cfg.grid;
+  std::string mechanisms, batch = "64", source = "10,20,50,100,200,500", target = "50",
+                          hidden = "512", heads = "4", window = "10", threads = "0",
+                          precision = "f32", mode = "all-steps,step",
+                          pass = "forward,forward-backward", precompute = "on", format;
+  const auto sizes = [](const char* option) {
+    return [option](const std::string& v) { return attention::parse_int_list(option, v); };
+  };
+  cl.group("Grid").add_options()("attention",
+                                 list(&mechanisms,
+                                      [](const std::string& v) {
+                                        for (const auto& name : split(v, ","))
+                                          attention::canonical_attention_name(name);
+                                      }),
+                                 "mechanisms (default: every registered one)")(
+      "batch", list(&batch, sizes("batch")), "sentences per batch N")(
+      "source-length", list(&source, sizes("source-length")), "source lengths S")(
+      "target-length", list(&target, sizes("target-length")),
+      "target lengths T (queries per batch)")("hidden", list(&hidden, sizes("hidden")),
+                                              "query, key and attention sizes Q = K = A")(
+      "heads", list(&heads, sizes("heads")), "heads (mechanisms with --heads)")(
+      "window", list(&window, sizes("window")), "half window D (mechanisms with --window)")(
+      "threads",
+      list(&threads,
+           [](const std::string& v) { return attention::parse_int_list("threads", v, 0); }),
+      "oneDNN thread counts (0 = all cores)")(
+      "precision",
+      list(&precision,
+           [](const std::string& v) {
+             return words<onednn::Precision>(v, onednn::parse_precision);
+           }),
+      "f32, bf16")("mode",
+                   list(&mode,
+                        [](const std::string& v) {
+                          return words<attention::BenchMode>(v, attention::parse_bench_mode);
+                        }),
+                   "all-steps (every target step in one call), step (one call per step)")(
+      "pass",
+      list(&pass,
+           [](const std::string& v) {
+             return words<attention::BenchPass>(v, attention::parse_bench_pass);
+           }),
+      "forward, forward-backward")(
+      "precompute",
+      list(&precompute,
+           [](const std::string& v) {
+             return words<bool>(
+                 v, [](const std::string& w) { return attention::parse_on_off("precompute", w); });
+           }),
+      "on, off: the key-side precomputation once per batch, or again at every step (step "
+      "mode, mechanisms that have one)");
+  cl.group("Measurement")
+      .add_options()("warmup", cli::number(&grid.warmup, cli::at_least(0)),
+                     "untimed runs per point")(
+          "repeats", cli::number(&grid.repeats, cli::at_least(1)), "timed runs per point")(
+          "peak-size", cli::number(&cfg.peak_size, cli::at_least(0)),
+          "size of the square GEMMs that measure the matmul peak (0 = do not measure)")(
+          "peak-repeats", cli::number(&cfg.peak_repeats, cli::at_least(1)),
+          "timed GEMMs per precision and thread count (the best counts)")(
+          "format", list(&format, attention::parse_bench_format),
+          "table, tsv or json (default: table on a terminal, tsv otherwise)");
+  if (!cl.parse(argc, argv)) return false;
+  if (!mechanisms.empty()) grid.mechanisms = split(mechanisms, ",");
+  grid.batch = attention::parse_int_list("batch", batch);
+  grid.source_lengths = attention::parse_int_list("source-length", source);
+  grid.target_lengths = attention::parse_int_list("target-length", target);
+  grid.hidden = attention::parse_int_list("hidden", hidden);
+  grid.heads = attention::parse_int_list("heads", heads);
+  grid.windows = attention::parse_int_list("window", window);
+  grid.threads = attention::parse_int_list("threads", threads, 0);
+  grid.precisions = words<onednn::Precision>(precision, onednn::parse_precision);
+  grid.modes = words<attention::BenchMode>(mode, attention::parse_bench_mode);
+  grid.passes = words<attention::BenchPass>(pass, attention::parse_bench_pass);
+  grid.precompute = words<bool>(
+      precompute, [](const std::string& w) { return attention::parse_on_off("precompute", w); });
+  grid.seed = cl.common().seed;
+  cfg.format = !format.empty()         ? attention::parse_bench_format(format)
+               : isatty(STDOUT_FILENO) ? attention::BenchFormat::kTable
+                                       : attention::BenchFormat::kTsv;
+  return true;
+}
+
+int bench_attn_main(int argc, char** argv) {
+  BenchCliConfig cfg;
+  if (!parse_options(argc, argv, cfg)) return 0;
+  const std::vector<attention::BenchPoint> points = attention::expand_grid(cfg.grid);
+
+  attention::BenchMachine machine;
+  const onednn::BackendInfo backend = onednn::backend_info();
+  machine.cpu_model = backend.cpu_model;
+  machine.isa = backend.isa;
+  machine.onednn_version = backend.onednn_version;
+  machine.peak_size = cfg.peak_size;
+  if (cfg.peak_size > 0) {
+    for (const attention::BenchPoint& point : points) {
+      if (machine.peak.count(point.threads)) continue;
+      const attention::MatmulPeak peak =
+          attention::measure_matmul_peak(cfg.peak_size, int(point.threads), cfg.peak_repeats);
+      machine.peak[point.threads] = peak;
+      spdlog::info("[bench] matmul peak threads={} size={} f32={:.1f} GFLOP/s bf16={:.1f} GFLOP/s",
+                   point.threads, cfg.peak_size, peak.f32_gflops, peak.bf16_gflops);
+    }
+  }
+  spdlog::info("[bench] cpu='{}' isa={} points={}", machine.cpu_model, machine.isa, points.size());
+
+  std::vector<attention::BenchResult> results;
+  cli::Progress bar;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const attention::BenchPoint& p = points[i];
+    const std::string what =
+        p.mechanism + " " + attention::to_string(p.mode) + " " + attention::to_string(p.pass) +
+        " S=" + std::to_string(p.source_length) + " T=" + std::to_string(p.target_length);
+    bar.update(double(i) / double(points.size()),
+               std::to_string(i + 1) + "/" + std::to_string(points.size()) + " " + what);
+    results.push_back(attention::run_point(p, cfg.grid.warmup, cfg.grid.repeats, cfg.grid.seed));
+    spdlog::debug("[bench] {}: median_ms={:.4f}", what, results.back().median_ms);
+  }
+  bar.clear();
+
+  std::ostringstream report;
+  attention::write_bench_report(report, cfg.format, machine, results);
+  io::LineWriter out("-");
+  out.write(report.str());
+  out.commit();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return heed::cli::run_tool(argc, argv, "bench-attn", bench_attn_main);
+}
