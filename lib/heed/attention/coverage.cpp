@@ -1,8 +1,8 @@
 // "coverage" (Tu et al. 2016, in See et al. 2017's form): additive attention that also sees how
 // much attention each source position has received so far,
 //   e_{t,s} = vᵀ tanh(W q_t + U h_s + w_c·cov_{t,s} + b),   cov_{t,s} = Σ_{t'<t} a_{t',s},
-// with the coverage loss W·Σ_t Σ_s min(a_{t,s}, cov_{t,s}) over the real target steps
-// (--coverage-loss W), which penalises attending again where attention already went.
+// with the optional coverage loss W·Σ_t Σ_s min(a_{t,s}, cov_{t,s}) over the real target steps
+// (--coverage-loss W, default 0), which penalises attending again where attention already went.
 //
 // Stateful: the decoders run it one step per forward(), in order (attention.h), and backward()
 // in reverse order. cov_t depends on the weights of every earlier step, so the backward keeps a
@@ -253,7 +253,11 @@ void register_coverage() {
       "W·Σ min(a, cov)";
   info.has_parameters = true;
   info.traits.stateful = true;
-  info.options = {OptionSpec{"coverage-loss", false, 1, 0, 100,
+  // Default 0, Tu et al.'s translation form: with W = 1 from the first update (See et al.'s
+  // weight, which they switch on only for a short final phase) a uniform start pays ~1 per
+  // step, which the model avoids by sharpening its attention before it knows where to look —
+  // Multi30k test2016 BLEU 4.1 after 10 minutes against 38.5 for additive (docs/attention.md).
+  info.options = {OptionSpec{"coverage-loss", false, 0, 0, 100,
                              "weight W of the coverage loss W·Σ min(a, cov) (0: coverage in "
                              "the score only)"}};
   info.flops = [](const AttentionShape& shape, const AttentionConfig& config) {
