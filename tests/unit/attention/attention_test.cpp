@@ -1037,7 +1037,7 @@ TEST_CASE("coverage: --coverage-loss is checked and applies to coverage only",
   const auto& info = heed::attention::attention_info("coverage");
   CHECK(info.traits.stateful);
   REQUIRE(info.options.size() == 1);
-  CHECK(info.options[0].default_value == 1);
+  CHECK(info.options[0].default_value == 0);  // coverage in the score only (docs/attention.md)
 }
 
 TEST_CASE("ff-pool: the same pooled context at every step, no query gradient, any normaliser",
