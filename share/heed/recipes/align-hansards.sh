@@ -57,6 +57,7 @@ FAST_ALIGN=${FAST_ALIGN:-}
 MINUTES=${MINUTES:-10}
 PRECISION=${PRECISION:-bf16}
 GUIDE_WEIGHT=${GUIDE_WEIGHT:-0.5}
+HANSARDS_COPIES=${HANSARDS_COPIES:-1}
 STAGES=${STAGES:-classic attention guided}
 hansards=$DATA/hansards-naacl2003-en-fr
 mkdir -p "$WORK"
@@ -202,6 +203,13 @@ printf 'system\trun\tseconds\taer\tprecision\trecall\tpredicted\tsure\tpossible\
 for system in $systems; do score_runs "$system" fwd rev $methods >> "$scores.tmp"; done
 mv "$scores.tmp" "$scores"
 
+# transpose_links IN OUT: Pharaoh links i-j of IN as j-i (unless OUT exists).
+transpose_links() {
+  [ -s "$2" ] && return 0
+  awk '{ for (i = 1; i <= NF; i++) { split($i, p, "-"); $i = p[2] "-" p[1] } print }' "$1" \
+    > "$2.tmp"
+  mv "$2.tmp" "$2"
+}
 # Stages 6 and 7: translation models in both directions, their attention as alignments.
 has_stage() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 if has_stage attention || has_stage guided; then
@@ -221,11 +229,23 @@ if has_stage attention || has_stage guided; then
     "$BIN/heed-align" symmetrize "$WORK/ibm2.fwd" "$WORK/ibm2.rev" \
       --method grow-diag-final-and -o "$WORK/guide.en-fr"
   fi
-  if [ ! -s "$WORK/guide.fr-en" ]; then
-    awk '{ for (i = 1; i <= NF; i++) { split($i, p, "-"); $i = p[2] "-" p[1] } print }' \
-      "$WORK/guide.en-fr" > "$WORK/guide.fr-en.tmp"
-    mv "$WORK/guide.fr-en.tmp" "$WORK/guide.fr-en"
-  fi
+  transpose_links "$WORK/guide.en-fr" "$WORK/guide.fr-en"
+fi
+# The neural models' training files: the corpus with its Hansards pairs (the first lines, test
+# and trial) HANSARDS_COPIES times in all — the only in-domain text there is, oversampled as
+# one would a small in-domain set — and the guides likewise, line for line.
+hansards_lines=$(cat "$hansards/test.e" "$hansards/trial.e" | wc -l)
+# copies_of FILE OUT: OUT is FILE after HANSARDS_COPIES - 1 more copies of its Hansards lines.
+copies_of() {
+  [ -s "$2" ] && return 0
+  { for _ in $(seq 2 "$HANSARDS_COPIES"); do head -n "$hansards_lines" "$1"; done; cat "$1"; } \
+    > "$2.tmp"
+  mv "$2.tmp" "$2"
+}
+if has_stage attention || has_stage guided; then
+  for file in corpus.bpe.en corpus.bpe.fr guide.en-fr guide.fr-en; do
+    copies_of "$WORK/$file" "$WORK/train.$file"
+  done
 fi
 # train_model NAME SRC TGT [heed-train options]: $WORK/NAME/model.heed after MINUTES of
 # training; $WORK/NAME.seconds marks it finished. A run stopped before that resumes from its
@@ -237,7 +257,7 @@ train_model() {
   local resume=() start end
   [ -f "$WORK/$name/checkpoint.heed" ] && resume=(--resume)
   start=$(date +%s%N)
-  "$BIN/heed-train" --train-src "$WORK/corpus.bpe.$src" --train-tgt "$WORK/corpus.bpe.$tgt" \
+  "$BIN/heed-train" --train-src "$WORK/train.corpus.bpe.$src" --train-tgt "$WORK/train.corpus.bpe.$tgt" \
     --bpe "$WORK/codes" --tokenizer-mode conservative --hidden 512 --embed 256 --dropout 0.2 \
     --batch-size 64 --lr 0.001 --time-limit $((MINUTES * 60)) --save-every 500 \
     --precision "$PRECISION" --threads "$THREADS" --metrics-file "$WORK/$name.metrics.tsv" \
@@ -263,8 +283,8 @@ for system in attention guided; do
   has_stage "$system" || continue
   guide_fwd=() guide_rev=() extract_methods="argmax shift"
   if [ "$system" = guided ]; then
-    guide_fwd=(--guided-alignment "$WORK/guide.en-fr" --guided-alignment-weight "$GUIDE_WEIGHT")
-    guide_rev=(--guided-alignment "$WORK/guide.fr-en" --guided-alignment-weight "$GUIDE_WEIGHT")
+    guide_fwd=(--guided-alignment "$WORK/train.guide.en-fr" --guided-alignment-weight "$GUIDE_WEIGHT")
+    guide_rev=(--guided-alignment "$WORK/train.guide.fr-en" --guided-alignment-weight "$GUIDE_WEIGHT")
     extract_methods=argmax
   fi
   train_model "$system.fwd" en fr "${guide_fwd[@]}"
@@ -274,9 +294,7 @@ for system in attention guided; do
     align_model "$system" fwd "$method"
     align_model "$system" rev "$method"
     # The French→English links, read English-French, are the "rev" run.
-    [ -s "$WORK/test.$system.rev-$method.en-fr" ] ||
-      awk '{ for (i = 1; i <= NF; i++) { split($i, p, "-"); $i = p[2] "-" p[1] } print }' \
-        "$WORK/test.$system.rev-$method" > "$WORK/test.$system.rev-$method.en-fr"
+    transpose_links "$WORK/test.$system.rev-$method" "$WORK/test.$system.rev-$method.en-fr"
     runs="$runs fwd-$method rev-$method.en-fr"
     for sym in $methods; do
       [ -s "$WORK/test.$system.$sym-$method" ] ||
