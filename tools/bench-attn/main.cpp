@@ -11,6 +11,7 @@
 #include "common/progress.h"
 #include "common/run.h"
 #include "heed/attention/bench.h"
+#include "heed/attention/bench_plot.h"
 #include "heed/attention/bench_stats.h"
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
@@ -166,6 +167,7 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
     cfg.stats_config.dims = attention::parse_int_list("dims", dims);
     cfg.stats_config.inputs = words<attention::StatsInput>(inputs, attention::parse_stats_input);
   } else {
+    if (cfg.plot == "-") throw ConfigError("--plot takes a file name: stdout holds the report");
     for (const char* option : kStatsOptions) {
       if (cl.given(option)) throw ConfigError(std::string("--") + option + " needs --stats");
     }
@@ -207,6 +209,7 @@ int bench_attn_main(int argc, char** argv) {
     return 0;
   }
   const std::vector<attention::BenchPoint> points = attention::expand_grid(cfg.grid);
+  if (!cfg.plot.empty()) io::check_writable(cfg.plot);  // before the work, not after
 
   attention::BenchMachine machine;
   const onednn::BackendInfo backend = onednn::backend_info();
@@ -243,6 +246,10 @@ int bench_attn_main(int argc, char** argv) {
   std::ostringstream report;
   attention::write_bench_report(report, cfg.format, machine, results);
   write_stdout(report.str());
+  if (!cfg.plot.empty()) {
+    io::write_file_atomically(cfg.plot, attention::bench_plot_svg(results));
+    spdlog::info("[bench] plot written to {}", cfg.plot);
+  }
   return 0;
 }
 
