@@ -131,7 +131,7 @@ assert ys and all(re.fullmatch(r"(0\.0*)?10*", y) for y in ys), ys
 legend = labels("legend")
 assert sorted(l.split(" (")[0] for l in legend) == ["dot", "dot", "linear", "linear"], legend
 assert all(re.search(r"\(mode=(all-steps|step)\): -?[0-9]+\.[0-9]{2}$", l) for l in legend), legend
-assert "pass=forward" in labels("title")[0] and "hidden=8" in labels("title")[0]
+assert "pass=forward" in labels("settings")[0] and "hidden=8" in labels("settings")[0]
 EOF
 else
   echo "SKIPPED: plot parsing ($PY not found)"

@@ -16,8 +16,11 @@ namespace {
 
 // Geometry, in SVG user units (pixels at 100 %).
 constexpr double kLeft = 78, kTop = 56, kPlotWidth = 520, kPlotHeight = 360, kBottom = 52;
-constexpr double kLegendGap = 24, kLegendWidth = 330, kLegendLine = 18;
+constexpr double kLegendGap = 24, kLegendLine = 18, kRightMargin = 16;
 constexpr double kFontSize = 12;
+// Width of a character of ASCII text at kFontSize, generously (no font metrics at hand): the
+// legend and the settings line are laid out with it so that they are never cut off.
+constexpr double kCharWidth = 0.62 * kFontSize;
 
 // Tableau 10; beyond ten series the colours repeat with another dash pattern.
 const char* const kColours[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
@@ -116,7 +119,8 @@ std::string bench_plot_svg(const std::vector<BenchResult>& results) {
   }
   for (Series& s : series) std::stable_sort(s.xy.begin(), s.xy.end());
 
-  // Dimensions with one value (where they apply) go in the title, the others in the legend.
+  // Dimensions with one value (where they apply) go in the settings line under the title, the
+  // others in the legend.
   std::vector<std::string> shared;
   std::vector<const Dimension*> varying;
   for (const Dimension& dim : dimensions()) {
@@ -127,8 +131,30 @@ std::string bench_plot_svg(const std::vector<BenchResult>& results) {
     if (values.size() == 1) shared.push_back(std::string(dim.name) + "=" + *values.begin());
     if (values.size() > 1) varying.push_back(&dim);
   }
-  const std::string title = "heed-bench-attn: median time against source length" +
-                            (shared.empty() ? "" : " (" + join(shared, ", ") + ")");
+  const std::string settings_line = join(shared, ", ");
+
+  // Each series' legend entry: its mechanism, its values of the varying dimensions, its
+  // growth exponent.
+  std::vector<std::string> labels;
+  size_t longest_label = std::string("mechanism: time exponent in S").size();
+  for (const Series& s : series) {
+    std::vector<double> x, y;
+    for (const auto& [length, ms] : s.xy) {
+      x.push_back(length);
+      y.push_back(ms);
+    }
+    const std::set<double> lengths(x.begin(), x.end());
+    const double exponent =
+        lengths.size() > 1 ? log_log_slope(x, y) : std::numeric_limits<double>::quiet_NaN();
+    std::vector<std::string> settings;
+    for (const Dimension* dim : varying) {
+      if (!dim->value(s.point).empty()) settings.push_back(dim->name + ("=" + dim->value(s.point)));
+    }
+    labels.push_back(s.point.mechanism +
+                     (settings.empty() ? "" : " (" + join(settings, ", ") + ")") + ": " +
+                     format_number(exponent, 2));
+    longest_label = std::max(longest_label, labels.back().size());
+  }
 
   double min_s = std::numeric_limits<double>::max(), max_s = 0;
   double min_t = std::numeric_limits<double>::max(), max_t = 0;
@@ -144,7 +170,9 @@ std::string bench_plot_svg(const std::vector<BenchResult>& results) {
   const auto py = [&](double t) { return kTop + (1 - y_axis.at(t)) * kPlotHeight; };
 
   const double legend_x = kLeft + kPlotWidth + kLegendGap;
-  const double width = legend_x + kLegendWidth;
+  const double width = std::max(legend_x + 28 + kCharWidth * double(longest_label),
+                                kLeft + kCharWidth * double(settings_line.size())) +
+                       kRightMargin;
   const double height =
       std::max(kTop + kPlotHeight + kBottom, kTop + kLegendLine * double(series.size() + 2));
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + attr(width) +
@@ -152,7 +180,9 @@ std::string bench_plot_svg(const std::vector<BenchResult>& results) {
                     attr(height) + "\" font-family=\"sans-serif\" font-size=\"" + attr(kFontSize) +
                     "\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg += text(kLeft, 24, "title", "start", title, " font-size=\"14\"");
+  svg += text(kLeft, 22, "title", "start", "heed-bench-attn: median time against source length",
+              " font-size=\"15\"");
+  svg += text(kLeft, 40, "settings", "start", settings_line, " fill=\"#555\"");
 
   // Axes, ticks and their labels.
   const std::string axis_style = "stroke=\"#333\" stroke-width=\"1\"";
@@ -191,23 +221,10 @@ std::string bench_plot_svg(const std::vector<BenchResult>& results) {
     const std::string colour = kColours[i % 10], dash = kDashes[(i / 10) % 3];
     const std::string stroke = "stroke=\"" + colour + "\" stroke-width=\"1.75\"" +
                                (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"");
-    std::vector<double> x, y;
     std::string points;
     for (const auto& [length, ms] : s.xy) {
-      x.push_back(length);
-      y.push_back(ms);
       points += (points.empty() ? "" : " ") + attr(px(length)) + "," + attr(py(ms));
     }
-    const std::set<double> lengths(x.begin(), x.end());
-    const double exponent =
-        lengths.size() > 1 ? log_log_slope(x, y) : std::numeric_limits<double>::quiet_NaN();
-    std::string label = s.point.mechanism;
-    std::vector<std::string> settings;
-    for (const Dimension* dim : varying) {
-      if (!dim->value(s.point).empty()) settings.push_back(dim->name + ("=" + dim->value(s.point)));
-    }
-    if (!settings.empty()) label += " (" + join(settings, ", ") + ")";
-    label += ": " + format_number(exponent, 2);
 
     svg += "<g class=\"series\">\n<polyline class=\"series\" fill=\"none\" " + stroke +
            " points=\"" + points + "\"/>\n";
@@ -221,7 +238,7 @@ std::string bench_plot_svg(const std::vector<BenchResult>& results) {
     svg += "</g>\n";
     const double ly = kTop + kLegendLine * double(i + 1) + 4;
     svg += line(legend_x, ly - 4, legend_x + 22, ly - 4, "legend-swatch", stroke);
-    svg += text(legend_x + 28, ly, "legend", "start", label);
+    svg += text(legend_x + 28, ly, "legend", "start", labels[i]);
   }
   svg += "</svg>\n";
   return svg;

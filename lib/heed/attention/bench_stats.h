@@ -46,7 +46,7 @@ struct StatsRow {
   int64_t source_length = 0;
   int64_t samples = 0;
   double entropy = 0;           // nats, mean over rows
-  double entropy_fraction = 0;  // entropy / log S (1: uniform weights, 0: one-hot)
+  double entropy_fraction = 0;  // entropy / log S (1: uniform weights, 0: one-hot; 0 at S = 1)
   double max_weight = 0;        // mean over rows of the largest weight
   double grad_scores_norm = 0;  // mean ‖dL/dscores‖ for a unit upstream gradient on the weights
   double grad_scores_median = 0;  // its median over the rows (the typical row; the mean is
