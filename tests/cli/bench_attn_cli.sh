@@ -2,7 +2,9 @@
 # Contract tests of heed-bench-attn: the TSV columns, one row per grid point, every registered
 # mechanism benchmarked, the table and JSON formats, the growth section, stdout purity, bad grids
 # (zero or negative sizes, unknown mechanism, heads not dividing the hidden size) refused with
-# one error line and exit 64, a closed pipe. Tiny grids only; no time is asserted.
+# one error line and exit 64, a closed pipe; --plot's SVG (well-formed XML, one polyline per
+# series, decade ticks) and its refusals; --stats' columns, rows and JSON, and its bad options.
+# Tiny grids only; no time is asserted.
 source "$(dirname "$0")/lib.sh"
 B=$BIN/heed-bench-attn
 COLUMNS="mechanism mode pass precision threads batch source_length target_length hidden heads window precompute median_ms p10_ms p90_ms gflop gflops peak_fraction bytes"
@@ -106,6 +108,83 @@ bad no-points "no points" --attention coverage --mode all-steps
 bad location-too-long "--source-length 5000: attention 'location'" --attention location \
   --source-length 5000
 bad repeats "repeats" --repeats 0
+
+# --plot: the report on stdout as without it, and a well-formed SVG with one polyline per
+# series (here dot and linear, both modes: 4), decade ticks on both axes, an exponent per entry.
+PY=/usr/bin/python3
+expect_exit 0 plot -- "$B" "${TINY[@]}" --attention dot,linear --pass forward --source-length 4,8,16 \
+  --peak-size 0 --plot "$TMP/plot.svg"
+expect_eq plot-rows "$(rows | tail -n +2 | wc -l)" 12
+if [ -x "$PY" ]; then
+  "$PY" - "$TMP/plot.svg" <<'EOF' && ok || fail "plot: not the SVG expected"
+import re, sys
+import xml.etree.ElementTree as E
+root = E.parse(sys.argv[1]).getroot()
+s = "{http://www.w3.org/2000/svg}"
+assert root.tag == s + "svg", root.tag
+assert len(root.findall(".//" + s + "polyline")) == 4
+assert len(root.findall(".//" + s + "circle")) == 12
+labels = lambda cls: [t.text for t in root.iter(s + "text") if t.get("class") == cls]
+assert labels("x-tick-label") == ["1", "10", "100"], labels("x-tick-label")
+ys = labels("y-tick-label")
+assert ys and all(re.fullmatch(r"(0\.0*)?10*", y) for y in ys), ys
+legend = labels("legend")
+assert sorted(l.split(" (")[0] for l in legend) == ["dot", "dot", "linear", "linear"], legend
+assert all(re.search(r"\(mode=(all-steps|step)\): -?[0-9]+\.[0-9]{2}$", l) for l in legend), legend
+assert "pass=forward" in labels("settings")[0] and "hidden=8" in labels("settings")[0]
+EOF
+else
+  echo "SKIPPED: plot parsing ($PY not found)"
+fi
+expect_exit 64 plot-stdout -- "$B" "${TINY[@]}" --plot -
+expect_error_line bench-attn plot-stdout "--plot takes a file name"
+# An unwritable plot is refused before any work: exit 74, nothing on stdout.
+expect_exit 74 plot-unwritable -- "$B" "${TINY[@]}" --attention dot --source-length 4 --peak-size 0 \
+  --plot "$TMP/no/such/dir/plot.svg"
+expect_eq plot-unwritable-stdout "$(wc -c < "$TMP/out")" 0
+
+# --stats: one row per input, width and mechanism (dot, scaled-dot), these columns.
+STATS_COLUMNS="input mechanism dim source_length samples entropy entropy_fraction max_weight grad_scores_norm grad_scores_median grad_query_norm"
+expect_exit 0 stats -- "$B" --stats --dims 1,4:16:x4 --samples 5 --source-length 6
+expect_eq stats-header "$(head -1 "$TMP/out" | tr '\t' ' ')" "$STATS_COLUMNS"
+expect_eq stats-rows "$(tail -n +2 "$TMP/out" | cut -f1-4 | tr '\t\n' ' |')" \
+  "normal dot 1 6|normal scaled-dot 1 6|normal dot 4 6|normal scaled-dot 4 6|normal dot 16 6|normal scaled-dot 16 6|tanh dot 1 6|tanh scaled-dot 1 6|tanh dot 4 6|tanh scaled-dot 4 6|tanh dot 16 6|tanh scaled-dot 16 6|"
+# At d = 1 the scale is 1: scaled-dot's numbers are dot's.
+expect_eq stats-d1 "$(awk -F'\t' '$1 == "normal" && $3 == 1 { print $6, $8, $11 }' "$TMP/out" | uniq | wc -l)" 1
+# Weights: entropy within [0, log 6], largest weight within [1/6, 1].
+awk -F'\t' 'NR > 1 && ($6 < 0 || $6 > log(6) + 1e-4 || $8 < 1/6 - 1e-4 || $8 > 1) { exit 1 }' \
+  "$TMP/out" && ok || fail "stats: a weight statistic out of range"
+grep -q '\[info\]\|heed-bench-attn' "$TMP/out" && fail "stats: log on stdout" || ok
+expect_exit 0 stats-json -- "$B" --stats --dims 2,8 --samples 3 --input normal --format json
+if [ -x "$PY" ]; then
+  "$PY" - "$TMP/out" "$STATS_COLUMNS" <<'EOF' && ok || fail "stats-json: not the report"
+import json, sys
+rows = json.load(open(sys.argv[1]))["stats"]
+assert [(r["mechanism"], r["dim"]) for r in rows] == \
+    [("dot", 2), ("scaled-dot", 2), ("dot", 8), ("scaled-dot", 8)], rows
+for r in rows:
+    assert sorted(r) == sorted(sys.argv[2].split()), r
+    assert r["input"] == "normal" and r["source_length"] == 50 and r["samples"] == 3
+    assert 0 <= r["entropy_fraction"] <= 1 and isinstance(r["grad_query_norm"], float)
+EOF
+fi
+expect_exit 0 stats-table -- "$B" --stats --dims 2 --samples 2 --format table
+expect_eq stats-table-header "$(head -1 "$TMP/out" | tr -s ' ')" "$STATS_COLUMNS"
+bad_stats() { # NAME PATTERN ARGS...
+  local name=$1 pattern=$2; shift 2
+  expect_exit 64 "$name" -- "$B" "$@"
+  expect_error_line bench-attn "$name" "$pattern"
+  expect_eq "$name-stdout" "$(wc -c < "$TMP/out")" 0
+}
+bad_stats stats-zero-dims "option '--dims' must be an integer >= 1 .*not '0'" --stats --dims 16,0
+bad_stats stats-bad-dims "option '--dims' .*not '64:16:x2'" --stats --dims 64:16:x2
+bad_stats stats-word-dims "option '--dims' .*not 'wide'" --stats --dims wide
+bad_stats stats-grid-option "--batch belongs to the timing grid, not to --stats" --stats --batch 2
+bad_stats stats-plot "--plot belongs to the timing grid" --stats --plot "$TMP/s.svg"
+bad_stats stats-lengths "--stats takes one --source-length" --stats --source-length 5,6
+bad_stats stats-input "--input: unknown input 'uniform'" --stats --input uniform
+bad_stats stats-samples "samples" --stats --samples 0
+bad_stats dims-without-stats "--dims needs --stats" --dims 16
 
 # A closed pipe ends the run quietly.
 "$B" "${TINY[@]}" --attention dot,linear --source-length 4,8 --peak-size 0 2>"$TMP/err" |

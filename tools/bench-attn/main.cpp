@@ -11,6 +11,8 @@
 #include "common/progress.h"
 #include "common/run.h"
 #include "heed/attention/bench.h"
+#include "heed/attention/bench_plot.h"
+#include "heed/attention/bench_stats.h"
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
@@ -27,7 +29,17 @@ struct BenchCliConfig {
   attention::BenchFormat format = attention::BenchFormat::kTsv;
   int64_t peak_size = 2048;
   int64_t peak_repeats = 3;
+  std::string plot;  // an SVG file to draw time against source length in; empty: none
+  bool stats = false;
+  attention::StatsConfig stats_config;
 };
+
+// The options of the timing grid, which --stats does not read (--source-length it does).
+const char* const kTimingOptions[] = {"attention", "batch",     "target-length", "hidden",
+                                      "heads",     "window",    "threads",       "precision",
+                                      "mode",      "pass",      "precompute",    "warmup",
+                                      "repeats",   "peak-size", "peak-repeats",  "plot"};
+const char* const kStatsOptions[] = {"dims", "samples", "input"};
 
 // A list option: its text, checked as it is parsed (so a config file's line is named).
 template <class Parse>
@@ -51,7 +63,10 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
                        "the median, p10 and p90 times, GFLOP/s, the fraction of this machine's "
                        "matmul peak (measured at start), the bytes of the working buffers and "
                        "the growth exponent of time in the source length. Lists are comma "
-                       "separated; integers also take FIRST:LAST:xFACTOR and FIRST:LAST:+STEP.",
+                       "separated; integers also take FIRST:LAST:xFACTOR and FIRST:LAST:+STEP. "
+                       "With --stats, instead: the entropy, largest weight and gradient norms "
+                       "of unscaled and scaled dot-product attention weights on random inputs "
+                       "of growing width (Vaswani et al.'s footnote 4, measured).",
                        LogLevel::kInfo,
                        1,
                        {},
@@ -116,8 +131,47 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
           "peak-repeats", cli::number(&cfg.peak_repeats, cli::at_least(1)),
           "timed GEMMs per precision and thread count (the best counts)")(
           "format", list(&format, attention::parse_bench_format),
-          "table, tsv or json (default: table on a terminal, tsv otherwise)");
+          "table, tsv or json (default: table on a terminal, tsv otherwise)")(
+          "plot", po::value(&cfg.plot),
+          "also draw the median time against the source length on log-log axes, one line per "
+          "mechanism and configuration, into this SVG file");
+  std::string dims = "16:4096:x2", inputs = "normal,tanh";
+  cl.group("Statistics (--stats)")
+      .add_options()("stats", po::bool_switch(&cfg.stats),
+                     "instead of timing: weight entropy, largest weight and gradient norms of "
+                     "dot and scaled-dot on random inputs of each width (one --source-length, "
+                     "default 50)")("dims", list(&dims, sizes("dims")),
+                                    "widths d of the queries and keys")(
+          "samples", cli::number(&cfg.stats_config.samples, cli::at_least(1)),
+          "queries (each with its own keys) per width and input")(
+          "input",
+          list(&inputs,
+               [](const std::string& v) {
+                 return words<attention::StatsInput>(v, attention::parse_stats_input);
+               }),
+          "normal (N(0,1) components), tanh (tanh of N(0,1): bounded like RNN outputs)");
   if (!cl.parse(argc, argv)) return false;
+  cfg.stats_config.seed = cl.common().seed;
+  if (cfg.stats) {
+    for (const char* option : kTimingOptions) {
+      if (cl.given(option)) {
+        throw ConfigError(std::string("--") + option +
+                          " belongs to the timing grid, not to --stats");
+      }
+    }
+    if (cl.given("source-length")) {
+      const std::vector<int64_t> lengths = attention::parse_int_list("source-length", source);
+      if (lengths.size() != 1) throw ConfigError("--stats takes one --source-length");
+      cfg.stats_config.source_length = lengths.front();
+    }
+    cfg.stats_config.dims = attention::parse_int_list("dims", dims);
+    cfg.stats_config.inputs = words<attention::StatsInput>(inputs, attention::parse_stats_input);
+  } else {
+    if (cfg.plot == "-") throw ConfigError("--plot takes a file name: stdout holds the report");
+    for (const char* option : kStatsOptions) {
+      if (cl.given(option)) throw ConfigError(std::string("--") + option + " needs --stats");
+    }
+  }
   if (!mechanisms.empty()) grid.mechanisms = split(mechanisms, ",");
   grid.batch = attention::parse_int_list("batch", batch);
   grid.source_lengths = attention::parse_int_list("source-length", source);
@@ -138,10 +192,24 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
   return true;
 }
 
+void write_stdout(const std::string& text) {
+  io::LineWriter out("-");
+  out.write(text);
+  out.commit();
+}
+
 int bench_attn_main(int argc, char** argv) {
   BenchCliConfig cfg;
   if (!parse_options(argc, argv, cfg)) return 0;
+  if (cfg.stats) {
+    std::ostringstream report;
+    attention::write_stats_report(report, cfg.format,
+                                  attention::saturation_stats(cfg.stats_config));
+    write_stdout(report.str());
+    return 0;
+  }
   const std::vector<attention::BenchPoint> points = attention::expand_grid(cfg.grid);
+  if (!cfg.plot.empty()) io::check_writable(cfg.plot);  // before the work, not after
 
   attention::BenchMachine machine;
   const onednn::BackendInfo backend = onednn::backend_info();
@@ -177,9 +245,11 @@ int bench_attn_main(int argc, char** argv) {
 
   std::ostringstream report;
   attention::write_bench_report(report, cfg.format, machine, results);
-  io::LineWriter out("-");
-  out.write(report.str());
-  out.commit();
+  write_stdout(report.str());
+  if (!cfg.plot.empty()) {
+    io::write_file_atomically(cfg.plot, attention::bench_plot_svg(results));
+    spdlog::info("[bench] plot written to {}", cfg.plot);
+  }
   return 0;
 }
 

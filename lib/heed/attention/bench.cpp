@@ -19,6 +19,30 @@
 #include "heed/onednn/matmul.h"
 
 namespace heed::attention {
+
+std::string format_number(double value, int decimals) {
+  if (!std::isfinite(value)) return "-";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()), 0);
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+    }
+    out << line << '\n';
+  }
+}
+
 namespace {
 
 using tensor::Shape;
@@ -84,13 +108,6 @@ std::string dash_or(int64_t value) {
   return value > 0 ? std::to_string(value) : "-";
 }
 
-std::string format_number(double value, int decimals) {
-  if (!std::isfinite(value)) return "-";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
 double peak_of(const BenchMachine& machine, const BenchPoint& point) {
   auto found = machine.peak.find(point.threads);
   if (found == machine.peak.end()) return 0;
@@ -145,22 +162,6 @@ const std::vector<std::string>& growth_columns() {
       "section",       "mechanism", "mode",  "pass",   "precision",  "threads",       "batch",
       "target_length", "hidden",    "heads", "window", "precompute", "time_exponent", "points"};
   return columns;
-}
-
-void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& row : rows) {
-    width.resize(std::max(width.size(), row.size()), 0);
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
-    }
-    out << line << '\n';
-  }
 }
 
 std::vector<std::string> machine_lines(const BenchMachine& machine) {

@@ -138,4 +138,9 @@ const std::vector<std::string>& bench_columns();
 void write_bench_report(std::ostream& out, BenchFormat format, const BenchMachine& machine,
                         const std::vector<BenchResult>& results);
 
+// Shared by the reports (bench_stats.h): value with that many decimals, "-" when not finite;
+// rows (the header first) as columns aligned by padding with spaces.
+std::string format_number(double value, int decimals);
+void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
+
 }  // namespace heed::attention
