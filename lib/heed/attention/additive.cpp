@@ -1,6 +1,8 @@
 // "additive" (Bahdanau et al. 2015; alias "mlp"): e_s = vᵀ tanh(W q + U h_s + b), a one-hidden-
 // layer network of width A. U h_s + b is computed once per sentence in prepare(); each step
-// still costs a tanh over S×A per query, which is what makes it the slowest mechanism.
+// still costs a tanh over S×A per query, which is what makes it the slowest mechanism. The
+// scores come from the fused kernel (additive_scores.h), which never stores the S×A tanh
+// values of a query: the tape holds W q, and the backward recomputes the tanh.
 // The class also serves "normed-additive" (normed_additive.cpp), whose v is g·v/‖v‖: that
 // vector is formed once per sentence batch in prepare() and its gradient mapped back to v and g
 // in finish_backward(), so a step costs what "additive" costs.
@@ -9,10 +11,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "heed/attention/additive_scores.h"
 #include "heed/attention/registry.h"
 #include "heed/attention/scored_attention.h"
 #include "heed/onednn/linear.h"
-#include "heed/onednn/softmax.h"
 
 namespace heed::attention {
 namespace {
@@ -69,57 +71,22 @@ class AdditiveAttention : public ScoredAttention {
     }
   }
 
-  void score(const Tensor& query, int64_t, const std::vector<Span>&, Tensor& scores,
+  void score(const Tensor& query, int64_t, const std::vector<Span>& spans, Tensor& scores,
              AttentionTape* tape) override {
-    const int64_t tq = query.dim(0), n = batch(), s = source_length(), a = dim_;
-    wq_.resize(Shape{tq, n, a});
-    query_linear_.forward(query, wq_);
-    Tensor& hidden = tape ? tape->slot(0) : hidden_;
-    hidden.resize(Shape{n, tq, s, a});
-    for (int64_t b = 0; b < n; ++b) {
-      for (int64_t q = 0; q < tq; ++q) {
-        const float* wq = wq_.data() + (q * n + b) * a;
-        for (int64_t i = 0; i < s; ++i) {
-          const float* p = projected_.data() + (i * n + b) * a;
-          float* h = hidden.data() + ((b * tq + q) * s + i) * a;
-          for (int64_t k = 0; k < a; ++k) h[k] = p[k] + wq[k];
-        }
-      }
-    }
-    onednn::tanh(hidden, hidden);
-    const float* v = scored_v();
-    for (int64_t r = 0; r < n * tq * s; ++r) {
-      const float* h = hidden.data() + r * a;
-      float e = 0.f;
-      for (int64_t k = 0; k < a; ++k) e += h[k] * v[k];
-      scores.data()[r] = e;
-    }
+    // W q is all the backward needs besides U h + b: it recomputes each tanh.
+    Tensor& wq = tape ? tape->slot(0) : wq_;
+    wq.resize(Shape{query.dim(0), batch(), dim_});
+    query_linear_.forward(query, wq);
+    additive_scores(score_shape(wq), wq.data(), projected_.data(), scored_v(), spans,
+                    scores.data());
   }
 
   void score_backward(AttentionTape& tape, const Tensor& d_scores, Tensor& d_query) override {
-    const Tensor& hidden = tape.slot(0);
-    const int64_t n = hidden.dim(0), tq = hidden.dim(1), s = hidden.dim(2), a = dim_;
-    d_wq_.resize(Shape{tq, n, a});
-    d_wq_.zero();
-    const float* v = scored_v();
-    float* dv = scale_ ? d_scored_v_.data() : v_.grad.data();
-    for (int64_t b = 0; b < n; ++b) {
-      for (int64_t q = 0; q < tq; ++q) {
-        float* dwq = d_wq_.data() + (q * n + b) * a;
-        for (int64_t i = 0; i < s; ++i) {
-          const int64_t r = (b * tq + q) * s + i;
-          const float de = d_scores.data()[r];
-          const float* h = hidden.data() + r * a;
-          float* dp = d_projected_.data() + (i * n + b) * a;
-          for (int64_t k = 0; k < a; ++k) {
-            dv[k] += de * h[k];
-            const float pre = de * v[k] * (1.f - h[k] * h[k]);
-            dp[k] += pre;
-            dwq[k] += pre;
-          }
-        }
-      }
-    }
+    const Tensor& wq = tape.slot(0);
+    d_wq_.resize(wq.shape());
+    additive_scores_backward(score_shape(wq), wq.data(), projected_.data(), scored_v(), tape.spans,
+                             d_scores.data(), d_wq_.data(), d_projected_.data(),
+                             scale_ ? d_scored_v_.data() : v_.grad.data());
     query_linear_.backward(tape.query, d_wq_, &d_query, w_query_.grad, nullptr);
   }
 
@@ -147,6 +114,9 @@ class AdditiveAttention : public ScoredAttention {
 
  private:
   const float* scored_v() const { return scale_ ? scored_v_.data() : v_.value.data(); }
+  AdditiveScoreShape score_shape(const Tensor& wq) const {
+    return {wq.dim(0), batch(), source_length(), dim_};
+  }
 
   // ‖v‖, kept away from 0 (a v of zeros would otherwise give NaN scores).
   double v_norm() const {
@@ -165,7 +135,7 @@ class AdditiveAttention : public ScoredAttention {
   layers::Parameter* scale_;  // normed-additive only
   onednn::Linear query_linear_;
   onednn::Linear key_linear_;
-  Tensor projected_, d_projected_, wq_, hidden_, d_wq_, select_scratch_;
+  Tensor projected_, d_projected_, wq_, d_wq_, select_scratch_;
   Tensor scored_v_, d_scored_v_;  // normed-additive: g·v/‖v‖ and its gradient
   double norm_v_ = 1;
 };

@@ -14,6 +14,7 @@ endforeach()
 file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/generated/heed/attention/builtin_mechanisms.inc
      CONTENT "${_heed_attention_inc}")
 list(APPEND HEED_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/additive_scores.cpp
   ${CMAKE_CURRENT_LIST_DIR}/attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bench.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bench_plot.cpp
@@ -23,3 +24,8 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/normalization.cpp
   ${CMAKE_CURRENT_LIST_DIR}/options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/registry.cpp)
+
+# The fused additive kernel threads with OpenMP (the runtime oneDNN already uses, so
+# onednn::set_threads() applies) and lets a*b + c become one FMA (-std=c++17 turns that off).
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/additive_scores.cpp PROPERTIES
+  COMPILE_OPTIONS "${OpenMP_CXX_FLAGS};-ffp-contract=fast")

@@ -1,4 +1,5 @@
 list(APPEND HEED_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/additive_scores_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/attention_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bench_plot_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bench_test.cpp

@@ -1,0 +1,264 @@
+// The fused additive score kernel (additive_scores.h).
+//
+// Vectorised over A (contiguous in wq, p, v and the gradients), 16 lanes at a time, and compiled
+// three times — AVX-512F+FMA, AVX2+FMA and the baseline — with
+// the variant picked once at run time from the CPU's features (__builtin_cpu_supports): the
+// library is never built for one machine (no -march=native), and GCC's target_clones cannot
+// ask for AVX-512F and FMA together in one clone. The OpenMP loops stay in baseline code and
+// call the chosen variant per task, so no parallel region is outlined from ISA-specific code.
+#include "heed/attention/additive_scores.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+// The 64-byte vector type below never crosses a call that is not inlined, so the note that its
+// ABI differs with and without AVX-512 does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace heed::attention {
+namespace {
+
+#define HEED_INLINE inline __attribute__((always_inline))
+
+// Source positions per task: a block's rows of p and d_p (2·32·A floats, 128 KiB at A = 512)
+// stay in cache while every query of the sentence passes over them.
+constexpr int64_t kBlock = 32;
+
+// 16 floats, whatever the variant: one zmm register with AVX-512, two ymm with AVX2, four xmm
+// in the baseline. Written with GCC's vector extensions because the auto-vectoriser leaves
+// the tanh's selects as branches.
+constexpr int64_t kLanes = 16;
+using Floats = float __attribute__((vector_size(kLanes * sizeof(float))));
+using Ints = int32_t __attribute__((vector_size(kLanes * sizeof(int32_t))));
+
+HEED_INLINE Floats load(const float* p) {
+  Floats x;
+  std::memcpy(&x, p, sizeof x);
+  return x;
+}
+HEED_INLINE void store(float* p, const Floats& x) {
+  std::memcpy(p, &x, sizeof x);
+}
+// The last `count` < kLanes values, the other lanes 0.
+HEED_INLINE Floats load_part(const float* p, int64_t count) {
+  Floats x = {};
+  std::memcpy(&x, p, size_t(count) * sizeof(float));
+  return x;
+}
+HEED_INLINE void store_part(float* p, const Floats& x, int64_t count) {
+  std::memcpy(p, &x, size_t(count) * sizeof(float));
+}
+HEED_INLINE Floats splat(float x) {
+  return Floats{} + x;
+}
+
+// tanh |x| = (e^u − 1)/(e^u − 1 + 2) with u = 2|x|, the sign of x put back at the end; |x| is
+// clamped at 10, where tanh is 1 in float. u = k ln 2 + r with k = ⌊u / ln 2⌋, so r ∈ [0, ln 2),
+// ln 2 split in two so that k·ln2_hi is exact (k ≤ 28 needs 5 bits, ln2_hi has 16). Then
+// e^u − 1 = 2^k·(e^r − 1) + (2^k − 1): two non-negative terms, so nothing cancels — which is
+// what keeps the relative error small near 0, where e^u − 1 ≈ u — and e^r − 1 comes from its
+// Taylor series through r⁹ (the rest is < 10⁻⁸ of it). 2^k is built in the exponent bits. One
+// division, no branches, no lookup tables.
+HEED_INLINE Floats tanh_kernel(const Floats& x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693145751953125f;
+  constexpr float kLn2Lo = 1.42860676533018708e-6f;
+  const Ints sign = (Ints)x & int32_t(0x80000000u);
+  Floats ax = (Floats)((Ints)x & 0x7fffffff);
+  ax = ax < 10.f ? ax : splat(10.f);
+  const Floats u = 2.f * ax;
+  const Ints k = __builtin_convertvector(u * kLog2e, Ints);  // truncation: u ≥ 0
+  const Floats kf = __builtin_convertvector(k, Floats);
+  const Floats r = (u - kf * kLn2Hi) - kf * kLn2Lo;
+  Floats m = splat(1.f / 362880.f);
+  m = m * r + 1.f / 40320.f;
+  m = m * r + 1.f / 5040.f;
+  m = m * r + 1.f / 720.f;
+  m = m * r + 1.f / 120.f;
+  m = m * r + 1.f / 24.f;
+  m = m * r + 1.f / 6.f;
+  m = m * r + 0.5f;
+  m = m * r + 1.f;
+  m = m * r;  // e^r − 1
+  const Floats scale = (Floats)((k + 127) << 23);
+  const Floats em1 = scale * m + (scale - 1.f);
+  const Floats t = em1 / (em1 + 2.f);
+  return (Floats)((Ints)t | sign);
+}
+
+HEED_INLINE float tanh_one(float x) {
+  return tanh_kernel(splat(x))[0];
+}
+
+// Σ_k v_k tanh(wq_k + p_k).
+HEED_INLINE float score_one(const float* wq, const float* p, const float* v, int64_t a) {
+  Floats sum = {};
+  int64_t k = 0;
+  for (; k + kLanes <= a; k += kLanes) {
+    sum += load(v + k) * tanh_kernel(load(wq + k) + load(p + k));
+  }
+  if (k < a) {  // v's missing lanes are 0
+    const int64_t rest = a - k;
+    sum += load_part(v + k, rest) * tanh_kernel(load_part(wq + k, rest) + load_part(p + k, rest));
+  }
+  float e = 0.f;
+  for (int64_t lane = 0; lane < kLanes; ++lane) e += sum[lane];
+  return e;
+}
+
+// scores of sentence b's rows at source positions [s0, s1).
+HEED_INLINE void score_block_body(const AdditiveScoreShape& shape, const float* wq_all,
+                                  const float* p_all, const float* v, const Span* spans, int64_t b,
+                                  int64_t s0, int64_t s1, float* scores) {
+  const int64_t n = shape.batch, s_len = shape.source, a = shape.dim;
+  for (int64_t t = 0; t < shape.queries; ++t) {
+    const int64_t row = b * shape.queries + t;
+    const float* wq = wq_all + (t * n + b) * a;
+    float* out = scores + row * s_len;
+    const int64_t lo = std::max(s0, spans[row].begin), hi = std::min(s1, spans[row].end);
+    for (int64_t s = s0; s < s1; ++s) {
+      out[s] = s < lo || s >= hi ? 0.f : score_one(wq, p_all + (s * n + b) * a, v, a);
+    }
+  }
+}
+
+// One (query, position) pair's gradients, lanes [k, k + count) (count ≤ kLanes).
+template <bool kWhole>
+HEED_INLINE void backward_lanes(const float* wq, const float* p, const float* v, float de,
+                                int64_t k, int64_t count, float* d_wq, float* d_p, float* dv) {
+  auto in = [&](const float* x) { return kWhole ? load(x + k) : load_part(x + k, count); };
+  auto out = [&](float* x, const Floats& value) {
+    if (kWhole) {
+      store(x + k, value);
+    } else {
+      store_part(x + k, value, count);
+    }
+  };
+  const Floats h = tanh_kernel(in(wq) + in(p));
+  out(dv, in(dv) + de * h);
+  const Floats pre = de * in(v) * (1.f - h * h);
+  out(d_p, in(d_p) + pre);
+  out(d_wq, in(d_wq) + pre);
+}
+
+// Every gradient of sentence b: its rows of d_wq (overwritten), its rows of d_p and its own dv
+// (both added to).
+HEED_INLINE void backward_sentence_body(const AdditiveScoreShape& shape, const float* wq_all,
+                                        const float* p_all, const float* v, const Span* spans,
+                                        const float* d_scores, int64_t b, float* d_wq_all,
+                                        float* d_p_all, float* dv) {
+  const int64_t n = shape.batch, s_len = shape.source, a = shape.dim;
+  const int64_t whole = a / kLanes * kLanes;
+  for (int64_t t = 0; t < shape.queries; ++t) {
+    std::fill_n(d_wq_all + (t * n + b) * a, a, 0.f);
+  }
+  for (int64_t s0 = 0; s0 < s_len; s0 += kBlock) {
+    const int64_t s1 = std::min(s0 + kBlock, s_len);
+    for (int64_t t = 0; t < shape.queries; ++t) {
+      const int64_t row = b * shape.queries + t;
+      const float* wq = wq_all + (t * n + b) * a;
+      float* d_wq = d_wq_all + (t * n + b) * a;
+      const int64_t lo = std::max(s0, spans[row].begin), hi = std::min(s1, spans[row].end);
+      for (int64_t s = lo; s < hi; ++s) {
+        const float de = d_scores[row * s_len + s];
+        if (de == 0.f) continue;  // every term would be 0
+        const float* p = p_all + (s * n + b) * a;
+        float* d_p = d_p_all + (s * n + b) * a;
+        for (int64_t k = 0; k < whole; k += kLanes) {
+          backward_lanes<true>(wq, p, v, de, k, kLanes, d_wq, d_p, dv);
+        }
+        if (whole < a) backward_lanes<false>(wq, p, v, de, whole, a - whole, d_wq, d_p, dv);
+      }
+    }
+  }
+}
+
+using ScoreBlockFn = void (*)(const AdditiveScoreShape&, const float*, const float*, const float*,
+                              const Span*, int64_t, int64_t, int64_t, float*);
+using BackwardSentenceFn = void (*)(const AdditiveScoreShape&, const float*, const float*,
+                                    const float*, const Span*, const float*, int64_t, float*,
+                                    float*, float*);
+
+#define HEED_ADDITIVE_VARIANT(suffix, target)                                                    \
+  target void score_block_##suffix(const AdditiveScoreShape& shape, const float* wq,             \
+                                   const float* p, const float* v, const Span* spans, int64_t b, \
+                                   int64_t s0, int64_t s1, float* scores) {                      \
+    score_block_body(shape, wq, p, v, spans, b, s0, s1, scores);                                 \
+  }                                                                                              \
+  target void backward_sentence_##suffix(                                                        \
+      const AdditiveScoreShape& shape, const float* wq, const float* p, const float* v,          \
+      const Span* spans, const float* d_scores, int64_t b, float* d_wq, float* d_p, float* dv) { \
+    backward_sentence_body(shape, wq, p, v, spans, d_scores, b, d_wq, d_p, dv);                  \
+  }                                                                                              \
+  target float tanh_##suffix(float x) {                                                          \
+    return tanh_one(x);                                                                          \
+  }
+
+HEED_ADDITIVE_VARIANT(avx512, __attribute__((target("avx512f,fma,prefer-vector-width=512"))))
+HEED_ADDITIVE_VARIANT(avx2, __attribute__((target("avx2,fma"))))
+HEED_ADDITIVE_VARIANT(baseline, )
+
+struct Variant {
+  const char* isa;
+  ScoreBlockFn score_block;
+  BackwardSentenceFn backward_sentence;
+  float (*tanh)(float);
+};
+
+const Variant& variant() {
+  static const Variant chosen = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) {
+      return Variant{"avx512f", score_block_avx512, backward_sentence_avx512, tanh_avx512};
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      return Variant{"avx2", score_block_avx2, backward_sentence_avx2, tanh_avx2};
+    }
+    return Variant{"default", score_block_baseline, backward_sentence_baseline, tanh_baseline};
+  }();
+  return chosen;
+}
+
+}  // namespace
+
+void additive_scores(const AdditiveScoreShape& shape, const float* wq, const float* p,
+                     const float* v, const std::vector<Span>& spans, float* scores) {
+  const Variant& kernel = variant();
+  const int64_t blocks = (shape.source + kBlock - 1) / kBlock;
+  const int64_t tasks = shape.batch * blocks;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int64_t b = task / blocks, s0 = (task % blocks) * kBlock;
+    kernel.score_block(shape, wq, p, v, spans.data(), b, s0, std::min(s0 + kBlock, shape.source),
+                       scores);
+  }
+}
+
+void additive_scores_backward(const AdditiveScoreShape& shape, const float* wq, const float* p,
+                              const float* v, const std::vector<Span>& spans, const float* d_scores,
+                              float* d_wq, float* d_p, float* dv) {
+  const Variant& kernel = variant();
+  const int64_t n = shape.batch, a = shape.dim;
+  // One dv per sentence, summed in sentence order afterwards: the same sums whatever the thread
+  // count (a d_p row belongs to one sentence, so it needs no such care).
+  std::vector<float> dv_sentence(size_t(n * a), 0.f);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t b = 0; b < n; ++b) {
+    kernel.backward_sentence(shape, wq, p, v, spans.data(), d_scores, b, d_wq, d_p,
+                             dv_sentence.data() + b * a);
+  }
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t k = 0; k < a; ++k) dv[k] += dv_sentence[size_t(b * a + k)];
+  }
+}
+
+float additive_tanh(float x) {
+  return variant().tanh(x);
+}
+
+const char* additive_scores_isa() {
+  return variant().isa;
+}
+
+}  // namespace heed::attention
