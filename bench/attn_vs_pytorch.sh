@@ -71,9 +71,9 @@ done
 
 # heed-bench-attn's own machine lines, and the f32 GEMM peak it measured at each call.
 sed 's/^# /# heed-bench-attn /' "$work/heed-machine"
-sort -g "$work/heed-peaks" | awk '{ v[NR] = $1 } END {
-  printf "# heed-bench-attn f32 matmul peak: median %s GFLOP/s over %d calls (%s to %s)\n",
-         NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, NR, v[1], v[NR] }'
+mapfile -t peaks < <(sort -g "$work/heed-peaks")
+echo "# heed-bench-attn f32 matmul peak: median $(heed_median "${peaks[@]}") GFLOP/s over" \
+     "${#peaks[@]} calls (${peaks[0]} to ${peaks[-1]})"
 printf 'mechanism\tlength\theed_ms\tpytorch_ms\tspeedup\theed_gflops\tpeak_fraction\n'
 awk -F'\t' '
   function median(list,   n, v, i, j, t) {

@@ -44,8 +44,10 @@
 # repository), WORK (default /tmp/heed-align-hansards), THREADS (default: all cores; both
 # aligners get the same), FAST_ALIGN (optional), MINUTES (training time of each of the four
 # models, default 10), PRECISION (bf16 where the CPU has it, else f32), GUIDE_WEIGHT (default
-# 0.5), STAGES (default "classic attention guided"), IBM2_EXTRA (more options for both ibm2 runs,
-# split at spaces: "--tension-gradient fast-align" reproduces fast_align; use another WORK).
+# 0.5), HANSARDS_COPIES (default 1: how many times the neural models' training files hold the
+# 484 Hansards pairs, see below), STAGES (default "classic attention guided"), IBM2_EXTRA (more
+# options for both ibm2 runs, split at spaces: "--tension-gradient fast-align" reproduces
+# fast_align; use another WORK).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
