@@ -16,8 +16,11 @@
 # scaled-dot multi-head additive"), LENGTHS ("10 20 50 100 200 500"), BLAS_DIR (OpenBLAS for
 # PyTorch, made by ../shared/peers/setup_blas.sh; /tmp/blas by default).
 # Output (stdout, TSV after "# " machine lines): mechanism length heed_ms pytorch_ms speedup
-# heed_gflops peak_fraction; pytorch_ms is n/a where its broadcast form needs more memory than
-# the machine has (attn_pytorch.py --max-gib).
+# heed_gflops peak_fraction pytorch_peak_fraction ceiling; pytorch_ms is n/a where its broadcast
+# form needs more memory than the machine has (attn_pytorch.py --max-gib). pytorch_peak_fraction
+# is the mechanism's FLOPs in PyTorch's time against the same peak; ceiling = 1 /
+# pytorch_peak_fraction is the largest speed-up any implementation could show over PyTorch
+# without exceeding the machine's measured matmul peak.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -74,7 +77,7 @@ sed 's/^# /# heed-bench-attn /' "$work/heed-machine"
 mapfile -t peaks < <(sort -g "$work/heed-peaks")
 echo "# heed-bench-attn f32 matmul peak: median $(heed_median "${peaks[@]}") GFLOP/s over" \
      "${#peaks[@]} calls (${peaks[0]} to ${peaks[-1]})"
-printf 'mechanism\tlength\theed_ms\tpytorch_ms\tspeedup\theed_gflops\tpeak_fraction\n'
+printf 'mechanism\tlength\theed_ms\tpytorch_ms\tspeedup\theed_gflops\tpeak_fraction\tpytorch_peak_fraction\tceiling\n'
 awk -F'\t' '
   function median(list,   n, v, i, j, t) {
     n = split(list, v, " ")
@@ -93,8 +96,14 @@ awk -F'\t' '
   END {
     for (k = 1; k <= keys; k++) {
       key = order[k]; h = median(heed[key])
-      if (key in na || !(key in torch)) { p = "n/a"; ratio = "n/a" }
-      else { p = sprintf("%.3f", median(torch[key])); ratio = sprintf("%.2f", p / h) }
-      printf "%s\t%.3f\t%s\t%s\t%.1f\t%.3f\n", key, h, p, ratio, median(gflops[key]), median(frac[key])
+      f = median(frac[key])
+      if (key in na || !(key in torch)) { p = "n/a"; ratio = "n/a"; pf = "n/a"; ceiling = "n/a" }
+      else {
+        p = sprintf("%.3f", median(torch[key])); ratio = sprintf("%.2f", p / h)
+        # The same FLOPs in PyTorch'"'"'s time, and the speed-up heed would show at the full peak.
+        pf = sprintf("%.3f", f * h / p); ceiling = sprintf("%.2f", p / (h * f))
+      }
+      printf "%s\t%.3f\t%s\t%s\t%.1f\t%.3f\t%s\t%s\n", key, h, p, ratio, median(gflops[key]), f, pf,
+             ceiling
     }
   }' "$work/heed.tsv" "$work/pytorch.tsv"

@@ -26,8 +26,9 @@
 #      attention; hidden 512, embed 256) trained for MINUTES each in PRECISION; the test pairs
 #      force-decoded and aligned by argmax and by shift, each direction alone and symmetrized
 #      (the French→English links transposed). System "attention".
-#   7. guided: the same two models trained with --guided-alignment from ibm2's grow-diag-final-and
-#      links over the whole corpus (the guide each training pair gets), aligned by argmax (the
+#   7. guided: the same two models trained with --guided-alignment from ibm2's links over the
+#      whole corpus (GUIDE=gdfa: its grow-diag-final-and links for both; GUIDE=directional: each
+#      model its own direction's), aligned by argmax (the
 #      guided rows are the rows that predict each word). System "guided".
 #   Scores of 6 and 7 join $WORK/scores.tsv, one row per system, direction or method.
 #
@@ -44,7 +45,8 @@
 # repository), WORK (default /tmp/heed-align-hansards), THREADS (default: all cores; both
 # aligners get the same), FAST_ALIGN (optional), MINUTES (training time of each of the four
 # models, default 10), PRECISION (bf16 where the CPU has it, else f32), GUIDE_WEIGHT (default
-# 0.5), HANSARDS_COPIES (default 1: how many times the neural models' training files hold the
+# 0.5), GUIDE (gdfa, the default, or directional: see stage 7), HANSARDS_COPIES (default 1:
+# how many times the neural models' training files hold the
 # 484 Hansards pairs, see below), STAGES (default "classic attention guided"), IBM2_EXTRA (more
 # options for both ibm2 runs, split at spaces: "--tension-gradient fast-align" reproduces
 # fast_align; use another WORK).
@@ -59,6 +61,8 @@ FAST_ALIGN=${FAST_ALIGN:-}
 MINUTES=${MINUTES:-10}
 PRECISION=${PRECISION:-bf16}
 GUIDE_WEIGHT=${GUIDE_WEIGHT:-0.5}
+GUIDE=${GUIDE:-gdfa}
+case $GUIDE in gdfa | directional) ;; *) echo "align-hansards: GUIDE is gdfa or directional, not '$GUIDE'" >&2; exit 2 ;; esac
 HANSARDS_COPIES=${HANSARDS_COPIES:-1}
 STAGES=${STAGES:-classic attention guided}
 hansards=$DATA/hansards-naacl2003-en-fr
@@ -225,13 +229,21 @@ if has_stage attention || has_stage guided; then
       "$BIN/heed-tokenize" --bpe "$WORK/codes" --threads "$THREADS" -i "$WORK/corpus.$l" \
         -o "$WORK/corpus.bpe.$l"
   done
-  # The guide: ibm2's grow-diag-final-and links of every corpus pair, English-French; the
-  # French→English models take them transposed.
-  if [ ! -s "$WORK/guide.en-fr" ]; then
-    "$BIN/heed-align" symmetrize "$WORK/ibm2.fwd" "$WORK/ibm2.rev" \
-      --method grow-diag-final-and -o "$WORK/guide.en-fr"
+  # The guide, English-French for the English→French model and French-English for the other:
+  # GUIDE=gdfa gives both ibm2's grow-diag-final-and links of every corpus pair (the
+  # French→English model takes them transposed); GUIDE=directional gives each model the ibm2
+  # run of its own direction (ibm2.fwd, and ibm2.rev transposed), so that the two guided
+  # models err in different places and their intersection filters, as ibm2's does.
+  if [ "$GUIDE" = gdfa ]; then
+    if [ ! -s "$WORK/guide.en-fr" ]; then
+      "$BIN/heed-align" symmetrize "$WORK/ibm2.fwd" "$WORK/ibm2.rev" \
+        --method grow-diag-final-and -o "$WORK/guide.en-fr"
+    fi
+    transpose_links "$WORK/guide.en-fr" "$WORK/guide.fr-en"
+  else
+    [ -s "$WORK/guide.en-fr" ] || cp "$WORK/ibm2.fwd" "$WORK/guide.en-fr"
+    transpose_links "$WORK/ibm2.rev" "$WORK/guide.fr-en"
   fi
-  transpose_links "$WORK/guide.en-fr" "$WORK/guide.fr-en"
 fi
 # The neural models' training files: the corpus with its Hansards pairs (the first lines, test
 # and trial) HANSARDS_COPIES times in all — the only in-domain text there is, oversampled as
