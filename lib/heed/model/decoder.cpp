@@ -4,6 +4,7 @@
 
 #include "heed/attention/registry.h"
 #include "heed/common/check.h"
+#include "heed/common/profile.h"
 #include "heed/layers/embedding.h"
 #include "heed/model/encoder.h"
 #include "heed/tensor/tensor_ops.h"
@@ -212,6 +213,7 @@ void Decoder::weights_changed() {
 
 void Decoder::attend(const Tensor& q, int64_t t0, Tensor& ctx, attention::AttentionTape* tape,
                      bool keep_attention) {
+  profile::Scope phase(profile::Phase::kAttention);
   const int64_t tc = q.dim(0), n = n_, s = s_;
   attention_->forward(q, t0, ctx, keep_attention ? &step_weights_ : nullptr, tape);
   if (!keep_attention) return;
@@ -240,8 +242,11 @@ const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& s
   if (training && attention_tapes_.size() < chunks) attention_tapes_.resize(chunks);
   layers::embedding_forward(embedding_->value, tgt_in, n, t, embedded_);
   dropout_embed_.forward(embedded_, dropout_rng);
-  attention_->prepare(keys, src_lengths, training);
-  attention_->set_target_lengths(tgt_lengths);
+  {
+    profile::Scope phase(profile::Phase::kAttention);
+    attention_->prepare(keys, src_lengths, training);
+    attention_->set_target_lengths(tgt_lengths);
+  }
   ctx_.resize(Shape{t, n, context_});
   if (keep_attention) {
     weights_.resize(Shape{n, t, s});
@@ -253,6 +258,7 @@ const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& s
 }
 
 void Decoder::attention_backward(attention::AttentionTape& tape, int64_t t0, int64_t tc) {
+  profile::Scope phase(profile::Phase::kAttention);
   tape.d_weights = nullptr;
   if (d_weights_) {
     // Rows t0 … t0 + tc of [N, T, S] → [N, Tc, S]
@@ -280,7 +286,10 @@ void Decoder::backward(const Tensor& d_out, Tensor& d_keys, Tensor& d_finals,
   run_backward();
   d_keys.resize(keys_->shape());
   d_keys.zero();
-  attention_->finish_backward(d_keys);
+  {
+    profile::Scope phase(profile::Phase::kAttention);
+    attention_->finish_backward(d_keys);
+  }
   dropout_embed_.backward(d_emb_);
   layers::embedding_backward(d_emb_, tgt_in_, tgt_lengths_.data(), n_, t_, embedding_->grad);
   d_finals.resize(finals_->shape());

@@ -1,6 +1,7 @@
 // Luong et al. 2015: the attention reads the current top state h_t and the attentional vector
 // h̃_t = tanh(W_c [c_t; h_t]) is the output (and, with input feeding, part of the next input).
 #include "heed/common/check.h"
+#include "heed/common/profile.h"
 #include "heed/model/decoder.h"
 #include "heed/model/encoder.h"
 #include "heed/tensor/tensor_ops.h"
@@ -63,6 +64,8 @@ class LuongDecoder : public Decoder {
       Tensor concat = concat_.slice(t0, t1);
       Tensor ctx = ctx_.slice(t0, t1);
       attend(q, t0, ctx, training ? &attention_tapes_[size_t(ci)] : nullptr, keep_attention);
+      // The attentional layer h̃ = tanh(W_c [c; h]) counts as attention.
+      profile::Scope phase(profile::Phase::kAttention);
       if (context_ > 0) copy_columns(ctx, concat, 0);
       copy_columns(q, concat, context_);
       Tensor ht = ht_.slice(t0, t1);
@@ -82,15 +85,18 @@ class LuongDecoder : public Decoder {
       const int64_t t0 = int64_t(ci) * chunk, t1 = t0 + chunk, tc = chunk;
       Tensor d_ht = d_out_.slice(t0, t1);
       if (input_feeding_ && t1 < t) tensor::add(d_ht, d_feed_, d_ht);
-      d_pre_.resize(Shape{tc, n, hidden_});
-      tensor::tanh_backward(ht_.slice(t0, t1), d_ht, d_pre_);
-      d_concat_.resize(Shape{tc, n, context_ + hidden_});
-      attn_out_.backward(concat_.slice(t0, t1), d_pre_, &d_concat_, attn_out_weight_->grad,
-                         nullptr);
-      d_top_.resize(Shape{tc, n, hidden_});
-      take_columns(d_concat_, context_, d_top_);
-      d_ctx_.resize(Shape{tc, n, context_});
-      if (context_ > 0) take_columns(d_concat_, 0, d_ctx_);
+      {
+        profile::Scope phase(profile::Phase::kAttention);
+        d_pre_.resize(Shape{tc, n, hidden_});
+        tensor::tanh_backward(ht_.slice(t0, t1), d_ht, d_pre_);
+        d_concat_.resize(Shape{tc, n, context_ + hidden_});
+        attn_out_.backward(concat_.slice(t0, t1), d_pre_, &d_concat_, attn_out_weight_->grad,
+                           nullptr);
+        d_top_.resize(Shape{tc, n, hidden_});
+        take_columns(d_concat_, context_, d_top_);
+        d_ctx_.resize(Shape{tc, n, context_});
+        if (context_ > 0) take_columns(d_concat_, 0, d_ctx_);
+      }
       d_q_.resize(Shape{tc, n, hidden_});
       attention_backward(attention_tapes_[ci], t0, tc);
       tensor::add(d_top_, d_q_, d_top_);

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "heed/common/check.h"
+#include "heed/common/profile.h"
 
 namespace heed::model {
 
@@ -59,10 +60,18 @@ layers::LossSums Seq2Seq::loss(const Batch& batch, const LossOptions& options, R
   HEED_CHECK(!guided || static_cast<int64_t>(batch.guide.size()) == n * t * s,
              "batch guide does not match its sizes");
   Rng* dropout_rng = options.training ? &rng : nullptr;
-  encoder_->forward(batch.src.data(), batch.src_lengths, n, s, train, dropout_rng);
-  const tensor::Tensor& out = decoder_->forward(
-      encoder_->keys(), batch.src_lengths, encoder_->finals(), batch.tgt_in.data(),
-      batch.tgt_lengths, t, train, dropout_rng, options.keep_attention || guided);
+  {
+    profile::Scope phase(profile::Phase::kEncoder);
+    encoder_->forward(batch.src.data(), batch.src_lengths, n, s, train, dropout_rng);
+  }
+  const tensor::Tensor* out = nullptr;
+  {
+    profile::Scope phase(profile::Phase::kDecoderRnn);
+    out = &decoder_->forward(encoder_->keys(), batch.src_lengths, encoder_->finals(),
+                             batch.tgt_in.data(), batch.tgt_lengths, t, train, dropout_rng,
+                             options.keep_attention || guided);
+  }
+  profile::Scope output_phase(profile::Phase::kOutput);
   targets_.assign(static_cast<size_t>(t * n), -1);
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t i = 0; i < batch.tgt_lengths[size_t(b)]; ++i) {
@@ -71,19 +80,24 @@ layers::LossSums Seq2Seq::loss(const Batch& batch, const LossOptions& options, R
   }
   const int64_t tokens = batch.target_tokens();
   const float scale = tokens > 0 ? 1.f / static_cast<float>(tokens) : 0.f;
-  layers::LossSums sums = output_->loss(out, targets_.data(), options.label_smoothing, scale,
+  layers::LossSums sums = output_->loss(*out, targets_.data(), options.label_smoothing, scale,
                                         train ? &d_out_ : nullptr);
   // A mechanism's own loss term (coverage) joins the objective, not the perplexity.
   sums.loss += decoder_->attention().auxiliary_loss();
   if (guided) sums.loss += guided_alignment(batch, options.guided_alignment_weight, scale);
   if (!train) return sums;
   decoder_->attention().set_loss_scale(scale);
-  decoder_->backward(d_out_, d_keys_, d_finals_, guided ? &d_weights_ : nullptr);
+  {
+    profile::Scope phase(profile::Phase::kDecoderRnn);
+    decoder_->backward(d_out_, d_keys_, d_finals_, guided ? &d_weights_ : nullptr);
+  }
+  profile::Scope phase(profile::Phase::kEncoder);
   encoder_->backward(d_keys_, decoder_->bridge().uses_finals() ? &d_finals_ : nullptr);
   return sums;
 }
 
 double Seq2Seq::guided_alignment(const Batch& batch, float weight, float scale) {
+  profile::Scope phase(profile::Phase::kAttention);
   // Marian's cross-entropy form: the log keeps pulling until the linked positions hold the
   // mass; ε keeps it finite where a weight is exactly 0 (sparsemax, windows).
   constexpr float kEpsilon = 1e-6f;

@@ -7,4 +7,5 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/pooling_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sgd.cpp
   ${CMAKE_CURRENT_LIST_DIR}/signals.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/update.cpp)

@@ -16,6 +16,7 @@
 #include "heed/align/alignment.h"
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
+#include "heed/common/profile.h"
 #include "heed/common/rng.h"
 #include "heed/common/strings.h"
 #include "heed/decode/model_scorer.h"
@@ -31,6 +32,7 @@
 #include "heed/text/tokenizer.h"
 #include "heed/text/vocab.h"
 #include "heed/train/signals.h"
+#include "heed/train/update.h"
 
 namespace heed::train {
 namespace {
@@ -495,15 +497,20 @@ TrainResult Trainer::run() {
         plan_epoch(train_, config_.batching, config_.seed, state_.epoch);
     for (; state_.next_batch < int64_t(plan.size());) {
       const auto t0 = Clock::now();
-      const Batch batch = make_batch(train_, plan[size_t(state_.next_batch)]);
-      model_->parameters().zero_grad();
+      Batch batch;
+      {
+        profile::Scope phase(profile::Phase::kBatching);
+        batch = make_batch(train_, plan[size_t(state_.next_batch)]);
+      }
       model::LossOptions options;
       options.label_smoothing = config_.label_smoothing;
       options.guided_alignment_weight = config_.guided_alignment_weight;
-      const layers::LossSums sums = model_->loss(batch, options, rng_);
-      const double loss = sums.loss / double(std::max<int64_t>(sums.tokens, 1));
-      const double norm = clip_global_norm(params_, config_.clip_norm);
-      if (!std::isfinite(loss) || !std::isfinite(norm)) {
+      lr = schedule_->lr(state_.step + 1);
+      const UpdateResult update_result =
+          update(*model_, *optimizer_, params_, batch, options, config_.clip_norm, lr, rng_);
+      const layers::LossSums& sums = update_result.sums;
+      const double loss = update_result.loss, norm = update_result.grad_norm;
+      if (!update_result.applied) {
         throw DataError("step " + std::to_string(state_.step + 1) + ": the loss is not finite (" +
                         (std::isfinite(loss) ? "gradient norm " + std::to_string(norm)
                                              : "loss " + std::to_string(loss)) +
@@ -513,9 +520,6 @@ TrainResult Trainer::run() {
                              : std::string("no checkpoint")) +
                         " is intact; try a lower --lr or --clip");
       }
-      lr = schedule_->lr(state_.step + 1);
-      optimizer_->step(params_, lr);
-      model_->weights_changed();
       ++state_.step;
       ++state_.next_batch;
       const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -1,0 +1,29 @@
+#include "heed/train/update.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "heed/common/profile.h"
+
+namespace heed::train {
+
+UpdateResult update(model::Seq2Seq& model, Optimizer& optimizer,
+                    const std::vector<ParamRef>& params, const model::Batch& batch,
+                    const model::LossOptions& options, double clip_norm, float lr, Rng& rng) {
+  {
+    profile::Scope phase(profile::Phase::kOptimizer);
+    model.parameters().zero_grad();
+  }
+  UpdateResult result;
+  result.sums = model.loss(batch, options, rng);
+  result.loss = result.sums.loss / double(std::max<int64_t>(result.sums.tokens, 1));
+  profile::Scope phase(profile::Phase::kOptimizer);
+  result.grad_norm = clip_global_norm(params, clip_norm);
+  if (!std::isfinite(result.loss) || !std::isfinite(result.grad_norm)) return result;
+  optimizer.step(params, lr);
+  model.weights_changed();
+  result.applied = true;
+  return result;
+}
+
+}  // namespace heed::train
