@@ -12,7 +12,7 @@ class Adam : public Optimizer {
  public:
   explicit Adam(const OptimizerConfig& config) : config_(config) {}
 
-  void step(const std::vector<ParamRef>& params, float lr) override {
+  void step(const std::vector<ParamRef>& params, float lr, float grad_scale) override {
     ensure_state(params);
     ++step_;
     const double correction1 =
@@ -23,14 +23,18 @@ class Adam : public Optimizer {
     const float sqrt_c2 = static_cast<float>(std::sqrt(correction2));
     const float b1 = config_.beta1, b2 = config_.beta2, eps = config_.epsilon,
                 wd = config_.weight_decay;
+    // One pass over values, gradients and moments, split between the threads, vectorised
+    // (adam.cpp is built with -fno-math-errno so that the square root vectorises).
+#pragma omp parallel
     for (size_t p = 0; p < params.size(); ++p) {
       float* w = params[p].value;
       const float* g = params[p].grad;
       float* m = m_[p].data();
       float* v = v_[p].data();
-      const size_t n = params[p].size;
-      for (size_t i = 0; i < n; ++i) {
-        const float gi = g[i] + wd * w[i];
+      const auto n = static_cast<int64_t>(params[p].size);
+#pragma omp for simd schedule(static)
+      for (int64_t i = 0; i < n; ++i) {
+        const float gi = g[i] * grad_scale + wd * w[i];
         m[i] = b1 * m[i] + (1.0f - b1) * gi;
         v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
         w[i] -= step_size * m[i] / (std::sqrt(v[i]) / sqrt_c2 + eps);
@@ -65,7 +69,9 @@ class Adam : public Optimizer {
     step_ = steps;
   }
 
-  int64_t steps() const override { return step_; }
+  int64_t steps() const override {
+    return step_;
+  }
 
  private:
   void ensure_state(const std::vector<ParamRef>& params) {

@@ -37,8 +37,10 @@ std::string to_string(OptimizerType type);
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
-  // One update of every parameter with learning rate lr, from the gradients as they are.
-  virtual void step(const std::vector<ParamRef>& params, float lr) = 0;
+  // One update of every parameter with learning rate lr, from the gradients times grad_scale
+  // (clipping's coefficient, applied as the gradients are read instead of in a pass of its own).
+  virtual void step(const std::vector<ParamRef>& params, float lr, float grad_scale) = 0;
+  void step(const std::vector<ParamRef>& params, float lr) { step(params, lr, 1.0f); }
   // State as named tensors ("adam/m/<param>", …, "optimizer/step") for checkpoints.
   virtual void save_state(const std::vector<ParamRef>& params, io::SafeTensors& out) const = 0;
   // Restores it; FormatError naming the tensor when something is missing or mis-shaped.
@@ -52,9 +54,13 @@ std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config);
 void save_step_count(int64_t steps, io::SafeTensors& out);
 int64_t load_step_count(const io::SafeTensors& in);
 
-// Global-norm gradient clipping as PyTorch's clip_grad_norm_: if the L2 norm of all gradients
-// exceeds max_norm, scale them by max_norm / (norm + 1e-6). Returns the norm before clipping
-// (NaN or inf propagate, so the caller can stop on them). max_norm <= 0 only measures.
+// The L2 norm of all gradients together (NaN or inf propagate, so the caller can stop on them);
+// multi-threaded, float sums over blocks added in double.
+double global_norm(const std::vector<ParamRef>& params);
+// Global-norm clipping as PyTorch's clip_grad_norm_: the factor max_norm / (norm + 1e-6) when
+// the norm exceeds max_norm, else 1 (also when max_norm <= 0 or the norm is not finite).
+float clip_coefficient(double norm, double max_norm);
+// Scales the gradients by clip_coefficient in place and returns the norm before clipping.
 double clip_global_norm(const std::vector<ParamRef>& params, double max_norm);
 
 }  // namespace heed::train

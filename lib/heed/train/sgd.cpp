@@ -10,7 +10,7 @@ class Sgd : public Optimizer {
  public:
   explicit Sgd(const OptimizerConfig& config) : config_(config) {}
 
-  void step(const std::vector<ParamRef>& params, float lr) override {
+  void step(const std::vector<ParamRef>& params, float lr, float grad_scale) override {
     if (config_.momentum > 0.0f && buffers_.size() != params.size()) {
       buffers_.assign(params.size(), {});
       for (size_t p = 0; p < params.size(); ++p) buffers_[p].assign(params[p].size, 0.0f);
@@ -21,7 +21,7 @@ class Sgd : public Optimizer {
       float* w = params[p].value;
       const float* g = params[p].grad;
       for (size_t i = 0; i < params[p].size; ++i) {
-        float d = g[i] + config_.weight_decay * w[i];
+        float d = g[i] * grad_scale + config_.weight_decay * w[i];
         if (config_.momentum > 0.0f) {
           float& b = buffers_[p][i];
           b = first ? d : config_.momentum * b + d;  // PyTorch starts the buffer at the gradient

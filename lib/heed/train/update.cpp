@@ -18,9 +18,9 @@ UpdateResult update(model::Seq2Seq& model, Optimizer& optimizer,
   result.sums = model.loss(batch, options, rng);
   result.loss = result.sums.loss / double(std::max<int64_t>(result.sums.tokens, 1));
   profile::Scope phase(profile::Phase::kOptimizer);
-  result.grad_norm = clip_global_norm(params, clip_norm);
+  result.grad_norm = global_norm(params);
   if (!std::isfinite(result.loss) || !std::isfinite(result.grad_norm)) return result;
-  optimizer.step(params, lr);
+  optimizer.step(params, lr, clip_coefficient(result.grad_norm, clip_norm));
   model.weights_changed();
   result.applied = true;
   return result;

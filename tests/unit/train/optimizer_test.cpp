@@ -82,6 +82,55 @@ TEST_CASE("clip: global norm as clip_grad_norm_", "[train][fast]") {
   CHECK(std::isnan(train::clip_global_norm(params, 1.0)));
 }
 
+TEST_CASE("clip: the blocked, threaded norm matches a double sum over many blocks",
+          "[train][fast]") {
+  // Sizes that are not multiples of the block, and a parameter smaller than one.
+  std::vector<std::vector<float>> grads = {std::vector<float>(10000), std::vector<float>(3),
+                                           std::vector<float>(8193)};
+  std::vector<float> weights(10000);
+  std::vector<ParamRef> params;
+  double reference = 0;
+  uint32_t state = 12345;
+  for (auto& g : grads) {
+    for (float& x : g) {
+      state = state * 1664525u + 1013904223u;
+      x = float(state >> 8) / float(1u << 24) - 0.5f;
+      reference += double(x) * double(x);
+    }
+    params.push_back({"p", weights.data(), g.data(), g.size()});
+  }
+  CHECK(train::global_norm(params) == Approx(std::sqrt(reference)).epsilon(1e-6));
+  CHECK(train::clip_coefficient(10.0, 5.0) == Approx(5.0 / (10.0 + 1e-6)));
+  CHECK(train::clip_coefficient(4.0, 5.0) == 1.0f);
+  CHECK(train::clip_coefficient(4.0, 0.0) == 1.0f);  // no clipping
+  CHECK(train::clip_coefficient(INFINITY, 5.0) == 1.0f);
+}
+
+TEST_CASE("optimizers: a gradient scale equals scaling the gradients first", "[train][fast]") {
+  // Clipping folds its coefficient into the step; the result must be the very same floats.
+  for (auto type : {train::OptimizerType::kAdam, train::OptimizerType::kSgd}) {
+    train::OptimizerConfig config;
+    config.type = type;
+    config.momentum = 0.9f;
+    config.weight_decay = 0.01f;
+    std::vector<float> a(1000), b(1000), grad_a(1000), grad_b(1000);
+    for (size_t i = 0; i < a.size(); ++i) {
+      a[i] = b[i] = std::sin(float(i));
+      grad_a[i] = std::cos(float(i) * 0.7f);
+    }
+    const float scale = 0.37f;
+    for (size_t i = 0; i < a.size(); ++i) grad_b[i] = grad_a[i] * scale;
+    std::vector<ParamRef> pa = {{"w", a.data(), grad_a.data(), a.size()}};
+    std::vector<ParamRef> pb = {{"w", b.data(), grad_b.data(), b.size()}};
+    auto scaled = train::make_optimizer(config), plain = train::make_optimizer(config);
+    for (int step = 0; step < 3; ++step) {
+      scaled->step(pa, 0.01f, scale);
+      plain->step(pb, 0.01f);
+    }
+    CHECK(a == b);
+  }
+}
+
 TEST_CASE("lr schedule: warm-up, plateau halving, restore", "[train][fast]") {
   train::LrScheduleConfig config;
   config.lr = 1e-3f;
