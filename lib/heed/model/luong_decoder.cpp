@@ -4,6 +4,7 @@
 #include "heed/common/profile.h"
 #include "heed/model/decoder.h"
 #include "heed/model/encoder.h"
+#include "heed/onednn/memory.h"
 #include "heed/tensor/tensor_ops.h"
 
 namespace heed::model {
@@ -81,17 +82,27 @@ class LuongDecoder : public Decoder {
     const int64_t chunk = t / int64_t(chunks_);
     const int64_t in0 = embed_ + (input_feeding_ ? hidden_ : 0);
     d_feed_.resize(Shape{1, n, hidden_});
+    // Gradients at the attentional layer's pre-activation, every step, in the type its
+    // products take.
+    const bool bf16 = attn_out_.precision() == onednn::Precision::kBF16;
+    d_pre_all_.resize(Shape{t, n, hidden_}, bf16 ? tensor::DType::kBF16 : tensor::DType::kF32);
     for (size_t ci = chunks_; ci-- > 0;) {
       const int64_t t0 = int64_t(ci) * chunk, t1 = t0 + chunk, tc = chunk;
       Tensor d_ht = d_out_.slice(t0, t1);
       if (input_feeding_ && t1 < t) tensor::add(d_ht, d_feed_, d_ht);
       {
         profile::Scope phase(profile::Phase::kAttention);
-        d_pre_.resize(Shape{tc, n, hidden_});
-        tensor::tanh_backward(ht_.slice(t0, t1), d_ht, d_pre_);
+        // The step's input gradient now; the weight gradient of all steps at once below.
+        Tensor d_pre = d_pre_all_.slice(t0, t1);
+        if (bf16) {
+          d_pre_.resize(Shape{tc, n, hidden_});
+          tensor::tanh_backward(ht_.slice(t0, t1), d_ht, d_pre_);
+          onednn::convert(d_pre_, d_pre);
+        } else {
+          tensor::tanh_backward(ht_.slice(t0, t1), d_ht, d_pre);
+        }
         d_concat_.resize(Shape{tc, n, context_ + hidden_});
-        attn_out_.backward(concat_.slice(t0, t1), d_pre_, &d_concat_, attn_out_weight_->grad,
-                           nullptr);
+        attn_out_.backward_data(d_pre, d_concat_);
         d_top_.resize(Shape{tc, n, hidden_});
         take_columns(d_concat_, context_, d_top_);
         d_ctx_.resize(Shape{tc, n, context_});
@@ -106,6 +117,10 @@ class LuongDecoder : public Decoder {
       take_columns(dx0_, 0, d_emb);
       if (input_feeding_) take_columns(dx0_, embed_, d_feed_);
     }
+    // One product over every step instead of one per step: W_c's gradient does not feed
+    // back into the recurrence.
+    profile::Scope phase(profile::Phase::kAttention);
+    attn_out_.backward_weights(concat_, d_pre_all_, attn_out_weight_->grad, nullptr);
   }
 
   void begin_search() override {
@@ -154,7 +169,7 @@ class LuongDecoder : public Decoder {
   layers::Parameter* attn_out_weight_;
   onednn::Linear attn_out_;
   size_t chunks_ = 0;
-  Tensor xin_, concat_, ht_, d_feed_, d_pre_, d_concat_, d_top_;
+  Tensor xin_, concat_, ht_, d_feed_, d_pre_, d_pre_all_, d_concat_, d_top_;
   Tensor feed_, scratch_, x_step_, concat_step_;
 };
 
