@@ -13,6 +13,7 @@
 #include "heed/align/soft_alignment.h"
 #include "heed/common/error.h"
 #include "heed/decode/search.h"
+#include "heed/decode/shortlist.h"
 #include "heed/model/model_file.h"
 #include "heed/model/seq2seq.h"
 #include "heed/onednn/precision.h"
@@ -36,12 +37,14 @@ struct TranslationOptions {
   AlignmentOutput alignment = AlignmentOutput::kNone;
   align::ExtractOptions links;  // for kLinks: argmax or threshold
   bool replace_unk = false;     // <unk> → the most attended source token
+  ShortlistOptions shortlist;   // with a table: search scores a lexical shortlist only
   void validate() const;        // ConfigError
 };
 
 class Translator {
  public:
-  // file is the loaded model (model::load_model(path)); path names it in messages.
+  // file is the loaded model (model::load_model(path)); path names it in messages. Reads
+  // options.shortlist.table when given (DataError "table:line: what" for a bad line).
   Translator(model::ModelFile file, const std::string& path, TranslationOptions options,
              onednn::Precision precision = onednn::Precision::kF32);
   ~Translator();
@@ -88,6 +91,7 @@ class Translator {
   std::unique_ptr<model::Seq2Seq> model_;
   text::Vocab src_vocab_, tgt_vocab_;
   std::unique_ptr<text::Tokenizer> tokenizer_;  // null: pretokenized
+  std::unique_ptr<Shortlist> shortlist_;        // null: the whole vocabulary
   long long target_tokens_ = 0;
 };
 
