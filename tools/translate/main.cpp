@@ -208,6 +208,10 @@ int translate_main(int argc, char** argv) {
       "(model loaded in {:.3f} s)",
       reader.lines_read(), translator.target_tokens(), seconds,
       double(translator.target_tokens()) / std::max(seconds, 1e-9), load_seconds);
+  if (!cfg.translation.shortlist.table.empty()) {
+    spdlog::info("[translate] shortlist: {:.0f} of {} target words scored per batch on average",
+                 translator.mean_shortlist_size(), translator.model().config().tgt_vocab_size);
+  }
   return 0;
 }
 

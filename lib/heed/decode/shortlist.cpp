@@ -13,6 +13,7 @@ namespace heed::decode {
 void ShortlistOptions::validate() const {
   if (frequent < 0) throw ConfigError("--shortlist-frequent must not be negative");
   if (best < 0) throw ConfigError("--shortlist-best must not be negative");
+  if (columns_multiple < 1) throw ConfigError("the shortlist's columns multiple must be positive");
 }
 
 LexicalTable LexicalTable::parse(std::string_view text, const std::string& name) {
@@ -76,6 +77,7 @@ Shortlist::Shortlist(const LexicalTable& table, const text::Vocab& source_vocab,
     : target_size_(target_vocab.size()),
       always_(static_cast<int32_t>(std::min<int64_t>(
           target_vocab.size(), int64_t{text::Vocab::kSpecialCount} + options.frequent))),
+      columns_multiple_(options.columns_multiple),
       translations_(static_cast<size_t>(source_vocab.size())) {
   options.validate();
   for (int32_t id = 0; id < source_vocab.size(); ++id) {
@@ -99,7 +101,17 @@ std::vector<int32_t> Shortlist::candidates(const std::vector<int32_t>& source_id
       chosen[static_cast<size_t>(target)] = 1;
     }
   }
+  int64_t count = std::count(chosen.begin(), chosen.end(), 1);
+  const int64_t wanted = std::min<int64_t>(
+      target_size_, (count + columns_multiple_ - 1) / columns_multiple_ * columns_multiple_);
+  for (size_t id = static_cast<size_t>(always_); count < wanted; ++id) {
+    if (!chosen[id]) {
+      chosen[id] = 1;
+      ++count;
+    }
+  }
   std::vector<int32_t> ids;
+  ids.reserve(static_cast<size_t>(count));
   for (int32_t id = 0; id < target_size_; ++id) {
     if (chosen[static_cast<size_t>(id)]) ids.push_back(id);
   }

@@ -15,9 +15,14 @@
 namespace heed::decode {
 
 struct ShortlistOptions {
-  std::string table;      // lexical table file; empty: no shortlist
-  int frequent = 100;     // the most frequent target words always scored
-  int best = 50;          // translations per source word, most probable first
+  std::string table;   // lexical table file; empty: no shortlist
+  int frequent = 100;  // the most frequent target words always scored
+  int best = 50;       // translations per source word, most probable first
+  // The shortlist is filled up with frequent words to a multiple of this many words, so that
+  // batches share a few shapes of the output product and softmax, whose oneDNN kernels are
+  // built once per shape: with a new shape per sentence, beam search with batches of one
+  // spends more on building kernels than the shortlist saves.
+  int columns_multiple = 64;
   void validate() const;  // ConfigError
 };
 
@@ -58,12 +63,14 @@ class Shortlist {
   // pad id has no translations): the specials, the options.frequent most frequent words (a
   // model's vocabulary is ordered by frequency, so they are ids kSpecialCount …
   // kSpecialCount + frequent − 1) and the options.best translations of each source id, in
-  // ascending order without repeats.
+  // ascending order without repeats; then filled up with the next most frequent words to a
+  // multiple of options.columns_multiple (or the whole vocabulary).
   std::vector<int32_t> candidates(const std::vector<int32_t>& source_ids) const;
 
  private:
   int32_t target_size_;
-  int32_t always_;                                  // ids below this are always scored
+  int32_t always_;  // ids below this are always scored
+  int64_t columns_multiple_;
   std::vector<std::vector<int32_t>> translations_;  // per source id: its best target ids
 };
 

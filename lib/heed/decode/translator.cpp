@@ -174,7 +174,11 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
     const std::vector<size_t> members(order.begin() + long(begin), order.begin() + long(end));
     const model::Batch batch = model::make_batch(examples, members);
     std::vector<int32_t> candidates;
-    if (shortlist_) candidates = shortlist_->candidates(batch.src);
+    if (shortlist_) {
+      candidates = shortlist_->candidates(batch.src);
+      shortlist_words_ += static_cast<long long>(candidates.size());
+      ++shortlist_batches_;
+    }
     const auto results =
         translate_batch(*model_, batch, options_.decode, shortlist_ ? &candidates : nullptr);
     for (size_t k = 0; k < members.size(); ++k) {

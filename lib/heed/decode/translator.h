@@ -79,6 +79,10 @@ class Translator {
 
   // Decoder steps of the written best hypotheses (</s> included): throughput in logs.
   long long target_tokens() const { return target_tokens_; }
+  // With a shortlist: the mean number of target words scored per batch so far (0 before any).
+  double mean_shortlist_size() const {
+    return shortlist_batches_ ? double(shortlist_words_) / double(shortlist_batches_) : 0.0;
+  }
 
  private:
   std::string render(const Hypothesis& h, const std::vector<std::string>& source) const;
@@ -93,6 +97,7 @@ class Translator {
   std::unique_ptr<text::Tokenizer> tokenizer_;  // null: pretokenized
   std::unique_ptr<Shortlist> shortlist_;        // null: the whole vocabulary
   long long target_tokens_ = 0;
+  long long shortlist_words_ = 0, shortlist_batches_ = 0;
 };
 
 }  // namespace heed::decode

@@ -87,6 +87,7 @@ TEST_CASE("shortlist: candidates are the specials, the frequent words and each s
   decode::ShortlistOptions options;
   options.frequent = 1;
   options.best = 2;
+  options.columns_multiple = 1;
   const decode::Shortlist shortlist(table, source, target, options);
   const int32_t das = source.id("das"), haus = source.id("haus"), hund = source.id("hund");
 
@@ -94,6 +95,13 @@ TEST_CASE("shortlist: candidates are the specials, the frequent words and each s
   CHECK(shortlist.candidates({haus, das, text::Vocab::kPadId}) ==
         std::vector<int32_t>{0, 1, 2, 3, 4, target.id("house"), target.id("building")});
   CHECK(shortlist.candidates({hund, haus, hund}) == std::vector<int32_t>{0, 1, 2, 3, 4, 6, 8, 9});
+
+  // Filled up with the most frequent words left out to a multiple of 4 (or not at all).
+  options.columns_multiple = 4;
+  const decode::Shortlist rounded(table, source, target, options);
+  CHECK(rounded.candidates({das}) == std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(rounded.candidates({hund}) == std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 9});
+  CHECK(rounded.candidates({hund, haus}) == shortlist.candidates({hund, haus}));
 
   options.frequent = 100;  // more than the vocabulary: every word
   const decode::Shortlist everything(table, source, target, options);

@@ -197,6 +197,7 @@ TEST_CASE("translator: with a shortlist, outputs hold only the shortlist's words
       test::write_file(dir.path("lex.tsv"), "a\tb\t0.9\na\tc\t0.1\nb\tc\t1\nc\td\t1\nd\ta\t1\n");
   options.shortlist.frequent = 0;
   options.shortlist.best = 1;
+  options.shortlist.columns_multiple = 1;  // not filled up with frequent words
   const std::vector<std::vector<std::string>> allowed = {
       {"b", "c", "d", "a"}, {}, {"b", "c", "d"}, {"a"}, {"c", "d", "a"}};
   const std::vector<std::string> outputs = translate_all(options);
