@@ -35,6 +35,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 heed_machine_report
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# model: $MODEL ($PRECISION, $THREADS threads); shortlist: --shortlist-frequent $FREQUENT --shortlist-best $BEST"
 "$BUILD/bin/heed-align" ibm2 -d --optimize-tension --variational-bayes --threads "$THREADS" \
   "$WORK/train.bpe.de" "$WORK/train.bpe.en" -o /dev/null --lexical-table "$out/lex.tsv"
@@ -75,3 +76,4 @@ for case in "greedy-b64:--beam-size 1 --batch-size 64" "beam5-b1:--beam-size 5 -
   done
   unset rates
 done
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
