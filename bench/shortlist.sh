@@ -7,8 +7,9 @@
 # scored as share/heed/recipes/multi30k.sh scores it (heed-score --lowercase against the
 # lowercased reference). Speed: sentences per second of the translation loop (model loading
 # excluded: 1,000 / the seconds heed-translate -v reports), the median of REPEATS runs per side,
-# the runs interleaved (without, with, without, with …) so that drift hits both; the ratio is
-# that of the medians. Run it at normal priority on an otherwise idle machine.
+# the runs interleaved (without, with, without, with …) so that drift hits both; speedup is the
+# ratio of the medians, paired_speedup the median of each repeat's with/without ratio (steadier
+# when the machine's load drifts). Run it at normal priority on an otherwise idle machine.
 #
 #   bash bench/shortlist.sh [BUILD_DIR] [REPEATS]
 # Environment: WORK (/tmp/heed-multi30k: train.bpe.{de,en}, test.ref.lc.en, as the recipe
@@ -53,17 +54,20 @@ translate() {
   sed -n 's/.* target tokens in \([0-9.]*\) s: .*/\1/p' "$out/log"
 }
 
-printf 'case\tshortlist\tbleu\tsentences_per_s\truns\tspeedup\twords_scored\n'
+printf 'case\tshortlist\tbleu\tsentences_per_s\truns\tspeedup\tpaired_speedup\twords_scored\n'
 for case in "greedy-b64:--beam-size 1 --batch-size 64" "beam5-b1:--beam-size 5 --batch-size 1"; do
   name=${case%%:*}
   read -r -a options <<< "${case#*:}"
-  declare -A rates=()
+  declare -A rates=() seconds=()
+  ratios=()
   for ((r = 0; r < REPEATS; r++)); do
     for side in without with; do
-      seconds=$(translate "$name" "$side" "${options[@]}")
-      rates[$side]+="$(echo "1000 / $seconds" | bc -l | xargs printf '%.1f') "
+      seconds[$side]=$(translate "$name" "$side" "${options[@]}")
+      rates[$side]+="$(echo "1000 / ${seconds[$side]}" | bc -l | xargs printf '%.1f') "
     done
+    ratios+=("$(echo "${seconds[without]} / ${seconds[with]}" | bc -l)")
   done
+  paired=$(heed_median "${ratios[@]}")
   median_without=$(heed_median ${rates[without]})
   for side in without with; do
     bleu=$("$BUILD/bin/heed-score" --lowercase -m bleu -r "$WORK/test.ref.lc.en" \
@@ -71,9 +75,11 @@ for case in "greedy-b64:--beam-size 1 --batch-size 64" "beam5-b1:--beam-size 5 -
     median=$(heed_median ${rates[$side]})
     size=all
     [ "$side" = with ] && size=$(sed 's/shortlist: //' "$out/$name.size")
-    printf '%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n' "$name" "$side" "$bleu" "$median" "${rates[$side]% }" \
-      "$(echo "$median / $median_without" | bc -l)" "$size"
+    ratio=1
+    [ "$side" = with ] && ratio=$paired
+    printf '%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\n' "$name" "$side" "$bleu" "$median" \
+      "${rates[$side]% }" "$(echo "$median / $median_without" | bc -l)" "$ratio" "$size"
   done
-  unset rates
+  unset rates seconds
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
