@@ -43,7 +43,9 @@ LexicalTable LexicalTable::parse(std::string_view text, const std::string& name)
       refuse("the probability '" + std::string(number) + "' is not a number in [0, 1]");
     }
     auto found = by_word.find(source);
-    if (found == by_word.end()) found = by_word.emplace(std::string(source), 0).first;
+    if (found == by_word.end()) {
+      found = by_word.emplace(std::string(source), std::vector<Translation>()).first;
+    }
     found->second.push_back({std::string(target), static_cast<float>(probability)});
   }
   LexicalTable table;
