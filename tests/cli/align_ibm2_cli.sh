@@ -73,6 +73,13 @@ expect_exit 0 lexical-floor -- "$A" ibm2 "${recommended[@]}" "$TMP/src" "$TMP/tg
 awk -F'\t' '$3 < 0.5 { exit 1 }' "$TMP/lex-floor.tsv" && ok || fail "lexical-floor: an entry below 0.5"
 [ "$(wc -l < "$TMP/lex-floor.tsv")" -lt "$(wc -l < "$TMP/lex.tsv")" ] && ok ||
   fail "lexical-floor: nothing left out"
+# The hand-worked Model 1 case of ibm2_test.cpp: two updates give t(x | a) = 24/29,
+# t(y | a) = 5/29, t(y | b) = 5/8, t(x | b) = 3/8.
+printf 'a b ||| x y\na ||| x\n' > "$TMP/hand"
+expect_exit 0 lexical-table-hand -- "$A" ibm2 --no-null-word --iterations 3 -i "$TMP/hand" \
+  --lexical-table "$TMP/lex-hand.tsv"
+expect_eq lexical-table-hand "$(tr '\t\n' ' ;' < "$TMP/lex-hand.tsv")" \
+  "a x 0.827586;a y 0.172414;b y 0.625;b x 0.375;"
 # --reverse: the table of t(source | target), keyed by the target words.
 expect_exit 0 lexical-table-reverse -- "$A" ibm2 "${recommended[@]}" --reverse "$TMP/src" "$TMP/tgt" \
   --lexical-table "$TMP/lex-reverse.tsv"
