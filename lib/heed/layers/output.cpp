@@ -104,8 +104,15 @@ void OutputLayer::select_rows(const std::vector<int32_t>& ids) {
   HEED_CHECK(weight_ != nullptr, "output layer used before set_weights");
   HEED_CHECK(!ids.empty(), "output layer: no rows selected");
   const auto rows = static_cast<int64_t>(ids.size());
-  selected_weight_.resize(tensor::Shape{rows, hidden_});
-  selected_bias_.resize(tensor::Shape{rows});
+  // The same width as the last set keeps its product, with the plans (built kernels) and the
+  // buffers, and only repacks the new rows. Otherwise the product goes first, so that the
+  // buffers, no longer shared with its views, can be reused without a new allocation.
+  const bool same_width = selected_ && selected_->out_features() == rows;
+  if (!same_width) {
+    selected_.reset();
+    selected_weight_.resize(tensor::Shape{rows, hidden_});
+    selected_bias_.resize(tensor::Shape{rows});
+  }
   const float* weight = weight_->value.data();
   const float* bias = bias_->value.data();
   float* to = selected_weight_.data();
@@ -116,8 +123,12 @@ void OutputLayer::select_rows(const std::vector<int32_t>& ids) {
     std::copy(weight + id * hidden_, weight + (id + 1) * hidden_, to);
     selected_bias_.data()[r] = bias[id];
   }
-  selected_ = std::make_unique<onednn::Linear>(hidden_, rows, linear_.precision());
-  selected_->set_weights(selected_weight_, &selected_bias_);
+  if (same_width) {
+    selected_->weights_changed();
+  } else {
+    selected_ = std::make_unique<onednn::Linear>(hidden_, rows, linear_.precision());
+    selected_->set_weights(selected_weight_, &selected_bias_);
+  }
 }
 
 void OutputLayer::selected_log_probs(const tensor::Tensor& x, tensor::Tensor& out) {
