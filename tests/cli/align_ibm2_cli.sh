@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Contract tests of heed-align ibm2: output shape (one line of in-range Pharaoh links per pair,
 # empty sides too), both inputs (two files, 'src ||| tgt' lines) agree, the same output for any
-# thread count (with either tension gradient), --reverse links still source-target, bad input
-# and options (exit codes, one error line naming file and line).
+# thread count (with either tension gradient), --reverse links still source-target, the lexical
+# table (--lexical-table), bad input and options (exit codes, one error line naming file and
+# line).
 source "$(dirname "$0")/lib.sh"
 A=$BIN/heed-align
 for k in 1 2 3 4 5 6 7 8; do
@@ -56,6 +57,39 @@ paste -d '\t' "$TMP/src" "$TMP/tgt" "$TMP/out" | awk -F'\t' '
   { n = split($1, s, " "); m = split($2, t, " "); k = split($3, l, " ")
     for (x = 1; x <= k; ++x) { split(l[x], p, "-"); if (p[1] >= n || p[2] >= m) exit 1 } }' &&
   ok || fail "reverse: a link out of range: $(head -3 "$TMP/out")"
+# --lexical-table: 'from<TAB>to<TAB>p' lines, sorted by from then best first, p in
+# [floor, 1], each word's translations summing to at most 1; the links are unchanged.
+expect_exit 0 lexical-table -- "$A" ibm2 "${recommended[@]}" "$TMP/src" "$TMP/tgt" \
+  --lexical-table "$TMP/lex.tsv"
+expect_same lexical-table-links "$TMP/out" "$TMP/files.out"
+LC_ALL=C awk -F'\t' 'NF != 3 || $3 < 1e-4 || $3 > 1 { exit 1 }
+  $1 == prev && $3 > last { exit 1 } $1 < prev { exit 1 }
+  { sum[$1] += $3; prev = $1; last = $3 }
+  END { for (w in sum) if (sum[w] > 1 + 1e-4) exit 1 }' "$TMP/lex.tsv" && ok ||
+  fail "lexical-table: bad layout or order: $(head -5 "$TMP/lex.tsv")"
+expect_eq lexical-table-house "$(awk -F'\t' '$1 == "house" { print $2; exit }' "$TMP/lex.tsv")" maison
+expect_exit 0 lexical-floor -- "$A" ibm2 "${recommended[@]}" "$TMP/src" "$TMP/tgt" \
+  --lexical-table "$TMP/lex-floor.tsv" --lexical-floor 0.5
+awk -F'\t' '$3 < 0.5 { exit 1 }' "$TMP/lex-floor.tsv" && ok || fail "lexical-floor: an entry below 0.5"
+[ "$(wc -l < "$TMP/lex-floor.tsv")" -lt "$(wc -l < "$TMP/lex.tsv")" ] && ok ||
+  fail "lexical-floor: nothing left out"
+# The hand-worked Model 1 case of ibm2_test.cpp: two updates give t(x | a) = 24/29,
+# t(y | a) = 5/29, t(y | b) = 5/8, t(x | b) = 3/8.
+printf 'a b ||| x y\na ||| x\n' > "$TMP/hand"
+expect_exit 0 lexical-table-hand -- "$A" ibm2 --no-null-word --iterations 3 -i "$TMP/hand" \
+  --lexical-table "$TMP/lex-hand.tsv"
+expect_eq lexical-table-hand "$(tr '\t\n' ' ;' < "$TMP/lex-hand.tsv")" \
+  "a x 0.827586;a y 0.172414;b y 0.625;b x 0.375;"
+# --reverse: the table of t(source | target), keyed by the target words.
+expect_exit 0 lexical-table-reverse -- "$A" ibm2 "${recommended[@]}" --reverse "$TMP/src" "$TMP/tgt" \
+  --lexical-table "$TMP/lex-reverse.tsv"
+expect_eq lexical-table-reverse-maison \
+  "$(awk -F'\t' '$1 == "maison" { print $2; exit }' "$TMP/lex-reverse.tsv")" house
+expect_exit 64 floor-without-table -- "$A" ibm2 --lexical-floor 0.1 "$TMP/src" "$TMP/tgt"
+expect_error_line align floor-without-table "--lexical-floor needs --lexical-table"
+expect_exit 74 lexical-table-unwritable -- "$A" ibm2 "$TMP/src" "$TMP/tgt" \
+  --lexical-table "$TMP/no/such/dir/lex.tsv"
+expect_error_line align lexical-table-unwritable "no/such/dir"
 # A pair with an empty side: an empty line, the line count kept.
 printf 'a b ||| x y\n ||| x\na ||| \n' > "$TMP/empty"
 expect_exit 0 empty-side -- "$A" ibm2 -i "$TMP/empty"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Contract tests of heed-translate on a tiny model trained here: raw text in and out, one output
 # line per input line (empty lines included), n-best layout and order, alignment shapes, the
-# co-process protocol (a line in, a line out, input still open), quiet SIGPIPE, bad input.
+# co-process protocol (a line in, a line out, input still open), quiet SIGPIPE, bad input, and
+# the lexical shortlist (--shortlist) with heed-align ibm2's table.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_signals.sh"
 T=$BIN/heed-train
@@ -136,6 +137,34 @@ expect_exit 64 nbest-too-big -- "$X" -m "$M" --beam-size 2 --n-best 3 -i "$TMP/i
 expect_error_line translate nbest-too-big "n-best"
 expect_exit 64 bad-alignment -- "$X" -m "$M" --alignment sometimes -i "$TMP/in"
 expect_error_line translate bad-alignment "alignment"
+
+# --shortlist: a lexical table from heed-align ibm2 on the model's own (BPE) training data.
+# Holding every word (more frequent words than the vocabulary has), it changes nothing; with the
+# defaults it still translates every line, alignments included.
+expect_exit 0 lexical-table -- "$BIN/heed-align" ibm2 "$TMP/bpe.en" "$TMP/bpe.fr" -o "$TMP/links" \
+  --lexical-table "$TMP/lex.tsv"
+expect_exit 0 no-shortlist -- "$X" -m "$M" -i "$TMP/in" --beam-size 3
+cp "$TMP/out" "$TMP/full.out"
+expect_exit 0 shortlist-every-word -- "$X" -m "$M" -i "$TMP/in" --beam-size 3 \
+  --shortlist "$TMP/lex.tsv" --shortlist-frequent 1000000
+expect_same shortlist-every-word "$TMP/out" "$TMP/full.out"
+expect_exit 0 shortlist -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex.tsv" \
+  --shortlist-frequent 10 --shortlist-best 5 --alignment hard
+expect_eq shortlist-lines "$(wc -l < "$TMP/out")" 4
+grep -qE ' [|][|][|] ([0-9]+-[0-9]+)?' "$TMP/out" && ok || fail "shortlist: no alignment: $(cat "$TMP/out")"
+# A bad table line: exit 65 and one line naming file and line.
+{ head -2 "$TMP/lex.tsv"; printf 'chat\tcat\n'; } > "$TMP/lex-bad.tsv"
+expect_exit 65 shortlist-bad-line -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex-bad.tsv"
+expect_error_line translate shortlist-bad-line \
+  "lex-bad.tsv:3: expected 'source<TAB>target<TAB>probability'$"
+printf 'chat\tcat\t2\n' > "$TMP/lex-bad.tsv"
+expect_exit 65 shortlist-bad-probability -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex-bad.tsv"
+expect_error_line translate shortlist-bad-probability \
+  "lex-bad.tsv:1: the probability '2' is not a number in \\[0, 1\\]$"
+expect_exit 66 shortlist-missing -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/nothing.tsv"
+expect_error_line translate shortlist-missing "nothing.tsv"
+expect_exit 64 shortlist-best-alone -- "$X" -m "$M" -i "$TMP/in" --shortlist-best 3
+expect_error_line translate shortlist-best-alone "--shortlist-best need --shortlist"
 
 # Sizes that cannot fit in memory are refused before any work, naming the option to lower.
 expect_exit 64 huge-beam -- "$X" -m "$M" -b 100000 -i "$TMP/in"

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -43,7 +44,13 @@ class Ibm2Command : public align_tool::Subcommand {
             "input,i", po::value(&input_)->default_value(input_),
             "'source ||| target' (or 'source<TAB>target') lines, when no SRC TGT are given "
             "('-' = stdin)")("output,o", po::value(&output_)->default_value(output_),
-                             "output file ('-' = stdout)");
+                             "output file ('-' = stdout)")(
+            "lexical-table", po::value(&lexical_table_),
+            "also write the learned t(to | from) as 'from<TAB>to<TAB>probability' lines, from = "
+            "source word (target word with --reverse), sorted by from, then best first "
+            "(docs/formats.md): the table heed-translate --shortlist reads")(
+            "lexical-floor", cli::number(&lexical_floor_, cli::from_below(0, 1)),
+            "leave entries below this probability out of --lexical-table");
     cli::add_on_invalid(cl.group("Input and output"), &on_invalid_, /*allow_skip=*/false);
     cl.positional("source", 1);
     cl.positional("target", 1);
@@ -78,6 +85,7 @@ class Ibm2Command : public align_tool::Subcommand {
   int run(const cli::CommandLine& cl) override {
     check_options(cl);
     io::check_writable(output_);
+    if (!lexical_table_.empty()) io::check_writable(lexical_table_);
     const text::OnInvalid policy = text::parse_on_invalid(on_invalid_, /*allow_skip=*/false);
 
     Timer timer;
@@ -103,16 +111,29 @@ class Ibm2Command : public align_tool::Subcommand {
           iteration, s.log_likelihood, std::exp(per_word), s.null_posterior, s.tension,
           timer.seconds());
     };
-    const auto alignments = align::train_and_align(corpus, options_, cl.threads(), log_iteration);
+    align::Ibm2 model(corpus, options_, cl.threads());
+    model.train(log_iteration);
+    const auto alignments = model.align();
 
     io::LineWriter out(output_);
     for (const align::Alignment& links : alignments) out.write_line(align::to_pharaoh(links));
+    if (!lexical_table_.empty()) write_lexical_table(model);
     out.commit();
     spdlog::info("[ibm2] aligned pairs={} seconds={:.2f}", alignments.size(), timer.seconds());
     return 0;
   }
 
  private:
+  void write_lexical_table(const align::Ibm2& model) const {
+    io::LineWriter table(lexical_table_);
+    char probability[32];
+    for (const align::LexicalEntry& entry : model.lexical_table(lexical_floor_)) {
+      std::snprintf(probability, sizeof probability, "%.6g", entry.probability);
+      table.write_line(entry.from + '\t' + entry.to + '\t' + probability);
+    }
+    table.commit();
+  }
+
   // An option that only acts with another one is refused without it when it is set to
   // anything but its default (rather than ignored); the defaults that --print-config writes
   // replay.
@@ -145,6 +166,8 @@ class Ibm2Command : public align_tool::Subcommand {
     if (!options_.variational_bayes) {
       refuse_without(options_.alpha != defaults.alpha, "alpha", "variational-bayes");
     }
+    refuse_without(lexical_table_.empty() && lexical_floor_ != kDefaultLexicalFloor,
+                   "lexical-floor", "lexical-table");
     if (no_null_word_ && options_.null_probability != defaults.null_probability) {
       throw ConfigError("--p0 does not go with --no-null-word");
     }
@@ -157,6 +180,9 @@ class Ibm2Command : public align_tool::Subcommand {
   std::string on_invalid_ = "error";
   std::string tension_gradient_ = "exact";
   bool no_null_word_ = false;
+  static constexpr double kDefaultLexicalFloor = 1e-4;
+  std::string lexical_table_;
+  double lexical_floor_ = kDefaultLexicalFloor;
   align::Ibm2Options options_;
 };
 

@@ -83,6 +83,16 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
           "above it)")("replace-unk", po::bool_switch(&cfg.translation.replace_unk),
                        "replace <unk> by the most attended source token")(
           "precision", cli::checked(&precision, onednn::parse_precision), "f32 or bf16");
+  cl.group("Shortlist")
+      .add_options()("shortlist", po::value(&cfg.translation.shortlist.table),
+                     "score only a shortlist of target words per batch: the translations of its "
+                     "source words in this lexical table ('source<TAB>target<TAB>probability' "
+                     "lines, as heed-align ibm2 --lexical-table writes), the most frequent words "
+                     "and the special tokens")(
+          "shortlist-frequent", cli::number(&cfg.translation.shortlist.frequent, cli::at_least(0)),
+          "the most frequent target words always in the shortlist")(
+          "shortlist-best", cli::number(&cfg.translation.shortlist.best, cli::at_least(0)),
+          "translations per source word taken from the table, most probable first");
   std::string on_invalid = "error";
   cli::add_on_invalid(cl.group("Input"), &on_invalid, /*allow_skip=*/false);
   if (!cl.parse(argc, argv)) return false;
@@ -108,6 +118,14 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
   cfg.precision = onednn::parse_precision(precision);
   if (cfg.precision == onednn::Precision::kBF16 && !onednn::bf16_supported()) {
     throw ConfigError("--precision bf16: this CPU has no bf16 support in oneDNN; use f32");
+  }
+  // Refused without --shortlist when set to anything but their defaults (which --print-config
+  // writes and a replay gives back).
+  const decode::ShortlistOptions shortlist_defaults;
+  if (cfg.translation.shortlist.table.empty() &&
+      (cfg.translation.shortlist.frequent != shortlist_defaults.frequent ||
+       cfg.translation.shortlist.best != shortlist_defaults.best)) {
+    throw ConfigError("--shortlist-frequent and --shortlist-best need --shortlist");
   }
   cfg.threads = cl.threads();
   io::check_writable(cfg.output);
@@ -190,6 +208,10 @@ int translate_main(int argc, char** argv) {
       "(model loaded in {:.3f} s)",
       reader.lines_read(), translator.target_tokens(), seconds,
       double(translator.target_tokens()) / std::max(seconds, 1e-9), load_seconds);
+  if (!cfg.translation.shortlist.table.empty()) {
+    spdlog::info("[translate] shortlist: {:.0f} of {} target words scored per batch on average",
+                 translator.mean_shortlist_size(), translator.model().config().tgt_vocab_size);
+  }
   return 0;
 }
 

@@ -155,11 +155,13 @@ double fast_align_expected_feature(int j, int m, int n, double tension) {
 // WordCorpus
 
 void WordCorpus::append(std::string_view sentence, Vocabulary& ids,
-                        std::vector<std::uint32_t>& words, std::vector<size_t>& begin) {
+                        std::vector<std::string>& words_by_id, std::vector<std::uint32_t>& words,
+                        std::vector<size_t>& begin) {
   for (std::string_view word : split_whitespace(sentence)) {
     auto found = ids.find(std::string(word));
     if (found == ids.end()) {
       found = ids.emplace(std::string(word), static_cast<std::uint32_t>(ids.size())).first;
+      words_by_id.emplace_back(word);
     }
     words.push_back(found->second);
   }
@@ -167,8 +169,8 @@ void WordCorpus::append(std::string_view sentence, Vocabulary& ids,
 }
 
 void WordCorpus::add(std::string_view source, std::string_view target) {
-  append(source, source_ids_, source_words_, source_begin_);
-  append(target, target_ids_, target_words_, target_begin_);
+  append(source, source_ids_, source_words_by_id_, source_words_, source_begin_);
+  append(target, target_ids_, target_words_by_id_, target_words_, target_begin_);
 }
 
 long WordCorpus::source_id(std::string_view word) const {
@@ -588,13 +590,42 @@ double Ibm2::translation_probability(long e, long f) const {
   return found != end ? m.t[found - m.row_words.begin()] : 0.0;
 }
 
+std::vector<LexicalEntry> Ibm2::lexical_table(double floor) const {
+  const Impl& m = *impl_;
+  const auto& e_word = [&m](std::uint32_t id) -> const std::string& {
+    return m.options.reverse ? m.corpus.target_word(id) : m.corpus.source_word(id);
+  };
+  const auto& f_word = [&m](std::uint32_t id) -> const std::string& {
+    return m.options.reverse ? m.corpus.source_word(id) : m.corpus.target_word(id);
+  };
+  std::vector<LexicalEntry> table;
+  for (size_t row = 1; row + 1 < m.row_begin.size(); ++row) {  // row 0: the null word
+    for (size_t x = m.row_begin[row]; x < m.row_begin[row + 1]; ++x) {
+      if (m.t[x] >= floor) {
+        table.push_back(
+            {e_word(static_cast<std::uint32_t>(row - 1)), f_word(m.row_words[x]), m.t[x]});
+      }
+    }
+  }
+  std::sort(table.begin(), table.end(), [](const LexicalEntry& a, const LexicalEntry& b) {
+    if (a.from != b.from) return a.from < b.from;
+    if (a.probability != b.probability) return a.probability > b.probability;
+    return a.to < b.to;
+  });
+  return table;
+}
+
+void Ibm2::train(const Ibm2Progress& on_iteration) {
+  for (int iteration = 1; iteration < impl_->options.iterations; ++iteration) {
+    const Ibm2Iteration stats = em_step();
+    if (on_iteration) on_iteration(iteration, stats);
+  }
+}
+
 std::vector<Alignment> train_and_align(const WordCorpus& corpus, const Ibm2Options& options,
                                        int threads, const Ibm2Progress& on_iteration) {
   Ibm2 model(corpus, options, threads);
-  for (int iteration = 1; iteration < options.iterations; ++iteration) {
-    const Ibm2Iteration stats = model.em_step();
-    if (on_iteration) on_iteration(iteration, stats);
-  }
+  model.train(on_iteration);
   return model.align();
 }
 

@@ -53,13 +53,18 @@ class WordCorpus {
   // The id of a word, or -1 when the side never had it.
   long source_id(std::string_view word) const;
   long target_id(std::string_view word) const;
+  // The word of an id (0 <= id < the side's vocabulary size).
+  const std::string& source_word(std::uint32_t id) const { return source_words_by_id_[id]; }
+  const std::string& target_word(std::uint32_t id) const { return target_words_by_id_[id]; }
 
  private:
   using Vocabulary = std::unordered_map<std::string, std::uint32_t>;
-  static void append(std::string_view sentence, Vocabulary& ids, std::vector<std::uint32_t>& words,
+  static void append(std::string_view sentence, Vocabulary& ids,
+                     std::vector<std::string>& words_by_id, std::vector<std::uint32_t>& words,
                      std::vector<size_t>& begin);
 
   Vocabulary source_ids_, target_ids_;
+  std::vector<std::string> source_words_by_id_, target_words_by_id_;
   std::vector<std::uint32_t> source_words_, target_words_;
   std::vector<size_t> source_begin_{0}, target_begin_{0};
 };
@@ -101,6 +106,13 @@ double diagonal_expected_feature(int j, int m, int n, double tension);
 // their start in an unsigned integer, which then wraps around to about 2^32).
 double fast_align_expected_feature(int j, int m, int n, double tension);
 
+// One entry of the lexical translation table t(to | from): `from` a word of the conditioning
+// side (the corpus' source side, or its target side with reverse), `to` a word it generates.
+struct LexicalEntry {
+  std::string from, to;
+  double probability = 0;
+};
+
 // What one EM update saw, for the log and for tests.
 struct Ibm2Iteration {
   double log_likelihood = 0;  // Σ log p(f | e) of the pairs, natural log
@@ -108,6 +120,7 @@ struct Ibm2Iteration {
   double null_posterior = 0;  // expected share of words aligned to null
   double tension = 0;         // λ after the update
 };
+using Ibm2Progress = std::function<void(int iteration, const Ibm2Iteration&)>;
 
 class Ibm2 {
  public:
@@ -119,6 +132,8 @@ class Ibm2 {
   Ibm2(const Ibm2&) = delete;
   Ibm2& operator=(const Ibm2&) = delete;
 
+  // options.iterations − 1 EM updates; on_iteration (may be empty) is called after each.
+  void train(const Ibm2Progress& on_iteration = {});
   // One EM update: expected counts under the current model, the tension fitted to them (with
   // optimize_tension, from the second update on), then t re-estimated.
   Ibm2Iteration em_step();
@@ -130,15 +145,16 @@ class Ibm2 {
   // co-occur.
   double translation_probability(long e, long f) const;
   double tension() const;
+  // Every t(f | e) >= floor of a real word e (the null word's row left out), sorted by e's
+  // bytes, then by decreasing probability, then by f's bytes: what --lexical-table writes.
+  std::vector<LexicalEntry> lexical_table(double floor) const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-// Runs options.iterations − 1 EM updates, then aligns: what `heed-align ibm2` does.
-// on_iteration (may be empty) is called after each update.
-using Ibm2Progress = std::function<void(int iteration, const Ibm2Iteration&)>;
+// Ibm2::train, then Ibm2::align.
 std::vector<Alignment> train_and_align(const WordCorpus& corpus, const Ibm2Options& options,
                                        int threads, const Ibm2Progress& on_iteration = {});
 

@@ -6,8 +6,13 @@ namespace heed::decode {
 
 ModelScorer::ModelScorer(model::Seq2Seq& model) : model_(model) {}
 
-void ModelScorer::start(const model::Batch& batch) {
+void ModelScorer::start(const model::Batch& batch, const std::vector<int32_t>* shortlist) {
   source_lengths_ = batch.src_lengths;
+  shortlist_.clear();
+  if (shortlist) {
+    shortlist_ = *shortlist;
+    model_.output().select_rows(shortlist_);
+  }
   model_.encoder().forward(batch.src.data(), batch.src_lengths, batch.size, batch.src_len,
                            /*training=*/false, nullptr);
   model_.decoder().begin(model_.encoder().keys(), batch.src_lengths, model_.encoder().finals());
@@ -31,8 +36,14 @@ StepScorer::Scores ModelScorer::step(const std::vector<int32_t>& parents,
   rows_.assign(parents.begin(), parents.end());
   model_.decoder().select(rows_);
   model_.decoder().step(tokens.data(), out_, want_attention ? &weights_ : nullptr);
-  model_.output().log_probs(out_, log_probs_);
   Scores scores;
+  if (shortlist_.empty()) {
+    model_.output().log_probs(out_, log_probs_);
+  } else {
+    model_.output().selected_log_probs(out_, log_probs_);
+    scores.columns = static_cast<int>(shortlist_.size());
+    scores.token_ids = shortlist_.data();
+  }
   scores.log_probs = log_probs_.data();
   if (want_attention) scores.attention = weights_.data();
   return scores;
@@ -40,9 +51,10 @@ StepScorer::Scores ModelScorer::step(const std::vector<int32_t>& parents,
 
 std::vector<std::vector<Hypothesis>> translate_batch(model::Seq2Seq& model,
                                                      const model::Batch& batch,
-                                                     const DecodeConfig& config) {
+                                                     const DecodeConfig& config,
+                                                     const std::vector<int32_t>* shortlist) {
   ModelScorer scorer(model);
-  scorer.start(batch);
+  scorer.start(batch, shortlist);
   return search(scorer, static_cast<int>(batch.size), config);
 }
 

@@ -16,8 +16,9 @@ class ModelScorer : public StepScorer {
  public:
   explicit ModelScorer(model::Seq2Seq& model);
 
-  // Encodes batch.src (targets unused) and starts the decoder: rows = sentences.
-  void start(const model::Batch& batch);
+  // Encodes batch.src (targets unused) and starts the decoder: rows = sentences. With
+  // shortlist (ascending target ids, shortlist.h), every step scores those tokens only.
+  void start(const model::Batch& batch, const std::vector<int32_t>* shortlist = nullptr);
 
   int vocab_size() const override;
   int32_t eos_id() const override;
@@ -30,12 +31,14 @@ class ModelScorer : public StepScorer {
   model::Seq2Seq& model_;
   std::vector<int64_t> source_lengths_;
   std::vector<int64_t> rows_;
+  std::vector<int32_t> shortlist_;  // empty: the whole vocabulary
   tensor::Tensor out_, log_probs_, weights_;
 };
 
-// Greedy or beam search over a batch; hypotheses per sentence, best first.
-std::vector<std::vector<Hypothesis>> translate_batch(model::Seq2Seq& model,
-                                                     const model::Batch& batch,
-                                                     const DecodeConfig& config);
+// Greedy or beam search over a batch (over the shortlist's target ids only, when given);
+// hypotheses per sentence, best first.
+std::vector<std::vector<Hypothesis>> translate_batch(
+    model::Seq2Seq& model, const model::Batch& batch, const DecodeConfig& config,
+    const std::vector<int32_t>* shortlist = nullptr);
 
 }  // namespace heed::decode

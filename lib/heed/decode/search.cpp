@@ -29,21 +29,23 @@ struct Candidate {
 };
 
 // Appends the n best continuations of one row to out, best first; ties go to the smaller token,
-// as in Candidate's order. One comparison per vocabulary entry once n are held: this scan is
-// the whole cost of search on a large vocabulary.
-void add_best_of_row(const float* log_probs, int vocab, float base, int row, int32_t excluded,
-                     size_t n, std::vector<Candidate>& out) {
+// as in Candidate's order (token_ids, when given, are ascending: the column order is theirs). One
+// comparison per vocabulary entry once n are held: this scan is the whole cost of search on a large
+// vocabulary.
+void add_best_of_row(const float* log_probs, int columns, const int32_t* token_ids, float base,
+                     int row, int32_t excluded, size_t n, std::vector<Candidate>& out) {
   const size_t first = out.size();
   size_t held = 0;
-  for (int v = 0; v < vocab; ++v) {
+  for (int v = 0; v < columns; ++v) {
     const float total = base + log_probs[v];
     if (held == n && !(total > out.back().total)) continue;
-    if (v == excluded) continue;
+    const int32_t token = token_ids ? token_ids[v] : v;
+    if (token == excluded) continue;
     if (held < n) {
-      out.push_back(Candidate{total, row, v});
+      out.push_back(Candidate{total, row, token});
       ++held;
     } else {
-      out.back() = Candidate{total, row, v};
+      out.back() = Candidate{total, row, token};
     }
     // Move the new entry up past every worse one (equal ones stay ahead: smaller tokens).
     for (size_t i = out.size() - 1; i > first && out[i - 1].total < total; --i) {
@@ -143,6 +145,11 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
     if (scores.log_probs == nullptr || (need_attention && scores.attention == nullptr)) {
       throw InternalError("the scorer returned no scores");
     }
+    const int columns = scores.columns > 0 ? scores.columns : V;
+    const int32_t* token_ids = scores.columns > 0 ? scores.token_ids : nullptr;
+    if (scores.columns > 0 && (token_ids == nullptr || scores.columns > V)) {
+      throw InternalError("the scorer's shortlist has no token ids or exceeds the vocabulary");
+    }
     std::vector<Row> next;
     std::vector<int32_t> next_parents, next_tokens;
     size_t begin = 0;
@@ -154,12 +161,13 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
       // The best 2k continuations of each row, then of the sentence: enough to fill k live
       // slots even if k of them end with </s>.
       candidates.clear();
-      const size_t per_row = std::min<size_t>(static_cast<size_t>(2 * k), static_cast<size_t>(V));
+      const size_t per_row =
+          std::min<size_t>(static_cast<size_t>(2 * k), static_cast<size_t>(columns));
       for (size_t r = begin; r < end; ++r) {
-        const float* lp = scores.log_probs + r * static_cast<size_t>(V);
+        const float* lp = scores.log_probs + r * static_cast<size_t>(columns);
         const bool may_end = static_cast<int>(rows[r].tokens.size()) >= config.min_length;
-        add_best_of_row(lp, V, rows[r].log_prob, static_cast<int>(r), may_end ? -1 : eos, per_row,
-                        candidates);
+        add_best_of_row(lp, columns, token_ids, rows[r].log_prob, static_cast<int>(r),
+                        may_end ? -1 : eos, per_row, candidates);
       }
       std::sort(candidates.begin(), candidates.end());
       int used = 0, ended = 0;

@@ -45,10 +45,14 @@ class StepScorer {
   // (at the first step: parents[r] is the sentence index) by appending tokens[r]. Returns the
   // scorer's own buffers, valid until the next call: log-probabilities of the next token,
   // row-major [rows, vocab], and with want_attention the attention weights of each row over
-  // its sentence's source, [rows, max source length] (zero padded; null otherwise).
+  // its sentence's source, [rows, max source length] (zero padded; null otherwise). A scorer
+  // with a shortlist scores fewer columns than the vocabulary has: column c is token
+  // token_ids[c] (ascending).
   struct Scores {
     const float* log_probs = nullptr;
     const float* attention = nullptr;
+    int columns = 0;                     // 0: vocab_size(), column c is token c
+    const int32_t* token_ids = nullptr;  // with columns > 0: the token of each column
   };
   virtual Scores step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
                       bool want_attention) = 0;

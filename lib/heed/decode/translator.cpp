@@ -32,6 +32,7 @@ std::vector<size_t> longest_first(const std::vector<size_t>& items,
 void TranslationOptions::validate() const {
   decode.validate();
   links.validate();
+  shortlist.validate();
   if (links.method == align::ExtractMethod::kShift) {
     throw ConfigError("the shift alignment needs the reference translation: use heed-align");
   }
@@ -64,6 +65,10 @@ Translator::Translator(model::ModelFile file, const std::string& path, Translati
           text::BpeCodes::parse(extra.at("bpe_codes"), path + " (BPE codes)"));
     }
     tokenizer_ = std::make_unique<text::Tokenizer>(tokenizer, bpe);
+  }
+  if (!options_.shortlist.table.empty()) {
+    shortlist_ = std::make_unique<Shortlist>(LexicalTable::load(options_.shortlist.table),
+                                             src_vocab_, tgt_vocab_, options_.shortlist);
   }
 }
 
@@ -167,8 +172,15 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
   for (size_t begin = 0; begin < order.size(); begin += size_t(options_.batch_size)) {
     const size_t end = std::min(order.size(), begin + size_t(options_.batch_size));
     const std::vector<size_t> members(order.begin() + long(begin), order.begin() + long(end));
+    const model::Batch batch = model::make_batch(examples, members);
+    std::vector<int32_t> candidates;
+    if (shortlist_) {
+      candidates = shortlist_->candidates(batch.src);
+      shortlist_words_ += static_cast<long long>(candidates.size());
+      ++shortlist_batches_;
+    }
     const auto results =
-        translate_batch(*model_, model::make_batch(examples, members), options_.decode);
+        translate_batch(*model_, batch, options_.decode, shortlist_ ? &candidates : nullptr);
     for (size_t k = 0; k < members.size(); ++k) {
       const size_t line = members[k];
       const auto& hyps = results[k];

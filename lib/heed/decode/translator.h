@@ -13,6 +13,7 @@
 #include "heed/align/soft_alignment.h"
 #include "heed/common/error.h"
 #include "heed/decode/search.h"
+#include "heed/decode/shortlist.h"
 #include "heed/model/model_file.h"
 #include "heed/model/seq2seq.h"
 #include "heed/onednn/precision.h"
@@ -36,12 +37,14 @@ struct TranslationOptions {
   AlignmentOutput alignment = AlignmentOutput::kNone;
   align::ExtractOptions links;  // for kLinks: argmax or threshold
   bool replace_unk = false;     // <unk> → the most attended source token
+  ShortlistOptions shortlist;   // with a table: search scores a lexical shortlist only
   void validate() const;        // ConfigError
 };
 
 class Translator {
  public:
-  // file is the loaded model (model::load_model(path)); path names it in messages.
+  // file is the loaded model (model::load_model(path)); path names it in messages. Reads
+  // options.shortlist.table when given (DataError "table:line: what" for a bad line).
   Translator(model::ModelFile file, const std::string& path, TranslationOptions options,
              onednn::Precision precision = onednn::Precision::kF32);
   ~Translator();
@@ -76,6 +79,10 @@ class Translator {
 
   // Decoder steps of the written best hypotheses (</s> included): throughput in logs.
   long long target_tokens() const { return target_tokens_; }
+  // With a shortlist: the mean number of target words scored per batch so far (0 before any).
+  double mean_shortlist_size() const {
+    return shortlist_batches_ ? double(shortlist_words_) / double(shortlist_batches_) : 0.0;
+  }
 
  private:
   std::string render(const Hypothesis& h, const std::vector<std::string>& source) const;
@@ -88,7 +95,9 @@ class Translator {
   std::unique_ptr<model::Seq2Seq> model_;
   text::Vocab src_vocab_, tgt_vocab_;
   std::unique_ptr<text::Tokenizer> tokenizer_;  // null: pretokenized
+  std::unique_ptr<Shortlist> shortlist_;        // null: the whole vocabulary
   long long target_tokens_ = 0;
+  long long shortlist_words_ = 0, shortlist_batches_ = 0;
 };
 
 }  // namespace heed::decode

@@ -49,6 +49,17 @@ std::string LineReader::display_name() const {
   return path_ == "-" ? "<stdin>" : path_;
 }
 
+bool TextLines::next(std::string_view& line) {
+  if (pos_ >= text_.size()) return false;
+  size_t end = text_.find('\n', pos_);
+  if (end == std::string_view::npos) end = text_.size();
+  line = text_.substr(pos_, end - pos_);
+  pos_ = end + 1;
+  ++line_number_;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return true;
+}
+
 std::string_view without_bom(std::string_view text) {
   constexpr std::string_view kBom = "\xEF\xBB\xBF";
   if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());

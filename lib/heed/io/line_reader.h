@@ -40,6 +40,22 @@ class LineReader {
 // the BPE codes and vocabulary parsers, the token counters.
 std::string_view without_bom(std::string_view text);
 
+// The lines of text in memory, as LineReader reads a file: without their "\n" and one "\r"
+// before it, a final line without "\n" counted, a leading byte order mark dropped.
+class TextLines {
+ public:
+  explicit TextLines(std::string_view text) : text_(without_bom(text)) {}
+  // The next line; false at the end of the text.
+  bool next(std::string_view& line);
+  // 1-based number of the line last returned by next().
+  long long line_number() const { return line_number_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  long long line_number_ = 0;
+};
+
 // Number of lines in a file (as next() would count them).
 long long count_lines(const std::string& path);
 

@@ -19,6 +19,7 @@ void OutputLayer::set_weights(Parameter& weight, Parameter& bias) {
 
 void OutputLayer::weights_changed() {
   linear_.weights_changed();
+  selected_.reset();  // its rows are copies of the old weights
 }
 
 LossSums OutputLayer::loss(const tensor::Tensor& x, const int32_t* targets, float label_smoothing,
@@ -82,12 +83,57 @@ LossSums OutputLayer::loss(const tensor::Tensor& x, const int32_t* targets, floa
   return sums;
 }
 
+namespace {
+
+// log_softmax(x · Wᵀ + b) [M, out] of x [..., in] (out resized).
+void projected_log_softmax(onednn::Linear& linear, const tensor::Tensor& x, tensor::Tensor& out) {
+  const int64_t rows = x.numel() / linear.in_features();
+  out.resize(tensor::Shape{rows, linear.out_features()});
+  linear.forward(x.view(tensor::Shape{rows, linear.in_features()}), out);
+  onednn::log_softmax(out, out);
+}
+
+}  // namespace
+
 void OutputLayer::log_probs(const tensor::Tensor& x, tensor::Tensor& out) {
   HEED_CHECK(weight_ != nullptr, "output layer used before set_weights");
-  const int64_t rows = x.numel() / hidden_;
-  out.resize(tensor::Shape{rows, vocab_});
-  linear_.forward(x.view(tensor::Shape{rows, hidden_}), out);
-  onednn::log_softmax(out, out);
+  projected_log_softmax(linear_, x, out);
+}
+
+void OutputLayer::select_rows(const std::vector<int32_t>& ids) {
+  HEED_CHECK(weight_ != nullptr, "output layer used before set_weights");
+  HEED_CHECK(!ids.empty(), "output layer: no rows selected");
+  const auto rows = static_cast<int64_t>(ids.size());
+  // The same width as the last set keeps its product, with the plans (built kernels) and the
+  // buffers, and only repacks the new rows. Otherwise the product goes first, so that the
+  // buffers, no longer shared with its views, can be reused without a new allocation.
+  const bool same_width = selected_ && selected_->out_features() == rows;
+  if (!same_width) {
+    selected_.reset();
+    selected_weight_.resize(tensor::Shape{rows, hidden_});
+    selected_bias_.resize(tensor::Shape{rows});
+  }
+  const float* weight = weight_->value.data();
+  const float* bias = bias_->value.data();
+  float* to = selected_weight_.data();
+  for (int64_t r = 0; r < rows; ++r, to += hidden_) {
+    const int32_t id = ids[static_cast<size_t>(r)];
+    HEED_CHECK(id >= 0 && id < vocab_ && (r == 0 || id > ids[static_cast<size_t>(r) - 1]),
+               "output layer: selected ids must be ascending vocabulary ids");
+    std::copy(weight + id * hidden_, weight + (id + 1) * hidden_, to);
+    selected_bias_.data()[r] = bias[id];
+  }
+  if (same_width) {
+    selected_->weights_changed();
+  } else {
+    selected_ = std::make_unique<onednn::Linear>(hidden_, rows, linear_.precision());
+    selected_->set_weights(selected_weight_, &selected_bias_);
+  }
+}
+
+void OutputLayer::selected_log_probs(const tensor::Tensor& x, tensor::Tensor& out) {
+  HEED_CHECK(selected_ != nullptr, "output layer: selected_log_probs before select_rows");
+  projected_log_softmax(*selected_, x, out);
 }
 
 }  // namespace heed::layers

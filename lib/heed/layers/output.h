@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "heed/layers/parameters.h"
 #include "heed/onednn/linear.h"
@@ -41,6 +43,13 @@ class OutputLayer {
   // log p [M, V] for search (out resized).
   void log_probs(const tensor::Tensor& x, tensor::Tensor& out);
 
+  // A shortlist for search: select_rows gathers the weight and bias rows of the vocabulary ids
+  // (ascending, distinct; the set stays until the next call or weights_changed), and
+  // selected_log_probs then gives log p [M, ids.size()], normalised over those words alone —
+  // one product of width ids.size() instead of V. With every id selected it equals log_probs.
+  void select_rows(const std::vector<int32_t>& ids);
+  void selected_log_probs(const tensor::Tensor& x, tensor::Tensor& out);
+
  private:
   int64_t hidden_;
   int64_t vocab_;
@@ -50,6 +59,9 @@ class OutputLayer {
   Parameter* bias_ = nullptr;
   tensor::Tensor logits_;  // [chunk, V]
   tensor::Tensor log_p_;   // [chunk, V]
+  // select_rows(): the gathered rows and their own product (its width changes with the set).
+  tensor::Tensor selected_weight_, selected_bias_;
+  std::unique_ptr<onednn::Linear> selected_;
 };
 
 }  // namespace heed::layers

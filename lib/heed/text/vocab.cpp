@@ -285,16 +285,10 @@ std::string format_counts(const WordCounts& counts, const VocabCountOptions& opt
 CountList parse_counts(std::string_view text, const std::string& name) {
   CountList list;
   std::unordered_map<std::string_view, long long> first_line;
-  text = io::without_bom(text);
-  size_t pos = 0;
-  long long line_number = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  io::TextLines lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const long long line_number = lines.line_number();
     if (auto bad = find_invalid_text(line)) {
       throw FormatError(at_line(name, line_number, describe_invalid_text(line, *bad)));
     }

@@ -127,6 +127,45 @@ TEST_CASE("ibm2: Model 1 EM on two pairs, worked by hand", "[align][fast]") {
   CHECK(pharaoh(model.align()) == "0-0 1-1\n0-0\n");
 }
 
+TEST_CASE("ibm2: the lexical table is t after EM, by word, best first, above the floor",
+          "[align][fast]") {
+  // The corpus and updates of the hand-worked case above: after two updates t(x | a) = 24/29,
+  // t(y | a) = 5/29, t(x | b) = 3/8, t(y | b) = 5/8.
+  const WordCorpus corpus = corpus_of({{"b a", "y x"}, {"a", "x"}});
+  Ibm2Options options;
+  options.null_word = false;
+  options.iterations = 3;
+  Ibm2 model(corpus, options, 1);
+  model.train();
+  const auto all = model.lexical_table(0);
+  REQUIRE(all.size() == 4);
+  const std::vector<std::pair<std::string, std::string>> order = {
+      {"a", "x"}, {"a", "y"}, {"b", "y"}, {"b", "x"}};
+  for (size_t k = 0; k < all.size(); ++k) {
+    INFO("entry " << k);
+    CHECK(all[k].from == order[k].first);
+    CHECK(all[k].to == order[k].second);
+    CHECK(all[k].probability == t(model, corpus, all[k].from, all[k].to));
+  }
+  CHECK(all[0].probability == Approx(24.0 / 29));
+  CHECK(all[3].probability == Approx(3.0 / 8));
+
+  const auto floored = model.lexical_table(0.2);  // drops t(y | a) = 5/29
+  REQUIRE(floored.size() == 3);
+  CHECK(floored[1].from == "b");
+
+  // With reverse the table is t(source | target): keyed by the target words.
+  options.reverse = true;
+  Ibm2 reverse(corpus, options, 1);
+  reverse.train();
+  const auto swapped = reverse.lexical_table(0);
+  REQUIRE(swapped.size() == 4);
+  CHECK(swapped[0].from == "x");
+  CHECK(swapped[0].probability ==
+        reverse.translation_probability(corpus.target_id("x"), corpus.source_id(swapped[0].to)));
+  CHECK(swapped[3].from == "y");
+}
+
 TEST_CASE("ibm2: the null word takes its uniform share", "[align][fast]") {
   // p(a_j = i) = 1/(n + 1) over the null word and the n words.
   const WordCorpus corpus = corpus_of({{"a", "x"}, {"a b", "y"}});

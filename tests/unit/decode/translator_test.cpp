@@ -1,7 +1,9 @@
 // The library Translator: forced attention (what heed-align reads) against the attention the
-// search itself recorded, batching that changes nothing, and the refusals.
+// search itself recorded, batching that changes nothing, the refusals, and the lexical
+// shortlist (with every word it changes nothing; otherwise only its words come out).
 #include "heed/decode/translator.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
@@ -11,6 +13,8 @@
 #include "heed/common/strings.h"
 #include "heed/model/serialize.h"
 #include "heed/onednn/context.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 
 using namespace heed;
 
@@ -132,4 +136,92 @@ TEST_CASE("translator: empty sides get no rows; models without weights are refus
     CHECK_THROWS_WITH(no_weights.attend({"a"}, {"b"}, 1, "input"),
                       Catch::Contains("m.heed") && Catch::Contains("no weights"));
   }
+}
+
+namespace {
+
+// Every line of kSources translated with options.
+std::vector<std::string> translate_all(const decode::TranslationOptions& options) {
+  decode::Translator translator(random_model("general"), "random", options);
+  std::vector<std::string> outputs;
+  std::optional<DataError> too_long;
+  translator.translate(kSources, 1, "input", outputs, too_long);
+  REQUIRE_FALSE(too_long);
+  return outputs;
+}
+
+}  // namespace
+
+TEST_CASE("translator: a shortlist holding every word translates byte for byte as without one",
+          "[decode][fast]") {
+  onednn::set_threads(1);
+  test::TempDir dir;
+  // Every source word translates to every target word, and no word is taken as frequent.
+  std::string table;
+  for (const char* from : kWords) {
+    for (const char* to : kWords) table += std::string(from) + "\t" + to + "\t0.125\n";
+  }
+  decode::TranslationOptions options;
+  options.batch_size = 2;
+  for (int beam : {1, 3}) {
+    for (auto alignment : {decode::AlignmentOutput::kNone, decode::AlignmentOutput::kSoft}) {
+      INFO("beam " << beam << ", alignment " << int(alignment));
+      options.decode.beam_size = beam;
+      options.decode.n_best = beam;
+      options.alignment = alignment;
+      options.shortlist = {};
+      const std::vector<std::string> full = translate_all(options);
+      options.shortlist.table = test::write_file(dir.path("every.tsv"), table);
+      options.shortlist.frequent = 0;
+      options.shortlist.best = 8;
+      CHECK(translate_all(options) == full);
+      // The same through the frequent words alone, with an empty table.
+      options.shortlist.table = test::write_file(dir.path("empty.tsv"), "");
+      options.shortlist.frequent = 8;
+      CHECK(translate_all(options) == full);
+    }
+  }
+}
+
+TEST_CASE("translator: with a shortlist, outputs hold only the shortlist's words",
+          "[decode][fast]") {
+  onednn::set_threads(1);
+  test::TempDir dir;
+  decode::TranslationOptions options;
+  options.batch_size = 1;
+  options.decode.beam_size = 2;
+  options.decode.min_length = 2;
+  // No frequent words; a, b, c and d each translate to one word (the best of a's two), the
+  // others to none: only those and the specials can come out.
+  options.shortlist.table =
+      test::write_file(dir.path("lex.tsv"), "a\tb\t0.9\na\tc\t0.1\nb\tc\t1\nc\td\t1\nd\ta\t1\n");
+  options.shortlist.frequent = 0;
+  options.shortlist.best = 1;
+  options.shortlist.columns_multiple = 1;  // not filled up with frequent words
+  const std::vector<std::vector<std::string>> allowed = {
+      {"b", "c", "d", "a"}, {}, {"b", "c", "d"}, {"a"}, {"c", "d", "a"}};
+  const std::vector<std::string> outputs = translate_all(options);
+  REQUIRE(outputs.size() == kSources.size());
+  int words = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    INFO(kSources[i] << " → " << outputs[i]);
+    for (std::string_view word : split_whitespace(outputs[i])) {
+      const bool special =
+          std::find(std::begin(text::Vocab::kSpecials), std::end(text::Vocab::kSpecials), word) !=
+          std::end(text::Vocab::kSpecials);
+      const bool known =
+          special || std::find(allowed[i].begin(), allowed[i].end(), word) != allowed[i].end();
+      CHECK(known);
+      ++words;
+    }
+  }
+  CHECK(words > 0);
+}
+
+TEST_CASE("translator: a bad lexical table is refused naming its line", "[decode][fast]") {
+  test::TempDir dir;
+  decode::TranslationOptions options;
+  options.shortlist.table = test::write_file(dir.path("lex.tsv"), "a\tb\t0.5\na\tb\n");
+  CHECK_THROWS_WITH(decode::Translator(random_model("dot"), "random", options),
+                    dir.path("lex.tsv") + ":2: expected 'source<TAB>target<TAB>probability'");
 }

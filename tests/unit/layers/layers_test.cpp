@@ -187,3 +187,39 @@ TEST_CASE("output layer: log_probs rows are normalised log-softmax", "[layers][f
     CHECK(std::fabs(z - 1.0) < 1e-5);
   }
 }
+
+TEST_CASE("output layer: selected rows give the log-softmax over those words alone",
+          "[layers][fast]") {
+  heed::Rng rng = heed::make_rng(13);
+  ParameterStore store;
+  Parameter& w = store.add("w", Shape{9, 5});
+  Parameter& b = store.add("b", Shape{9});
+  heed::test::fill_uniform(w.value, rng);
+  heed::test::fill_uniform(b.value, rng);
+  OutputLayer out(5, 9, heed::onednn::Precision::kF32);
+  out.set_weights(w, b);
+  Tensor x = heed::test::random_tensor(Shape{3, 5}, rng);
+  Tensor full, selected;
+  out.log_probs(x, full);
+  // Each set twice in a row: the second keeps the product of the first (same width).
+  for (const std::vector<int32_t>& ids :
+       {std::vector<int32_t>{0, 2, 3, 7}, std::vector<int32_t>{1, 4, 5, 8}, std::vector<int32_t>{6},
+        std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}}) {
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      out.select_rows(ids);
+      out.selected_log_probs(x, selected);
+      const auto k = static_cast<int64_t>(ids.size());
+      REQUIRE(selected.shape() == Shape{3, k});
+      for (int64_t r = 0; r < 3; ++r) {
+        // log p restricted and renormalised: log p_full(id) − log Σ_selected p_full.
+        double z = 0;
+        for (int32_t id : ids) z += std::exp(double(full.data()[r * 9 + id]));
+        for (int64_t c = 0; c < k; ++c) {
+          const double want = double(full.data()[r * 9 + ids[size_t(c)]]) - std::log(z);
+          CHECK(double(selected.data()[r * k + c]) == Approx(want).margin(1e-5));
+        }
+      }
+    }
+  }
+  CHECK_THROWS_AS(out.select_rows({3, 2}), heed::InternalError);  // not ascending
+}
