@@ -28,8 +28,8 @@
 #      (the French→English links transposed). System "attention".
 #   7. guided: the same two models trained with --guided-alignment from ibm2's links over the
 #      whole corpus (GUIDE=gdfa: its grow-diag-final-and links for both; GUIDE=directional: each
-#      model its own direction's), aligned by argmax (the
-#      guided rows are the rows that predict each word). System "guided".
+#      model its own direction's) at GUIDE_WEIGHT, for GUIDED_MINUTES each, aligned by argmax
+#      (the guided rows are the rows that predict each word). System "guided".
 #   For both systems, "agree": the two directions' attention combined word pair by word pair
 #   (heed-align agree). Scores of 6 and 7 join $WORK/scores.tsv, one row per system, direction
 #   or method.
@@ -45,11 +45,12 @@
 #
 # Environment: BIN (heed binaries, default build/bin), DATA (default ../shared/data beside the
 # repository), WORK (default /tmp/heed-align-hansards), THREADS (default: all cores; both
-# aligners get the same), FAST_ALIGN (optional), MINUTES (training time of each of the four
-# models, default 10), PRECISION (bf16 where the CPU has it, else f32), GUIDE_WEIGHT (default
-# 0.5), GUIDE (gdfa, the default, or directional: see stage 7), HANSARDS_COPIES (default 1:
-# how many times the neural models' training files hold the
-# 484 Hansards pairs, see below), STAGES (default "classic attention guided"), IBM2_EXTRA (more
+# aligners get the same), FAST_ALIGN (optional), MINUTES (training time of each unguided
+# model, default 5), GUIDED_MINUTES (of each guided model, default 20: the whole recipe then
+# takes about 55 minutes), PRECISION (bf16 where the CPU has it, else f32), GUIDE_WEIGHT
+# (default 2), GUIDE (gdfa, the default, or directional: see stage 7), HANSARDS_COPIES (default
+# 20: how many times the neural models' training files hold the 484 Hansards pairs, see
+# below), STAGES (default "classic attention guided"), IBM2_EXTRA (more
 # options for both ibm2 runs, split at spaces: "--tension-gradient fast-align" reproduces
 # fast_align; use another WORK).
 set -euo pipefail
@@ -60,12 +61,13 @@ DATA=${DATA:-$root/../shared/data}
 WORK=${WORK:-/tmp/heed-align-hansards}
 THREADS=${THREADS:-$(nproc)}
 FAST_ALIGN=${FAST_ALIGN:-}
-MINUTES=${MINUTES:-10}
+MINUTES=${MINUTES:-5}
+GUIDED_MINUTES=${GUIDED_MINUTES:-20}
 PRECISION=${PRECISION:-bf16}
-GUIDE_WEIGHT=${GUIDE_WEIGHT:-0.5}
+GUIDE_WEIGHT=${GUIDE_WEIGHT:-2}
 GUIDE=${GUIDE:-gdfa}
 case $GUIDE in gdfa | directional) ;; *) echo "align-hansards: GUIDE is gdfa or directional, not '$GUIDE'" >&2; exit 2 ;; esac
-HANSARDS_COPIES=${HANSARDS_COPIES:-1}
+HANSARDS_COPIES=${HANSARDS_COPIES:-20}
 STAGES=${STAGES:-classic attention guided}
 hansards=$DATA/hansards-naacl2003-en-fr
 mkdir -p "$WORK"
@@ -263,19 +265,19 @@ if has_stage attention || has_stage guided; then
     copies_of "$WORK/$file" "$WORK/train.$file"
   done
 fi
-# train_model NAME SRC TGT [heed-train options]: $WORK/NAME/model.heed after MINUTES of
-# training; $WORK/NAME.seconds marks it finished. A run stopped before that resumes from its
+# train_model NAME SRC TGT MINUTES [heed-train options]: $WORK/NAME/model.heed after MINUTES
+# of training; $WORK/NAME.seconds marks it finished. A run stopped before that resumes from its
 # checkpoint (the time limit counts the training seconds of both runs).
 train_model() {
-  local name=$1 src=$2 tgt=$3; shift 3
+  local name=$1 src=$2 tgt=$3 minutes=$4; shift 4
   [ -s "$WORK/$name.seconds" ] && return 0
-  log "training $name for $MINUTES minutes ($PRECISION)"
+  log "training $name for $minutes minutes ($PRECISION)"
   local resume=() start end
   [ -f "$WORK/$name/checkpoint.heed" ] && resume=(--resume)
   start=$(date +%s%N)
   "$BIN/heed-train" --train-src "$WORK/train.corpus.bpe.$src" --train-tgt "$WORK/train.corpus.bpe.$tgt" \
     --bpe "$WORK/codes" --tokenizer-mode conservative --hidden 512 --embed 256 --dropout 0.2 \
-    --batch-size 64 --lr 0.001 --time-limit $((MINUTES * 60)) --save-every 500 \
+    --batch-size 64 --lr 0.001 --time-limit $((minutes * 60)) --save-every 500 \
     --precision "$PRECISION" --threads "$THREADS" --metrics-file "$WORK/$name.metrics.tsv" \
     -o "$WORK/$name" "${resume[@]}" "$@" 2>> "$WORK/$name.log"
   end=$(date +%s%N)
@@ -299,14 +301,15 @@ for side in e f; do
 done
 for system in attention guided; do
   has_stage "$system" || continue
-  guide_fwd=() guide_rev=() extract_methods="argmax shift"
+  guide_fwd=() guide_rev=() extract_methods="argmax shift" minutes=$MINUTES
   if [ "$system" = guided ]; then
+    minutes=$GUIDED_MINUTES
     guide_fwd=(--guided-alignment "$WORK/train.guide.en-fr" --guided-alignment-weight "$GUIDE_WEIGHT")
     guide_rev=(--guided-alignment "$WORK/train.guide.fr-en" --guided-alignment-weight "$GUIDE_WEIGHT")
     extract_methods=argmax
   fi
-  train_model "$system.fwd" en fr "${guide_fwd[@]}"
-  train_model "$system.rev" fr en "${guide_rev[@]}"
+  train_model "$system.fwd" en fr "$minutes" "${guide_fwd[@]}"
+  train_model "$system.rev" fr en "$minutes" "${guide_rev[@]}"
   runs=""
   for method in $extract_methods; do
     align_model "$system" fwd "$method"
