@@ -42,9 +42,9 @@ head -5 "$SAMPLE/test.en" > five.en
 "$HEED_BIN/heed-translate" -m model/model.heed --alignment hard < five.en > five.fr
 paste -d '\n' five.en five.fr /dev/null
 heed_log "the word alignments of the same five sentences with their reference translations"
-heed_log "(forced decoding; 'shift' reads the step whose input is each target word), and heatmaps"
+heed_log "(forced decoding, argmax: each target word to its most attended source word); heatmaps"
 head -5 "$SAMPLE/test.fr" > five.ref.fr
-"$HEED_BIN/heed-align" -m model/model.heed five.en five.ref.fr --method shift --soft five.jsonl \
+"$HEED_BIN/heed-align" -m model/model.heed five.en five.ref.fr --method argmax --soft five.jsonl \
   > five.align
 paste -d '\n' five.en five.ref.fr five.align /dev/null
 "$HEED_BIN/heed-align" plot --soft five.jsonl --links five.align -o five.html
