@@ -2,6 +2,7 @@
 // combined cell by cell (lib/heed/align/agreement.h).
 #include <string>
 
+#include "align/line_pairs.h"
 #include "align/subcommand.h"
 #include "heed/align/agreement.h"
 #include "heed/align/alignment.h"
@@ -61,19 +62,8 @@ class Agree final : public align_tool::Subcommand {
     io::LineWriter out(output_);
     std::string forward_line, reverse_line;
     try {
-      while (true) {
-        const bool has_forward = forward.next(forward_line);
-        if (has_forward != reverse.next(reverse_line)) {
-          io::LineReader& longer = has_forward ? forward : reverse;
-          while (longer.next(forward_line)) {
-          }
-          throw DataError("'" + forward.display_name() + "' has " +
-                          std::to_string(forward.line_number()) + " lines but '" +
-                          reverse.display_name() + "' has " +
-                          std::to_string(reverse.line_number()) +
-                          ": the attention is not of the same sentence pairs");
-        }
-        if (!has_forward) break;
+      while (align_tool::next_line_pair(forward, forward_line, reverse, reverse_line,
+                                        "the attention is")) {
         const align::SoftAlignment f =
             align::parse_json_line(forward_line, forward.display_name(), forward.line_number());
         const align::SoftAlignment r =

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "align/line_pairs.h"
 #include "align/subcommand.h"
 #include "heed/align/alignment.h"
 #include "heed/common/error.h"
@@ -58,19 +59,8 @@ class Symmetrize final : public align_tool::Subcommand {
     io::LineWriter out(output_);
     std::string forward_line, reverse_line;
     try {
-      while (true) {
-        const bool has_forward = forward.next(forward_line);
-        if (has_forward != reverse.next(reverse_line)) {
-          io::LineReader& longer = has_forward ? forward : reverse;
-          while (longer.next(forward_line)) {
-          }
-          throw DataError("'" + forward.display_name() + "' has " +
-                          std::to_string(forward.line_number()) + " lines but '" +
-                          reverse.display_name() + "' has " +
-                          std::to_string(reverse.line_number()) +
-                          ": the alignments are not of the same sentence pairs");
-        }
-        if (!has_forward) break;
+      while (align_tool::next_line_pair(forward, forward_line, reverse, reverse_line,
+                                        "the alignments are")) {
         const align::Alignment f =
             align::parse_pharaoh(forward_line, forward.display_name(), forward.line_number());
         align::Alignment r =
