@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/onednn/context.h"
@@ -42,14 +43,7 @@ struct Settings {
   std::vector<std::string> mechanisms;
 };
 
-int64_t parse_count(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || value < 1) {
-    throw heed::ConfigError(flag + " must be a positive integer, not '" + text + "'");
-  }
-  return value;
-}
+using heed::bench::parse_count;
 
 Settings parse(int argc, char** argv) {
   Settings settings;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "heed/attention/bench.h"
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
@@ -54,14 +55,7 @@ struct Settings {
   int64_t peak_size = 2048;
 };
 
-int64_t parse_count(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || value < 1) {
-    throw heed::ConfigError(flag + " must be a positive integer, not '" + text + "'");
-  }
-  return value;
-}
+using heed::bench::parse_count;
 
 Settings parse(int argc, char** argv) {
   Settings s;
