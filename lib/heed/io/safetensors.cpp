@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "heed/common/error.h"
+#include "heed/io/json_number.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 
@@ -184,19 +186,28 @@ SafeTensors SafeTensors::parse(const std::string& bytes, const std::string& name
         }
       }
       if (!known) bad(name, "tensor '" + t.name + "' has unsupported dtype " + dtype);
-      t.shape = entry.at("shape").get<std::vector<int64_t>>();
+      const auto shape = json_numbers<int64_t>(entry.at("shape"));
+      if (!shape) bad(name, "tensor '" + t.name + "' has a shape that is not a list of integers");
+      t.shape = *shape;
+      // The element count, checked for overflow: it must match the byte range below anyway.
+      uint64_t byte_count = stored_type_size(t.type);
       for (int64_t d : t.shape) {
         if (d < 0) bad(name, "tensor '" + t.name + "' has a negative dimension");
+        if (__builtin_mul_overflow(byte_count, static_cast<uint64_t>(d), &byte_count)) {
+          byte_count = std::numeric_limits<uint64_t>::max();
+        }
       }
-      auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
-      if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > data_size) {
+      const auto offsets = json_numbers<uint64_t>(entry.at("data_offsets"));
+      if (!offsets || offsets->size() != 2 || (*offsets)[0] > (*offsets)[1] ||
+          (*offsets)[1] > data_size) {
         bad(name, "tensor '" + t.name + "' lies outside the data (truncated file?)");
       }
-      if (static_cast<uint64_t>(t.numel()) * stored_type_size(t.type) != offsets[1] - offsets[0]) {
+      const uint64_t begin = (*offsets)[0], end = (*offsets)[1];
+      if (byte_count != end - begin) {
         bad(name, "tensor '" + t.name + "': shape and byte range disagree");
       }
-      t.bytes.assign(data + offsets[0], data + offsets[1]);
-      used += offsets[1] - offsets[0];
+      t.bytes.assign(data + begin, data + end);
+      used += end - begin;
       out.tensors_.push_back(std::move(t));
     }
   } catch (const json::exception& e) {

@@ -5,6 +5,7 @@
 
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
+#include "heed/io/json_number.h"
 
 namespace heed::model {
 
@@ -116,17 +117,27 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
     if (!j.contains(name)) throw FormatError(std::string("model config lacks '") + name + "'");
     return j.at(name);
   };
+  // Numbers are read checked: an int field holding 1e30 is a malformed file, not a cast.
+  auto number = [&field](const char* name, auto* out) {
+    using T = std::remove_pointer_t<decltype(out)>;
+    const auto v = io::json_number<T>(field(name));
+    if (!v) {
+      throw FormatError(std::string("model config field '") + name + "' is not " +
+                        (std::is_integral_v<T> ? "an int" : "a float") + " in range");
+    }
+    *out = *v;
+  };
   try {
     c.cell = parse_cell(field("cell").get<std::string>());
     c.attention = field("attention").get<std::string>();
     c.decoder = parse_decoder(field("decoder").get<std::string>());
     c.input_feeding = field("input_feeding").get<bool>();
     c.bidirectional = field("bidirectional").get<bool>();
-    c.encoder_layers = field("encoder_layers").get<int>();
-    c.decoder_layers = field("decoder_layers").get<int>();
-    c.embed = field("embed").get<int>();
-    c.hidden = field("hidden").get<int>();
-    c.attention_dim = field("attention_dim").get<int>();
+    number("encoder_layers", &c.encoder_layers);
+    number("decoder_layers", &c.decoder_layers);
+    number("embed", &c.embed);
+    number("hidden", &c.hidden);
+    number("attention_dim", &c.attention_dim);
     if (j.contains("attention_normalizer")) {
       c.attention_normalizer = j.at("attention_normalizer").get<std::string>();
     }
@@ -134,9 +145,9 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
       c.attention_options = j.at("attention_options").get<std::map<std::string, double>>();
     }
     c.bridge = parse_bridge(field("bridge").get<std::string>());
-    c.dropout = field("dropout").get<float>();
-    c.src_vocab_size = field("src_vocab_size").get<int>();
-    c.tgt_vocab_size = field("tgt_vocab_size").get<int>();
+    number("dropout", &c.dropout);
+    number("src_vocab_size", &c.src_vocab_size);
+    number("tgt_vocab_size", &c.tgt_vocab_size);
     c.validate();
   } catch (const nlohmann::json::exception& e) {
     throw FormatError(std::string("model config has a malformed field (") + e.what() + ")");

@@ -51,4 +51,13 @@ TEST_CASE("soft alignment: malformed lines name the file and line", "[align][fas
   CHECK_THAT(error(R"({"id": 0, "source": ["a"], "target": ["b"], "source_words": [1], )"
                    R"("target_words": [0], "weights": [[1], [1]]})"),
              Catch::Contains("\"source_words\" must number the words"));
+  CHECK_THAT(error(R"({"id": 0, "source": ["a"], "target": ["b"], )" + words +
+                   R"("weights": [[1], [1e300]]})"),
+             Catch::Contains("\"weights\" row 1 is not a list of numbers in range"));
+  CHECK_THAT(error(R"({"id": 1e30, "source": ["a"], "target": ["b"], )" + words +
+                   R"("weights": [[1], [1]]})"),
+             Catch::Contains("\"id\" is not an integer"));
+  CHECK_THAT(error(R"({"id": 0, "source": ["a"], "target": ["b"], "source_words": [1e30], )"
+                   R"("target_words": [0], "weights": [[1], [1]]})"),
+             Catch::Contains("\"source_words\" is not a list of numbers in range"));
 }

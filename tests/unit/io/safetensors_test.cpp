@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "heed/common/error.h"
 #include "support/temp_dir.h"
@@ -70,4 +71,32 @@ TEST_CASE("safetensors: truncated, foreign and corrupt files are FormatErrors", 
   REQUIRE(pos != std::string::npos);
   bad_dtype.replace(pos, 5, "\"Q32\"");
   CHECK(error_of(bad_dtype).find("unsupported dtype Q32") != std::string::npos);
+}
+
+// The file with its header (the JSON after the 8-byte length) changed by EDIT.
+template <typename Edit>
+std::string with_header(const std::string& file, Edit edit) {
+  uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = length << 8 | static_cast<unsigned char>(file[i]);
+  nlohmann::json header = nlohmann::json::parse(file.substr(8, length));
+  edit(header);
+  const std::string text = header.dump();
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(text.size() >> (8 * i) & 0xff);
+  return out + text + file.substr(8 + length);
+}
+
+TEST_CASE("safetensors: shapes that overflow or are not integers are FormatErrors", "[io][fast]") {
+  const std::string good = sample().serialize();
+  REQUIRE(error_of(with_header(good, [](nlohmann::json&) {})).empty());
+  const auto with_shape = [&](const std::string& shape) {
+    return with_header(
+        good, [&](nlohmann::json& h) { h["ids"]["shape"] = nlohmann::json::parse(shape); });
+  };
+  CHECK(error_of(with_shape("[1e30]")).find("not a list of integers") != std::string::npos);
+  CHECK(error_of(with_shape("[1.5, 2]")).find("not a list of integers") != std::string::npos);
+  CHECK(error_of(with_shape("\"3\"")).find("not a list of integers") != std::string::npos);
+  // 2^32 · 2^32 · 4 bytes wraps a 64-bit count; it must not pass for the 12 bytes stored.
+  CHECK(error_of(with_shape("[4294967296, 4294967296, 1]")).find("disagree") != std::string::npos);
+  CHECK(error_of(with_shape("[3]")).empty());
 }

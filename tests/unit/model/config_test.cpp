@@ -42,6 +42,15 @@ TEST_CASE("model config: invalid values are named", "[model][fast]") {
   std::string text = ModelConfig().to_json();
   text.replace(text.find("\"lstm\""), 6, "\"tree\"");
   CHECK_THROWS_AS(ModelConfig::from_json(text), FormatError);
+  // Numbers out of their field's range are malformed files, not casts (found by fuzzing).
+  std::string huge = ModelConfig().to_json();
+  const size_t at = huge.find("\"hidden\":") + 9;
+  huge.replace(at, huge.find(',', at) - at, "1e30");
+  CHECK_THROWS_WITH(ModelConfig::from_json(huge), Catch::Contains("'hidden' is not an int"));
+  std::string fraction = ModelConfig().to_json();
+  const size_t d = fraction.find("\"dropout\":") + 10;
+  fraction.replace(d, fraction.find(',', d) - d, "1e300");
+  CHECK_THROWS_WITH(ModelConfig::from_json(fraction), Catch::Contains("'dropout' is not a float"));
 }
 
 TEST_CASE("model config: format-1 configs load with the defaults of the new fields",
