@@ -26,23 +26,10 @@ STAGE_MIN=${STAGE_MIN:-5}
 PRECISION=${PRECISION:-f32}
 THREADS=${THREADS:-2}
 EXTRA=${EXTRA:-}
-for f in train.de train.en val.de val.en test_2016_flickr.de test_2016_flickr.en; do
-  [ -f "$DATA/$f" ] || { echo "multi30k.sh: $DATA/$f not found (set DATA)" >&2; exit 66; }
-done
-mkdir -p "$WORK"
-tok=(--mode aggressive --lowercase --threads "$THREADS")
+source "$here/multi30k_data.sh"
 
 # 1. Tokenize (lowercased), learn one joint BPE on German and English, apply it.
-if [ ! -f "$WORK/codes" ]; then
-  for l in de en; do "$BIN/heed-tokenize" "${tok[@]}" -i "$DATA/train.$l" -o "$WORK/train.tok.$l"; done
-  "$BIN/heed-tokenize" learn-bpe --merges 8000 -i "$WORK/train.tok.de" -i "$WORK/train.tok.en" -o "$WORK/codes"
-  for split in train val; do
-    for l in de en; do
-      "$BIN/heed-tokenize" "${tok[@]}" --bpe "$WORK/codes" -i "$DATA/$split.$l" -o "$WORK/$split.bpe.$l"
-    done
-  done
-  tr '[:upper:]' '[:lower:]' < "$DATA/test_2016_flickr.en" > "$WORK/test.ref.lc.en"
-fi
+multi30k_prepare "$BIN" "$DATA" "$WORK" "$THREADS"
 
 # 2. Train in stages; after each, translate test2016 greedily with the best model so far.
 RUN=${RUN:-$PRECISION}

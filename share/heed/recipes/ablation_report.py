@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""Writes docs/ablation.md from the ablation's result files (ablation.sh, stage "report").
+
+Every number in the page comes from RESULTS: runs.tsv, buckets.tsv, speed.tsv, cost-*.tsv,
+stats.tsv, settings.tsv, machine.txt (and docs/results/pooling.tsv for the feed-forward pooling
+experiment). The template's prose refers to them through placeholders:
+
+  {{table:NAME}}          main, bahdanau, sweep, buckets, cost_length, cost_hidden, stats, pooling
+  {{plot:NAME}}           buckets, sweep (an SVG written beside the page, linked)
+  {{KEY:ID}}              one figure of configuration ID (dot-luong, sweep-additive-h128, …):
+                          bleu (mean ± std), bleu_mean, chrf, ppl, aer_argmax, aer_shift, params,
+                          tok_s, sent_s, p (bootstrap p-value against dot, seed 1), seeds
+  {{cost:MECH:L}}         forward+backward ms at source length L, hidden 512 (cost-length.tsv)
+  {{cost_ratio:A:B:L}}    cost of A over cost of B at length L
+  {{growth:MECH}}         the fitted exponent of time in source length
+  {{setting:KEY}}         a line of settings.tsv (steps, seeds, precision, …)
+  {{machine}}             machine.txt as one line
+  {{progress}}            how many of the planned runs are in runs.tsv
+
+Python 3 standard library only (python3 on PATH is enough).
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import statistics
+import sys
+
+MAIN_LUONG = ["none-luong", "dot-luong", "general-luong", "additive-luong", "scaled-dot-luong",
+              "multi-head-luong", "location-luong", "local-m-luong", "local-p-luong",
+              "linear-luong"]
+BAHDANAU = ["dot-bahdanau", "general-bahdanau", "additive-bahdanau"]
+SWEEP = ["dot", "scaled-dot", "additive"]
+
+
+def read_tsv(path):
+    """Rows of a TSV file as dicts, '#' comment lines skipped; [] if the file is absent."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        lines = [line for line in f if line.strip() and not line.startswith("#")]
+    return list(csv.DictReader(lines, delimiter="\t"))
+
+
+def number(text):
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+class Results:
+    def __init__(self, directory, pooling):
+        self.dir = directory
+        self.runs = read_tsv(os.path.join(directory, "runs.tsv"))
+        self.buckets = read_tsv(os.path.join(directory, "buckets.tsv"))
+        self.speed = {r["id"]: r for r in read_tsv(os.path.join(directory, "speed.tsv"))}
+        self.cost_length = read_tsv(os.path.join(directory, "cost-length.tsv"))
+        self.cost_hidden = read_tsv(os.path.join(directory, "cost-hidden.tsv"))
+        self.stats = read_tsv(os.path.join(directory, "stats.tsv"))
+        self.pooling = read_tsv(pooling) if pooling else []
+        self.settings = {}
+        path = os.path.join(directory, "settings.tsv")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    key, _, value = line.rstrip("\n").partition("\t")
+                    self.settings[key] = value
+        path = os.path.join(directory, "machine.txt")
+        self.machine = ""
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                self.machine = "; ".join(l.strip("# \n") for l in f if l.strip())
+        self.growth = {}
+        path = os.path.join(directory, "cost-length.tsv")
+        if os.path.exists(path):
+            # heed-bench-attn writes "# growth<TAB>mechanism<TAB>…<TAB>exponent<TAB>points".
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    if line.startswith("# growth\t"):
+                        fields = line.rstrip("\n").split("\t")
+                        if number(fields[-2]) is not None:
+                            self.growth[fields[1]] = float(fields[-2])
+
+    def rows(self, run_id):
+        return [r for r in self.runs if r["id"] == run_id]
+
+    def values(self, run_id, column):
+        return [v for v in (number(r[column]) for r in self.rows(run_id)) if v is not None]
+
+    def seed1(self, run_id):
+        rows = self.rows(run_id)
+        return rows[0] if rows else None
+
+
+def mean_std(values, digits=2):
+    if not values:
+        return "—"
+    if len(values) == 1:
+        return f"{values[0]:.{digits}f}"
+    return f"{statistics.mean(values):.{digits}f} ± {statistics.stdev(values):.{digits}f}"
+
+
+def mean(values, digits=2):
+    return f"{statistics.mean(values):.{digits}f}" if values else "—"
+
+
+def thousands(value):
+    return "—" if value is None else f"{value:,.0f}"
+
+
+def figure(results, key, run_id):
+    speed = results.speed.get(run_id, {})
+    row = results.seed1(run_id)
+    if key == "bleu":
+        return mean_std(results.values(run_id, "bleu"))
+    if key == "bleu_mean":
+        return mean(results.values(run_id, "bleu"))
+    if key == "chrf":
+        return mean_std(results.values(run_id, "chrf"))
+    if key == "ppl":
+        return mean_std(results.values(run_id, "best_val_ppl"))
+    if key in ("aer_argmax", "aer_shift"):
+        return mean_std(results.values(run_id, key), 1)
+    if key == "params":
+        return thousands(number(row["attention_params"])) if row else "—"
+    if key == "layer_params":
+        return thousands(number(row["attentional_layer_params"])) if row else "—"
+    if key == "tok_s":
+        return thousands(number(speed.get("train_tok_per_s")))
+    if key == "sent_s":
+        value = number(speed.get("translate_sent_per_s"))
+        return "—" if value is None else f"{value:.0f}"
+    if key == "p":
+        value = number(row["bootstrap_p_vs_dot"]) if row else None
+        return "—" if value is None else f"{value:.3f}"
+    if key == "seeds":
+        return str(len(results.rows(run_id)))
+    raise KeyError(f"unknown figure '{key}'")
+
+
+def markdown_table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def config_table(results, ids):
+    header = ["configuration", "seeds", "test2016 BLEU", "p vs dot", "chrF", "val ppl",
+              "attention params", "attentional layer", "train tok/s", "translate sent/s",
+              "AER argmax", "AER shift"]
+    rows = []
+    for run_id in ids:
+        if not results.rows(run_id):
+            continue
+        rows.append([f"`{run_id}`", figure(results, "seeds", run_id), figure(results, "bleu", run_id),
+                     figure(results, "p", run_id), figure(results, "chrf", run_id),
+                     figure(results, "ppl", run_id), figure(results, "params", run_id),
+                     figure(results, "layer_params", run_id), figure(results, "tok_s", run_id),
+                     figure(results, "sent_s", run_id), figure(results, "aer_argmax", run_id),
+                     figure(results, "aer_shift", run_id)])
+    return markdown_table(header, rows) if rows else "_No runs finished yet._"
+
+
+def sweep_id(mechanism, hidden):
+    return f"{mechanism}-luong" if hidden == 512 else f"sweep-{mechanism}-h{hidden}"
+
+
+def sweep_points(results):
+    hiddens = sorted({int(r["hidden"]) for r in results.runs if r["id"].startswith("sweep-")} |
+                     {512})
+    return hiddens
+
+
+def sweep_table(results):
+    hiddens = sweep_points(results)
+    rows = []
+    for mechanism in SWEEP:
+        cells = []
+        for hidden in hiddens:
+            row = results.seed1(sweep_id(mechanism, hidden))
+            cells.append(row["bleu"] if row else "—")
+        rows.append([f"`{mechanism}`"] + cells)
+    return markdown_table(["mechanism"] + [f"d = {h}" for h in hiddens], rows)
+
+
+def bucket_means(results, run_id):
+    """bucket → (sentences, mean BLEU over seeds)."""
+    out = {}
+    for row in results.buckets:
+        if row["id"] != run_id:
+            continue
+        out.setdefault(row["bucket"], (row["sentences"], []))[1].append(number(row["bleu"]))
+    return {b: (n, statistics.mean([v for v in vs if v is not None])) for b, (n, vs) in out.items()}
+
+
+BUCKETS = ["1-10", "11-15", "16-20", "21-99"]
+
+
+def bucket_label(bucket):
+    lo, hi = bucket.split("-")
+    return f"{lo}+" if hi == "99" else f"{lo}–{hi}"
+
+
+def buckets_table(results):
+    ids = [i for i in MAIN_LUONG + BAHDANAU if results.rows(i)]
+    if not ids:
+        return "_No runs finished yet._"
+    first = bucket_means(results, ids[0])
+    header = ["configuration"] + [f"{bucket_label(b)} words ({first.get(b, ('?',))[0]})"
+                                  for b in BUCKETS]
+    rows = []
+    for run_id in ids:
+        means = bucket_means(results, run_id)
+        rows.append([f"`{run_id}`"] + [f"{means[b][1]:.2f}" if b in means else "—" for b in BUCKETS])
+    return markdown_table(header, rows)
+
+
+def cost_ms(results, mechanism, length):
+    for row in results.cost_length:
+        if row.get("mechanism") == mechanism and row.get("source_length") == str(length):
+            return number(row["median_ms"])
+    return None
+
+
+def cost_length_table(results):
+    lengths = sorted({int(r["source_length"]) for r in results.cost_length if r.get("source_length")})
+    mechanisms = []
+    for row in results.cost_length:
+        if row.get("mechanism") and row["mechanism"] not in mechanisms:
+            mechanisms.append(row["mechanism"])
+    rows = []
+    for mechanism in mechanisms:
+        cells = [f"{cost_ms(results, mechanism, L):.2f}" if cost_ms(results, mechanism, L) else "—"
+                 for L in lengths]
+        growth = results.growth.get(mechanism)
+        rows.append([f"`{mechanism}`"] + cells + [f"{growth:.2f}" if growth is not None else "—"])
+    if not rows:
+        return "_Not measured yet._"
+    return markdown_table(["mechanism"] + [f"S = {L}" for L in lengths] + ["growth exponent"], rows)
+
+
+def cost_hidden_table(results):
+    hiddens = sorted({int(r["hidden"]) for r in results.cost_hidden if r.get("hidden")})
+    mechanisms = []
+    for row in results.cost_hidden:
+        if row.get("mechanism") and row["mechanism"] not in mechanisms:
+            mechanisms.append(row["mechanism"])
+    rows = []
+    for mechanism in mechanisms:
+        cells = []
+        for hidden in hiddens:
+            match = [r for r in results.cost_hidden
+                     if r["mechanism"] == mechanism and r["hidden"] == str(hidden)]
+            cells.append(f"{number(match[0]['median_ms']):.2f}" if match else "—")
+        rows.append([f"`{mechanism}`"] + cells)
+    if not rows:
+        return "_Not measured yet._"
+    return markdown_table(["mechanism"] + [f"d = {h}" for h in hiddens], rows)
+
+
+def generic_table(rows, columns=None):
+    if not rows:
+        return "_Not measured yet._"
+    columns = columns or list(rows[0].keys())
+    return markdown_table(columns, [[r.get(c, "") for c in columns] for r in rows])
+
+
+def svg_lines(path, title, x_labels, series, y_label, log_x=False):
+    """A small line chart: x_labels (strings, evenly spaced), series {name: [y or None]}."""
+    width, height, left, right, top, bottom = 640, 400, 60, 170, 40, 50
+    values = [v for ys in series.values() for v in ys if v is not None]
+    if not values:
+        return False
+    lo, hi = math.floor(min(values) - 1), math.ceil(max(values) + 1)
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def x(i):
+        return left + (plot_w * i / max(1, len(x_labels) - 1))
+
+    def y(v):
+        return top + plot_h * (hi - v) / (hi - lo)
+
+    colours = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d",
+               "#666666", "#1f78b4", "#b2df8a", "#fb9a99", "#cab2d6", "#000000"]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{left}" y="20" font-size="14">{title}</text>',
+           f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="black"/>',
+           f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="black"/>',
+           f'<text x="15" y="{top + plot_h / 2}" transform="rotate(-90 15 {top + plot_h / 2})" '
+           f'text-anchor="middle">{y_label}</text>']
+    step = max(1, round((hi - lo) / 8))
+    for tick in range(int(lo), int(hi) + 1, step):
+        out.append(f'<line x1="{left - 4}" y1="{y(tick):.1f}" x2="{left + plot_w}" y2="{y(tick):.1f}" '
+                   f'stroke="#ddd"/><text x="{left - 8}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick}</text>')
+    for i, label in enumerate(x_labels):
+        out.append(f'<text x="{x(i):.1f}" y="{top + plot_h + 18}" text-anchor="middle">{label}</text>')
+    for k, (name, ys) in enumerate(series.items()):
+        colour = colours[k % len(colours)]
+        points = [(x(i), y(v)) for i, v in enumerate(ys) if v is not None]
+        if len(points) > 1:
+            out.append('<polyline fill="none" stroke-width="2" stroke="%s" points="%s"/>' % (
+                colour, " ".join(f"{px:.1f},{py:.1f}" for px, py in points)))
+        for px, py in points:
+            out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colour}"/>')
+        out.append(f'<line x1="{width - right + 15}" y1="{top + 10 + 18 * k}" x2="{width - right + 35}" '
+                   f'y2="{top + 10 + 18 * k}" stroke="{colour}" stroke-width="2"/>'
+                   f'<text x="{width - right + 40}" y="{top + 14 + 18 * k}">{name}</text>')
+    out.append("</svg>")
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+    os.replace(path + ".tmp", path)
+    return True
+
+
+def plot(results, name, page_dir):
+    path = os.path.join(results.dir, f"{name}.svg")
+    if name == "buckets":
+        series = {}
+        for run_id in MAIN_LUONG:
+            means = bucket_means(results, run_id)
+            if means:
+                series[run_id.replace("-luong", "")] = [means[b][1] if b in means else None
+                                                        for b in BUCKETS]
+        drawn = svg_lines(path, "test2016 BLEU by source length (Luong decoder, mean over seeds)",
+                          [bucket_label(b) + " words" for b in BUCKETS], series, "BLEU")
+    elif name == "sweep":
+        hiddens = sweep_points(results)
+        series = {}
+        for mechanism in SWEEP:
+            series[mechanism] = [number(results.seed1(sweep_id(mechanism, h))["bleu"])
+                                 if results.seed1(sweep_id(mechanism, h)) else None for h in hiddens]
+        drawn = svg_lines(path, "test2016 BLEU against hidden size d (seed 1)",
+                          [f"d = {h}" for h in hiddens], series, "BLEU")
+    else:
+        raise KeyError(f"unknown plot '{name}'")
+    if not drawn:
+        return "_No runs finished yet._"
+    return f"![{name}]({os.path.relpath(path, page_dir)})"
+
+
+def fill(template, results, page_dir):
+    tables = {
+        "main": lambda: config_table(results, MAIN_LUONG),
+        "bahdanau": lambda: config_table(results, ["dot-luong"] + BAHDANAU),
+        "sweep": lambda: sweep_table(results),
+        "buckets": lambda: buckets_table(results),
+        "cost_length": lambda: cost_length_table(results),
+        "cost_hidden": lambda: cost_hidden_table(results),
+        "stats": lambda: generic_table(results.stats),
+        "pooling": lambda: generic_table(results.pooling),
+    }
+
+    def replace(match):
+        parts = match.group(1).split(":")
+        kind = parts[0]
+        if kind == "table":
+            return tables[parts[1]]()
+        if kind == "plot":
+            return plot(results, parts[1], page_dir)
+        if kind == "cost":
+            value = cost_ms(results, parts[1], int(parts[2]))
+            return "—" if value is None else f"{value:.2f}"
+        if kind == "cost_ratio":
+            a, b = cost_ms(results, parts[1], int(parts[3])), cost_ms(results, parts[2], int(parts[3]))
+            return "—" if not a or not b else f"{a / b:.1f}"
+        if kind == "growth":
+            value = results.growth.get(parts[1])
+            return "—" if value is None else f"{value:.2f}"
+        if kind == "setting":
+            return results.settings.get(parts[1], "—")
+        if kind == "machine":
+            return results.machine or "—"
+        if kind == "progress":
+            seeds = len(results.settings.get("seeds", "").split()) or 1
+            planned = (len(MAIN_LUONG) + len(BAHDANAU)) * seeds + 9
+            return f"{len(results.runs)} of {planned} planned runs"
+        return figure(results, kind, parts[1])
+
+    return re.sub(r"\{\{([a-z_]+(?::[A-Za-z0-9_.-]+)*)\}\}", replace, template)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", required=True)
+    parser.add_argument("--template", required=True)
+    parser.add_argument("--output", required=True)
+    parser.add_argument("--pooling", default=None,
+                        help="heed-pooling results (default: docs/results/pooling.tsv)")
+    args = parser.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    pooling = args.pooling or os.path.join(root, "docs", "results", "pooling.tsv")
+    results = Results(args.results, pooling)
+    with open(args.template, encoding="utf-8") as f:
+        template = f.read()
+    page = fill(template, results, os.path.dirname(os.path.abspath(args.output)))
+    with open(args.output + ".tmp", "w", encoding="utf-8") as f:
+        f.write(page)
+    os.replace(args.output + ".tmp", args.output)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
