@@ -12,46 +12,16 @@
 #include <cmath>
 #include <cstring>
 
-// The 64-byte vector type below never crosses a call that is not inlined, so the note that its
-// ABI differs with and without AVX-512 does not apply.
-#pragma GCC diagnostic ignored "-Wpsabi"
+#include "heed/attention/simd.h"
 
 namespace heed::attention {
 namespace {
 
-#define HEED_INLINE inline __attribute__((always_inline))
+using namespace simd;
 
 // Source positions per task: a block's rows of p and d_p (2·32·A floats, 128 KiB at A = 512)
 // stay in cache while every query of the sentence passes over them.
 constexpr int64_t kBlock = 32;
-
-// 16 floats, whatever the variant: one zmm register with AVX-512, two ymm with AVX2, four xmm
-// in the baseline. Written with GCC's vector extensions because the auto-vectoriser leaves
-// the tanh's selects as branches.
-constexpr int64_t kLanes = 16;
-using Floats = float __attribute__((vector_size(kLanes * sizeof(float))));
-using Ints = int32_t __attribute__((vector_size(kLanes * sizeof(int32_t))));
-
-HEED_INLINE Floats load(const float* p) {
-  Floats x;
-  std::memcpy(&x, p, sizeof x);
-  return x;
-}
-HEED_INLINE void store(float* p, const Floats& x) {
-  std::memcpy(p, &x, sizeof x);
-}
-// The last `count` < kLanes values, the other lanes 0.
-HEED_INLINE Floats load_part(const float* p, int64_t count) {
-  Floats x = {};
-  std::memcpy(&x, p, size_t(count) * sizeof(float));
-  return x;
-}
-HEED_INLINE void store_part(float* p, const Floats& x, int64_t count) {
-  std::memcpy(p, &x, size_t(count) * sizeof(float));
-}
-HEED_INLINE Floats splat(float x) {
-  return Floats{} + x;
-}
 
 // tanh |x| = (e^u − 1)/(e^u − 1 + 2) with u = 2|x|, the sign of x put back at the end; |x| is
 // clamped at 10, where tanh is 1 in float. u = k ln 2 + r with k = ⌊u / ln 2⌋, so r ∈ [0, ln 2),
@@ -102,9 +72,7 @@ HEED_INLINE float score_one(const float* wq, const float* p, const float* v, int
     const int64_t rest = a - k;
     sum += load_part(v + k, rest) * tanh_kernel(load_part(wq + k, rest) + load_part(p + k, rest));
   }
-  float e = 0.f;
-  for (int64_t lane = 0; lane < kLanes; ++lane) e += sum[lane];
-  return e;
+  return simd::sum(sum);
 }
 
 // scores of sentence b's rows at source positions [s0, s1).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "heed/attention/softmax_rows.h"
 #include "heed/common/check.h"
 #include "heed/common/error.h"
 
@@ -30,18 +31,6 @@ Span window_span(double centre, int64_t half_width, int64_t length) {
 
 namespace {
 
-void softmax_span(float* row, Span span) {
-  float mx = row[span.begin];
-  for (int64_t i = span.begin + 1; i < span.end; ++i) mx = std::max(mx, row[i]);
-  double z = 0;
-  for (int64_t i = span.begin; i < span.end; ++i) {
-    row[i] = std::exp(row[i] - mx);
-    z += static_cast<double>(row[i]);
-  }
-  const float inv = static_cast<float>(1.0 / z);
-  for (int64_t i = span.begin; i < span.end; ++i) row[i] *= inv;
-}
-
 // Euclidean projection onto the simplex: a = max(e − τ, 0) with τ chosen so that Σ a = 1
 // (sort, then the largest k with 1 + k·e_(k) > Σ_{j≤k} e_(j)).
 void sparsemax_span(float* row, Span span, std::vector<float>& sorted) {
@@ -64,48 +53,44 @@ void sparsemax_span(float* row, Span span, std::vector<float>& sorted) {
 
 void normalize_rows(Normalizer normalizer, float* rows, int64_t count, int64_t width,
                     const Span* spans) {
+  for (int64_t r = 0; r < count; ++r) {
+    HEED_CHECK(spans[r].begin >= 0 && spans[r].begin < spans[r].end && spans[r].end <= width,
+               "attention: empty or out-of-range span");
+  }
+  if (normalizer == Normalizer::kSoftmax) {
+    softmax_rows(rows, count, width, spans);
+    return;
+  }
   std::vector<float> sorted;
   for (int64_t r = 0; r < count; ++r) {
     float* row = rows + r * width;
     const Span span = spans[r];
-    HEED_CHECK(span.begin >= 0 && span.begin < span.end && span.end <= width,
-               "attention: empty or out-of-range span");
     for (int64_t i = 0; i < span.begin; ++i) row[i] = 0.f;
     for (int64_t i = span.end; i < width; ++i) row[i] = 0.f;
-    if (normalizer == Normalizer::kSoftmax) {
-      softmax_span(row, span);
-    } else {
-      sparsemax_span(row, span, sorted);
-    }
+    sparsemax_span(row, span, sorted);
   }
 }
 
 void normalize_rows_backward(Normalizer normalizer, const float* weights, float* d, int64_t count,
                              int64_t width) {
+  if (normalizer == Normalizer::kSoftmax) {
+    softmax_rows_backward(weights, d, count, width);
+    return;
+  }
   for (int64_t r = 0; r < count; ++r) {
     const float* a = weights + r * width;
     float* g = d + r * width;
-    if (normalizer == Normalizer::kSoftmax) {
-      // d e = a ⊙ (d a − Σ a·d a); zero wherever a is. In double: d a − Σ a·d a cancels where
-      // the weights are flat, and a bias whose gradient sums such rows sees every rounding.
-      double dot = 0;
-      for (int64_t i = 0; i < width; ++i) dot += double(a[i]) * double(g[i]);
-      for (int64_t i = 0; i < width; ++i) {
-        g[i] = static_cast<float>(double(a[i]) * (double(g[i]) - dot));
+    // On the support (a > 0): d e = d a − mean over the support of d a; 0 elsewhere.
+    double total = 0;
+    int64_t support = 0;
+    for (int64_t i = 0; i < width; ++i) {
+      if (a[i] > 0.f) {
+        total += double(g[i]);
+        ++support;
       }
-    } else {
-      // On the support (a > 0): d e = d a − mean over the support of d a; 0 elsewhere.
-      double total = 0;
-      int64_t support = 0;
-      for (int64_t i = 0; i < width; ++i) {
-        if (a[i] > 0.f) {
-          total += double(g[i]);
-          ++support;
-        }
-      }
-      const float mean = support > 0 ? static_cast<float>(total / double(support)) : 0.f;
-      for (int64_t i = 0; i < width; ++i) g[i] = a[i] > 0.f ? g[i] - mean : 0.f;
     }
+    const float mean = support > 0 ? static_cast<float>(total / double(support)) : 0.f;
+    for (int64_t i = 0; i < width; ++i) g[i] = a[i] > 0.f ? g[i] - mean : 0.f;
   }
 }
 

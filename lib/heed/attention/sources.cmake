@@ -23,9 +23,11 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/local_attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/normalization.cpp
   ${CMAKE_CURRENT_LIST_DIR}/options.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/registry.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/softmax_rows.cpp)
 
-# The fused additive kernel threads with OpenMP (the runtime oneDNN already uses, so
+# The vectorised kernels (additive scores, softmax rows) thread with OpenMP (the runtime oneDNN already uses, so
 # onednn::set_threads() applies) and lets a*b + c become one FMA (-std=c++17 turns that off).
-set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/additive_scores.cpp PROPERTIES
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/additive_scores.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/softmax_rows.cpp PROPERTIES
   COMPILE_OPTIONS "${OpenMP_CXX_FLAGS};-ffp-contract=fast")

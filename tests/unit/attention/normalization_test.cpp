@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "heed/common/error.h"
+#include "heed/onednn/context.h"
 #include "support/gradcheck.h"
 
 using heed::attention::Normalizer;
@@ -149,4 +150,56 @@ TEST_CASE("normalization: finite-difference gradients of softmax, sparsemax, Gau
       }
     }
   }
+}
+
+// The vectorised softmax (softmax_rows.cpp) against the double-precision definition, on rows
+// whose spans are not multiples of its 16 lanes, with scores spread wide enough that some
+// weights underflow to 0, and with any thread count; its backward against the same formula in
+// double.
+TEST_CASE("normalization: vectorised softmax and backward match double precision",
+          "[attention][fast]") {
+  constexpr int64_t kCount = 40, kWide = 53;
+  heed::Rng rng = heed::make_rng(11);
+  const heed::tensor::Tensor scores =
+      heed::test::random_tensor(heed::tensor::Shape{kCount, kWide}, rng, -60.f, 60.f);
+  const heed::tensor::Tensor upstream =
+      heed::test::random_tensor(heed::tensor::Shape{kCount, kWide}, rng);
+  std::vector<Span> spans(kCount);
+  for (int64_t r = 0; r < kCount; ++r) {
+    spans[size_t(r)] = Span{r % 5, kWide - (r * 7) % 40};  // widths 1 … 53
+  }
+  const int before = heed::onednn::threads();
+  for (const int threads : {1, 2}) {
+    heed::onednn::set_threads(threads);
+    std::vector<float> w = scores.to_vector();
+    heed::attention::normalize_rows(Normalizer::kSoftmax, w.data(), kCount, kWide, spans.data());
+    std::vector<float> g = upstream.to_vector();
+    heed::attention::normalize_rows_backward(Normalizer::kSoftmax, w.data(), g.data(), kCount,
+                                             kWide);
+    for (int64_t r = 0; r < kCount; ++r) {
+      const Span span = spans[size_t(r)];
+      const float* x = scores.data() + r * kWide;
+      double mx = x[span.begin], z = 0, dot = 0;
+      for (int64_t i = span.begin; i < span.end; ++i) mx = std::max(mx, double(x[i]));
+      for (int64_t i = span.begin; i < span.end; ++i) z += std::exp(double(x[i]) - mx);
+      for (int64_t i = 0; i < kWide; ++i) {
+        const double want = i < span.begin || i >= span.end ? 0.0 : std::exp(double(x[i]) - mx) / z;
+        const float got = w[size_t(r * kWide + i)];
+        REQUIRE(std::abs(double(got) - want) <= 1e-6 * want + 1e-30);
+        if (want == 0.0) REQUIRE(got == 0.f);
+        dot += double(got) * double(upstream.data()[r * kWide + i]);
+      }
+      for (int64_t i = 0; i < kWide; ++i) {
+        const double a = w[size_t(r * kWide + i)];
+        const double want = a * (double(upstream.data()[r * kWide + i]) - dot);
+        REQUIRE(g[size_t(r * kWide + i)] == Approx(want).margin(1e-7));
+      }
+    }
+  }
+  heed::onednn::set_threads(before);
+  // A NaN score still reaches the weights (training's NaN checks must see it).
+  std::vector<float> nan_row = {0.f, std::nanf(""), 1.f};
+  const Span whole{0, 3};
+  heed::attention::normalize_rows(Normalizer::kSoftmax, nan_row.data(), 1, 3, &whole);
+  CHECK((std::isnan(nan_row[0]) || std::isnan(nan_row[1]) || std::isnan(nan_row[2])));
 }
