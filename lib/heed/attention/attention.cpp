@@ -72,8 +72,6 @@ void ScoredAttention::prepare(const Tensor& keys, const std::vector<int64_t>& le
   keys_ = keys.view(keys.shape());
   key_buffer_ = -1;
   lengths_ = lengths;
-  row_sentences_.resize(lengths.size());
-  for (size_t i = 0; i < lengths.size(); ++i) row_sentences_[i] = int64_t(i);
   training_ = training;
   if (training) {
     d_keys_.resize(keys.shape());
@@ -207,22 +205,6 @@ void ScoredAttention::finish_backward(Tensor& d_keys) {
 }
 
 void ScoredAttention::select(const std::vector<int64_t>& rows) {
-  training_ = false;
-  select_state(rows);
-  // Keys (and what is computed from them) belong to sentences, not rows. When every new row
-  // reads the sentence the row at its place read — beam search over one sentence, or beams that
-  // stay in their sentence's block — they are already right: no gather, and the products keep
-  // their packed copies of the keys.
-  selected_sentences_.resize(rows.size());
-  bool same = rows.size() == row_sentences_.size();
-  for (size_t i = 0; i < rows.size(); ++i) {
-    HEED_CHECK(rows[i] >= 0 && rows[i] < int64_t(row_sentences_.size()),
-               "attention: select row out of range");
-    selected_sentences_[i] = row_sentences_[size_t(rows[i])];
-    same = same && selected_sentences_[i] == row_sentences_[i];
-  }
-  if (same) return;
-  std::swap(row_sentences_, selected_sentences_);
   select_lengths(lengths_, rows, selected_lengths_);
   // The target buffer is not viewed by keys_ (which views the other one or the caller's keys),
   // so resize() reuses it.
@@ -231,6 +213,7 @@ void ScoredAttention::select(const std::vector<int64_t>& rows) {
   gather_batch(keys_, rows, buffer);
   keys_ = buffer.view(buffer.shape());
   key_buffer_ = target;
+  training_ = false;
   select_precomputed(rows);
   keys_changed();
 }

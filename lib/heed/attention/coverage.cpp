@@ -211,8 +211,6 @@ class CoverageAttention : public ScoredAttention {
 
   void select_precomputed(const std::vector<int64_t>& rows) override {
     regather_batch(projected_, rows, select_scratch_);
-  }
-  void select_state(const std::vector<int64_t>& rows) override {
     regather_batch(coverage_, rows, coverage_scratch_);
     target_lengths_.clear();
   }

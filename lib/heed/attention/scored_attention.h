@@ -43,11 +43,8 @@ class ScoredAttention : public Attention {
                               tensor::Tensor& d_query) = 0;
   // Adds the gradient through the precomputation to d_keys and finishes parameter gradients.
   virtual void precompute_backward(tensor::Tensor& d_keys) = 0;
-  // Gathers the key-side precomputation (inference). Not called when the rows keep their
-  // sentences (select()).
+  // Gathers the precomputed rows (inference).
   virtual void select_precomputed(const std::vector<int64_t>& rows) = 0;
-  // Gathers per-row state (stateful mechanisms: coverage); called on every select().
-  virtual void select_state(const std::vector<int64_t>& /*rows*/) {}
   // The keys (and what is computed from them) are new: products that hold a packed copy of a
   // key-side operand across steps must drop it.
   virtual void keys_changed() { context_mm_.weights_changed(); }
@@ -95,8 +92,6 @@ class ScoredAttention : public Attention {
   tensor::Tensor key_buffers_[2];
   int key_buffer_ = -1;
   std::vector<int64_t> selected_lengths_;
-  // The sentence (row of prepare()) each current row reads, and select()'s scratch.
-  std::vector<int64_t> row_sentences_, selected_sentences_;
   tensor::Tensor scores_, d_weights_;
   std::vector<float> d_centres_;
   AttentionTape inference_;  // spans, centres and pre-weighting weights outside training
