@@ -26,8 +26,9 @@
 # Environment: BIN (build/bin), DATA (../shared/data/multi30k/raw), GOLD
 # (../shared/data/rwth-deen-gold), WORK (/tmp/heed-ablation), RESULTS (docs/results/ablation),
 # STEPS (1000), SEEDS ("1 2 3"), SWEEP_HIDDEN ("128 256 1024"), PRECISION (bf16), THREADS (2),
-# REPORT (docs/ablation.md). --quick changes the defaults of WORK, RESULTS (…-quick), REPORT
-# (RESULTS/ablation.md), STEPS, SEEDS, SWEEP_HIDDEN and the configurations.
+# REPORT (docs/ablation.md). --quick changes the defaults of WORK (/tmp/heed-ablation-quick),
+# RESULTS (WORK/results: a smoke run's numbers stay out of docs/), REPORT (RESULTS/ablation.md),
+# STEPS, SEEDS, SWEEP_HIDDEN and the configurations.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -63,7 +64,7 @@ additive-bahdanau|--attention additive --decoder bahdanau"
 SWEEP_MECHANISMS="dot scaled-dot additive"
 if [ "$quick" = 1 ]; then
   WORK=${WORK:-/tmp/heed-ablation-quick}
-  RESULTS=${RESULTS:-$root/docs/results/ablation-quick}
+  RESULTS=${RESULTS:-$WORK/results}
   REPORT=${REPORT:-$RESULTS/ablation.md}
   STEPS=${STEPS:-150}
   SEEDS=${SEEDS:-1}
@@ -156,8 +157,13 @@ print(count("decoder/attention/"), count("decoder/attn_out/"), sep="\t")
 PY
 }
 
+# heed-score prints sacreBLEU's lines: "BLEU|<signature> = 34.56 …", "chrF2|<signature> = 60.12".
+score_of() {  # metric < heed-score output
+  sed -n "s/^$1|[^=]* = \([0-9.]*\).*/\1/p"
+}
+
 bleu_of() {  # ref hyp → corpus BLEU
-  "$BIN/heed-score" --lowercase -m bleu -r "$1" --hyp "$2" | awk -F'\t' '$2 == "BLEU" { print $3 }'
+  "$BIN/heed-score" --lowercase -m bleu -r "$1" --hyp "$2" | score_of BLEU
 }
 
 # Trains and evaluates one model; appends its row to runs.tsv and its buckets to buckets.tsv.
@@ -191,8 +197,8 @@ run_one() {  # id seed hidden heed-train-options...
     -i "$DATA/test_2016_flickr.de" -o "$dir/test.hyp" -q
   local scores bleu chrf
   scores=$("$BIN/heed-score" --lowercase -r "$WORK/test.ref.lc.en" --hyp "$dir/test.hyp")
-  bleu=$(awk -F'\t' '$2 == "BLEU" { print $3 }' <<<"$scores")
-  chrf=$(awk -F'\t' '$2 == "chrF2" { print $3 }' <<<"$scores")
+  bleu=$(score_of BLEU <<<"$scores")
+  chrf=$(score_of chrF2 <<<"$scores")
   gzip -9nc "$dir/test.hyp" > "$RESULTS/hyps/$id-s$seed.txt.gz"
 
   # BLEU by source length (words of the German sentence).
@@ -276,9 +282,11 @@ if has_stage speed; then
     local dir=$WORK/speed/$id
     rm -rf "$dir"
     mkdir -p "$dir"
+    # The metrics row comes with a validation (one sentence: its time is not in tokens/s).
     "$BIN/heed-train" --train-src "$WORK/train.bpe.de" --train-tgt "$WORK/train.bpe.en" \
+      --valid-src "$WORK/val.bpe.de" --valid-tgt "$WORK/val.bpe.en" --valid-bleu-sentences 1 \
       --hidden "$hidden" --embed 256 --dropout 0.3 --batch-size 64 --vocab-size 10000 \
-      --max-steps 100 --valid-every 0 --save-every 0 --precision "$PRECISION" \
+      --max-steps 100 --valid-every 100 --save-every 0 --precision "$PRECISION" \
       --threads "$THREADS" --metrics-file "$dir/metrics.tsv" -o "$dir" -q "$@"
     local tok_s start end
     tok_s=$(awk -F'\t' 'NR > 1 { v = $6 } END { print v }' "$dir/metrics.tsv")

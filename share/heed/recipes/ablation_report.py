@@ -261,6 +261,25 @@ def cost_hidden_table(results):
     return markdown_table(["mechanism"] + [f"d = {h}" for h in hiddens], rows)
 
 
+def stats_table(results):
+    """One row per input distribution and width: dot against scaled-dot side by side."""
+    by_key = {(r["input"], r["dim"], r["mechanism"]): r for r in results.stats}
+    rows = []
+    for (inp, dim, mechanism) in by_key:
+        if mechanism != "dot" or (inp, dim, "scaled-dot") not in by_key:
+            continue
+        dot, scaled = by_key[(inp, dim, "dot")], by_key[(inp, dim, "scaled-dot")]
+        rows.append([inp, dim,
+                     f"{float(dot['entropy_fraction']):.2f} / {float(scaled['entropy_fraction']):.2f}",
+                     f"{float(dot['max_weight']):.2f} / {float(scaled['max_weight']):.2f}",
+                     f"{float(dot['grad_scores_median']):.2g} / {float(scaled['grad_scores_median']):.2g}"])
+    if not rows:
+        return "_Not measured yet._"
+    return markdown_table(["input", "d", "entropy / maximum (dot / scaled)",
+                           "largest weight (dot / scaled)",
+                           "median gradient through the softmax (dot / scaled)"], rows)
+
+
 def generic_table(rows, columns=None):
     if not rows:
         return "_Not measured yet._"
@@ -351,7 +370,7 @@ def fill(template, results, page_dir):
         "buckets": lambda: buckets_table(results),
         "cost_length": lambda: cost_length_table(results),
         "cost_hidden": lambda: cost_hidden_table(results),
-        "stats": lambda: generic_table(results.stats),
+        "stats": lambda: stats_table(results),
         "pooling": lambda: generic_table(results.pooling),
     }
 
