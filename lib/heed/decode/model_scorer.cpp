@@ -1,5 +1,6 @@
 #include "heed/decode/model_scorer.h"
 
+#include "heed/common/profile.h"
 #include "heed/text/vocab.h"
 
 namespace heed::decode {
@@ -13,6 +14,7 @@ void ModelScorer::start(const model::Batch& batch, const std::vector<int32_t>* s
     shortlist_ = *shortlist;
     model_.output().select_rows(shortlist_);
   }
+  profile::Scope phase(profile::Phase::kEncoder);
   model_.encoder().forward(batch.src.data(), batch.src_lengths, batch.size, batch.src_len,
                            /*training=*/false, nullptr);
   model_.decoder().begin(model_.encoder().keys(), batch.src_lengths, model_.encoder().finals());
@@ -33,9 +35,14 @@ int ModelScorer::source_length(int sentence) const {
 
 StepScorer::Scores ModelScorer::step(const std::vector<int32_t>& parents,
                                      const std::vector<int32_t>& tokens, bool want_attention) {
-  rows_.assign(parents.begin(), parents.end());
-  model_.decoder().select(rows_);
-  model_.decoder().step(tokens.data(), out_, want_attention ? &weights_ : nullptr);
+  {
+    // The attention inside the step counts as attention (profile.h: exclusive times).
+    profile::Scope phase(profile::Phase::kDecoderRnn);
+    rows_.assign(parents.begin(), parents.end());
+    model_.decoder().select(rows_);
+    model_.decoder().step(tokens.data(), out_, want_attention ? &weights_ : nullptr);
+  }
+  profile::Scope phase(profile::Phase::kOutput);
   Scores scores;
   if (shortlist_.empty()) {
     model_.output().log_probs(out_, log_probs_);

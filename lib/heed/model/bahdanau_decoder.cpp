@@ -3,6 +3,7 @@
 // state is the output. It always steps: each step's query is the previous step's result.
 #include "heed/attention/registry.h"
 #include "heed/common/check.h"
+#include "heed/common/profile.h"
 #include "heed/model/decoder.h"
 #include "heed/model/encoder.h"
 #include "heed/tensor/tensor_ops.h"
@@ -62,8 +63,11 @@ class BahdanauDecoder : public Decoder {
     x_step_.resize(Shape{1, r, embed_ + context_});
     copy_columns(emb, x_step_, 0);
     ctx_step_.resize(Shape{1, r, context_});
-    attention_->forward(stack_.top_state().view(Shape{1, r, hidden_}), search_step_, ctx_step_,
-                        weights, nullptr);
+    {
+      profile::Scope phase(profile::Phase::kAttention);
+      attention_->forward(stack_.top_state().view(Shape{1, r, hidden_}), search_step_, ctx_step_,
+                          weights, nullptr);
+    }
     if (context_ > 0) copy_columns(ctx_step_, x_step_, embed_);
     stack_.step(x_step_);
     tensor::copy(stack_.top_state(), out);

@@ -154,6 +154,7 @@ class LuongDecoder : public Decoder {
     stack_.step(x0);
     const Tensor& top = stack_.top_state();
     const Tensor q = top.view(Shape{1, r, hidden_});
+    profile::Scope phase(profile::Phase::kAttention);  // the mechanism and the attentional layer
     concat_step_.resize(Shape{1, r, context_ + hidden_});
     ctx_step_.resize(Shape{1, r, context_});
     attention_->forward(q, search_step_, ctx_step_, weights, nullptr);
