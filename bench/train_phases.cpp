@@ -55,6 +55,7 @@ struct Settings {
   int64_t peak_size = 2048;
 };
 
+using heed::bench::median;
 using heed::bench::parse_count;
 
 Settings parse(int argc, char** argv) {
@@ -97,12 +98,6 @@ Settings parse(int argc, char** argv) {
   return s;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int run(const Settings& s) {
   heed::onednn::set_threads(s.threads);
   const heed::onednn::BackendInfo backend = heed::onednn::backend_info();
@@ -111,13 +106,8 @@ int run(const Settings& s) {
   const bool bf16 = s.precision == "bf16";
   const double peak_gflops = bf16 ? peak.bf16_gflops : peak.f32_gflops;
 
-  heed::model::ModelConfig config;
-  config.attention = s.attention;
-  config.hidden = s.hidden;
-  config.embed = s.embed;
-  config.dropout = 0.f;
-  config.src_vocab_size = s.vocab;
-  config.tgt_vocab_size = s.vocab;
+  const heed::model::ModelConfig config =
+      heed::bench::bench_model_config(s.attention, s.hidden, s.embed, s.vocab);
   heed::model::Seq2Seq model(config,
                              bf16 ? heed::onednn::Precision::kBF16 : heed::onednn::Precision::kF32);
   model.initialize(7);
