@@ -371,7 +371,9 @@ def fill(template, results, page_dir):
         "cost_length": lambda: cost_length_table(results),
         "cost_hidden": lambda: cost_hidden_table(results),
         "stats": lambda: stats_table(results),
-        "pooling": lambda: generic_table(results.pooling),
+        "pooling": lambda: generic_table(results.pooling, [
+            "task", "T", "lengths", "model", "solved", "steps_to_solve", "final_accuracy",
+            "params", "seconds", "note"]),
     }
 
     def replace(match):
