@@ -74,4 +74,23 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
 // Normalized score of a hypothesis (exposed for tests and n-best output).
 float normalized_score(float log_prob, int length, const DecodeConfig& config);
 
+// A continuation of a row during search, ordered best first (ties: lower row, then lower token).
+struct Candidate {
+  float total;
+  int row;
+  int32_t token;
+  bool operator<(const Candidate& o) const {
+    if (total != o.total) return total > o.total;
+    if (row != o.row) return row < o.row;
+    return token < o.token;
+  }
+};
+
+// Appends the n best continuations (base + log_probs[v]) of one row to out, best first; ties go
+// to the smaller token, as in Candidate's order (token_ids, when given, are ascending: the
+// column order is theirs); `excluded` (-1: none) never enters. This scan is the
+// search's whole cost on a large vocabulary (exposed for tests).
+void add_best_of_row(const float* log_probs, int columns, const int32_t* token_ids, float base,
+                     int row, int32_t excluded, size_t n, std::vector<Candidate>& out);
+
 }  // namespace heed::decode

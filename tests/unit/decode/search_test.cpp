@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <random>
 
 #include "heed/common/error.h"
 
@@ -217,4 +218,49 @@ TEST_CASE("search: attention rows are kept per token; coverage penalty", "[decod
   bad.n_best = 6;
   CHECK_THROWS_AS(bad.validate(), ConfigError);
   CHECK_THROWS_AS(decode::parse_normalization("log"), ConfigError);
+}
+
+// The per-row top-n scan (it skips 64-column blocks that cannot enter) against a plain sort, on
+// rows of every width around the block size, with ties, an excluded token and a shortlist's ids.
+TEST_CASE("search: the best continuations of a row are those of a full sort", "[decode][fast]") {
+  std::mt19937 rng(5);
+  for (const int columns : {1, 7, 63, 64, 65, 128, 200, 1000}) {
+    for (const size_t n : {size_t(1), size_t(3), size_t(10)}) {
+      for (const bool shortlist : {false, true}) {
+        // The best value planted nowhere, then at each block's first and last column and at the
+        // row's end: where a block skip would go wrong.
+        std::vector<int> planted = {-1, columns - 1};
+        for (int b = 64; b < columns; b += 64) {
+          planted.push_back(b - 1);
+          planted.push_back(b);
+        }
+        for (const int best : planted) {
+          std::vector<float> log_probs(static_cast<size_t>(columns));
+          std::uniform_int_distribution<int> level(4, 40);  // coarse values: many ties
+          for (float& x : log_probs) x = -0.25f * float(level(rng));
+          if (best >= 0) log_probs[size_t(best)] = 0.f;
+          std::vector<int32_t> ids(static_cast<size_t>(columns));
+          for (int v = 0; v < columns; ++v) ids[size_t(v)] = shortlist ? 3 * v + 1 : v;
+          const int32_t excluded = ids[size_t(columns / 2)];
+          std::vector<decode::Candidate> got = {{-100.f, 0, 0}};  // rows before this one stay
+          decode::add_best_of_row(log_probs.data(), columns, shortlist ? ids.data() : nullptr,
+                                  -1.5f, 2, excluded, n, got);
+          std::vector<decode::Candidate> all;
+          for (int v = 0; v < columns; ++v) {
+            if (ids[size_t(v)] != excluded)
+              all.push_back({-1.5f + log_probs[size_t(v)], 2, ids[size_t(v)]});
+          }
+          std::sort(all.begin(), all.end());
+          all.resize(std::min(all.size(), n));
+          INFO("columns " << columns << ", n " << n << ", shortlist " << shortlist << ", best at "
+                          << best);
+          REQUIRE(got.size() == all.size() + 1);
+          for (size_t i = 0; i < all.size(); ++i) {
+            CHECK(got[i + 1].token == all[i].token);
+            CHECK(got[i + 1].total == all[i].total);
+          }
+        }
+      }
+    }
+  }
 }
