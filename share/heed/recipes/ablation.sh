@@ -96,6 +96,16 @@ if has_stage data; then
     head -n 508 "$GOLD/$f" > "$WORK/gold.${f%%.*}"
   done
   awk '{ print NF }' "$DATA/test_2016_flickr.de" > "$WORK/test.src_words"
+  # A reference point for the attention AERs: every target word j linked to the source word at
+  # the same relative position, round((j + ½)·|src|/|tgt| − ½).
+  if [ ! -s "$RESULTS/aer-diagonal.tsv" ]; then
+    paste -d'\t' "$WORK/gold.de" "$WORK/gold.en" | awk -F'\t' '{
+      ns = split($1, s, " "); nt = split($2, t, " "); line = ""
+      for (j = 0; j < nt; j++) line = line (j ? " " : "") int((j + 0.5) * ns / nt) "-" j
+      print line }' > "$WORK/gold.diagonal"
+    "$BIN/heed-align" score --gold "$WORK/gold.alignmentDeEn" --one-based \
+      --test "$WORK/gold.diagonal" > "$RESULTS/aer-diagonal.tsv"
+  fi
 fi
 
 # --- cost ---------------------------------------------------------------------------------------

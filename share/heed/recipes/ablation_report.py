@@ -15,6 +15,7 @@ experiment). The template's prose refers to them through placeholders:
   {{growth:MECH}}         the fitted exponent of time in source length
   {{setting:KEY}}         a line of settings.tsv (steps, seeds, precision, …)
   {{machine}}             machine.txt as one line
+  {{aer_diagonal}}        AER of the diagonal links on the same gold (aer-diagonal.tsv)
   {{progress}}            how many of the planned runs are in runs.tsv
 
 Python 3 standard library only (python3 on PATH is enough).
@@ -73,6 +74,8 @@ class Results:
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:
                 self.machine = "; ".join(l.strip("# \n") for l in f if l.strip())
+        diagonal = read_tsv(os.path.join(directory, "aer-diagonal.tsv"))
+        self.aer_diagonal = number(diagonal[0]["aer"]) if diagonal else None
         self.growth = {}
         path = os.path.join(directory, "cost-length.tsv")
         if os.path.exists(path):
@@ -394,6 +397,8 @@ def fill(template, results, page_dir):
             return "—" if value is None else f"{value:.2f}"
         if kind == "setting":
             return results.settings.get(parts[1], "—")
+        if kind == "aer_diagonal":
+            return "—" if results.aer_diagonal is None else f"{results.aer_diagonal:.1f}"
         if kind == "machine":
             return results.machine or "—"
         if kind == "progress":
