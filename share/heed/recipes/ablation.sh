@@ -97,7 +97,7 @@ if has_stage data; then
   done
   awk '{ print NF }' "$DATA/test_2016_flickr.de" > "$WORK/test.src_words"
   # A reference point for the attention AERs: every target word j linked to the source word at
-  # the same relative position, round((j + ½)·|src|/|tgt| − ½).
+  # the same relative position, ⌊(j + ½)·|src|/|tgt|⌋.
   if [ ! -s "$RESULTS/aer-diagonal.tsv" ]; then
     paste -d'\t' "$WORK/gold.de" "$WORK/gold.en" | awk -F'\t' '{
       ns = split($1, s, " "); nt = split($2, t, " "); line = ""
