@@ -16,6 +16,8 @@ experiment). The template's prose refers to them through placeholders:
   {{setting:KEY}}         a line of settings.tsv (steps, seeds, precision, …)
   {{machine}}             machine.txt as one line
   {{aer_diagonal}}        AER of the diagonal links on the same gold (aer-diagonal.tsv)
+  {{stat:IN:MECH:D:COL}}  a figure of stats.tsv (input normal|tanh, dot|scaled-dot, width d)
+  {{pool:TASK:T:LEN:MODEL:COL}}  a cell of docs/results/pooling.tsv
   {{progress}}            how many of the planned runs are in runs.tsv
 
 Python 3 standard library only (python3 on PATH is enough).
@@ -397,6 +399,16 @@ def fill(template, results, page_dir):
             return "—" if value is None else f"{value:.2f}"
         if kind == "setting":
             return results.settings.get(parts[1], "—")
+        if kind == "stat":  # stat:INPUT:MECHANISM:DIM:COLUMN from stats.tsv
+            match = [r for r in results.stats if r["input"] == parts[1] and
+                     r["mechanism"] == parts[2] and r["dim"] == parts[3]]
+            value = number(match[0][parts[4]]) if match else None
+            return "—" if value is None else f"{value:.2g}"
+        if kind == "pool":  # pool:TASK:T:LENGTHS:MODEL:COLUMN from pooling.tsv, as written
+            match = [r for r in results.pooling if [r["task"], r["T"], r["lengths"], r["model"]]
+                     == parts[1:5]]
+            text = match[0][parts[5]] if match else "—"
+            return f"{int(text):,}" if re.fullmatch(r"[0-9]+", text) else text
         if kind == "aer_diagonal":
             return "—" if results.aer_diagonal is None else f"{results.aer_diagonal:.1f}"
         if kind == "machine":
