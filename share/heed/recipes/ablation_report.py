@@ -19,6 +19,7 @@ experiment). The template's prose refers to them through placeholders:
   {{stat:IN:MECH:D:COL}}  a figure of stats.tsv (input normal|tanh, dot|scaled-dot, width d)
   {{pool:TASK:T:LEN:MODEL:COL}}  a cell of docs/results/pooling.tsv
   {{progress}}            how many of the planned runs are in runs.tsv
+  {{total_minutes}}       the training minutes of every run in runs.tsv, summed
 
 Python 3 standard library only (python3 on PATH is enough).
 """
@@ -413,6 +414,9 @@ def fill(template, results, page_dir):
             return "—" if results.aer_diagonal is None else f"{results.aer_diagonal:.1f}"
         if kind == "machine":
             return results.machine or "—"
+        if kind == "total_minutes":
+            minutes = [number(r["minutes"]) for r in results.runs]
+            return f"{sum(m for m in minutes if m is not None):.0f}"
         if kind == "progress":
             seeds = len(results.settings.get("seeds", "").split()) or 1
             planned = (len(MAIN_LUONG) + len(BAHDANAU)) * seeds + 9
