@@ -333,6 +333,8 @@ if has_stage report; then
   if [ ! -s "$RESULTS/machine.txt" ]; then
     source "$root/bench/machine.sh"
     heed_machine_report > "$RESULTS/machine.txt"
+    # The ISA oneDNN dispatched, as heed-bench-attn printed it in the cost stage.
+    grep -E '^# (isa|onednn):' "$RESULTS/cost-length.tsv" >> "$RESULTS/machine.txt" || true
   fi
   python3 "$here/ablation_report.py" --results "$RESULTS" --template "$here/ablation.md.in" \
     --output "$REPORT"
