@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "heed/common/error.h"
+#include "heed/common/json_number.h"
 #include "heed/common/strings.h"
-#include "heed/io/json_number.h"
 
 namespace heed::align {
 
@@ -40,15 +40,15 @@ SoftAlignment parse_json_line(std::string_view line, const std::string& file,
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) fail("not a JSON object");
   SoftAlignment pair;
-  // Numbers are read checked (io/json_number.h): a float too large for its type is a bad line.
+  // Numbers are read checked (common/json_number.h): a float too large for its type is a bad line.
   const auto numbers = [&](const char* key, auto* out) {
     using T = typename std::remove_pointer_t<decltype(out)>::value_type;
-    auto v = io::json_numbers<T>(j.at(key));
+    auto v = json_numbers<T>(j.at(key));
     if (!v) fail(std::string("\"") + key + "\" is not a list of numbers in range");
     *out = std::move(*v);
   };
   try {
-    const auto id = io::json_number<long long>(j.at("id"));
+    const auto id = json_number<long long>(j.at("id"));
     if (!id) fail("\"id\" is not an integer");
     pair.id = *id;
     pair.source = j.at("source").get<std::vector<std::string>>();
@@ -59,7 +59,7 @@ SoftAlignment parse_json_line(std::string_view line, const std::string& file,
     if (!rows.is_array()) fail("\"weights\" is not a list of rows");
     pair.weights.resize(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
-      auto row = io::json_numbers<float>(rows[r]);
+      auto row = json_numbers<float>(rows[r]);
       if (!row) fail("\"weights\" row " + std::to_string(r) + " is not a list of numbers in range");
       pair.weights[r] = std::move(*row);
     }

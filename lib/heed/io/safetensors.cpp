@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "heed/common/error.h"
-#include "heed/io/json_number.h"
+#include "heed/common/json_number.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 

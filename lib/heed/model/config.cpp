@@ -5,7 +5,7 @@
 
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
-#include "heed/io/json_number.h"
+#include "heed/common/json_number.h"
 
 namespace heed::model {
 
@@ -120,7 +120,7 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
   // Numbers are read checked: an int field holding 1e30 is a malformed file, not a cast.
   auto number = [&field](const char* name, auto* out) {
     using T = std::remove_pointer_t<decltype(out)>;
-    const auto v = io::json_number<T>(field(name));
+    const auto v = json_number<T>(field(name));
     if (!v) {
       throw FormatError(std::string("model config field '") + name + "' is not " +
                         (std::is_integral_v<T> ? "an int" : "a float") + " in range");

@@ -1,3 +1,4 @@
 list(APPEND HEED_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/error_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/json_number_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profile_test.cpp)

@@ -1,14 +1,15 @@
 // Checked JSON number reads: values the target type holds come through exactly, everything
 // else (out of range, fractional for an integer, not a number) is refused without a cast.
-#include "heed/io/json_number.h"
+#include "heed/common/json_number.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
-using heed::io::json_number;
-using heed::io::json_numbers;
+using heed::json_number;
+using heed::json_numbers;
 using nlohmann::json;
 
-TEST_CASE("json_number: integers in range, whole floats, and nothing else", "[io][fast]") {
+TEST_CASE("json_number: integers in range, whole floats, and nothing else", "[common][fast]") {
   CHECK(json_number<int>(json::parse("512")) == 512);
   CHECK(json_number<int>(json::parse("-3")) == -3);
   CHECK(json_number<int>(json::parse("512.0")) == 512);
@@ -25,7 +26,7 @@ TEST_CASE("json_number: integers in range, whole floats, and nothing else", "[io
   CHECK(json_number<int64_t>(json::parse("-9223372036854775808")) == INT64_MIN);
 }
 
-TEST_CASE("json_number: floats refuse what a float cannot hold", "[io][fast]") {
+TEST_CASE("json_number: floats refuse what a float cannot hold", "[common][fast]") {
   CHECK(json_number<float>(json::parse("0.25")) == 0.25f);
   CHECK(json_number<float>(json::parse("3")) == 3.0f);
   CHECK(json_number<float>(json::parse("-3.0e38")) == -3.0e38f);
@@ -35,7 +36,7 @@ TEST_CASE("json_number: floats refuse what a float cannot hold", "[io][fast]") {
   CHECK_FALSE(json_number<double>(json::parse("null")));
 }
 
-TEST_CASE("json_numbers: every element must fit", "[io][fast]") {
+TEST_CASE("json_numbers: every element must fit", "[common][fast]") {
   CHECK(json_numbers<int>(json::parse("[1, 2, 3]")) == std::vector<int>{1, 2, 3});
   CHECK(json_numbers<int>(json::parse("[]")) == std::vector<int>{});
   CHECK_FALSE(json_numbers<int>(json::parse("[1, 1e30]")));
