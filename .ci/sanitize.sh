@@ -17,7 +17,10 @@ start=$(date +%s)
 # RelWithDebInfo: -O2 keeps the suite fast enough, -g gives reports with file:line. No
 # -Werror here: the normal job enforces warnings, and GCC 12 under -fsanitize=address warns
 # falsely (-Wmaybe-uninitialized inside <regex>, which catch.hpp includes).
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEED_WERROR=OFF \
+# HEED_MPI=OFF: Open MPI keeps memory to the end of the process by design, which LeakSanitizer
+# would report from every mpirun test; the normal job runs those (cli.train_mpi_*), here they
+# are skipped visibly and the single-process trainer is checked.
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEED_WERROR=OFF -DHEED_MPI=OFF \
   -DHEED_SANITIZE="address;undefined" >/dev/null
 cmake --build "$BUILD" -j "$(nproc)"
 built=$(date +%s)

@@ -32,3 +32,18 @@ heed_onednn_report() {
   echo "# onednn: $(echo "$log" | grep -m1 -o 'oneDNN v[0-9.]*'); $(echo "$log" | grep -m1 -o 'isa:.*')"
   echo "# onednn matmul: $(echo "$log" | awk -F, '$2 == "exec" && $4 == "matmul" { print $5 }' | sort -u | tr '\n' ' ')"
 }
+
+# heed_synthetic_corpus DIR: DIR/src and DIR/tgt, 6,400 pairs (64 batches × 100) of random words
+# from 7,996 (+ 4 specials = 8,000 ids), 20 source and 19 target words (+ </s> = 20 tokens) each:
+# the training corpus of bench/train_speed.sh and bench/train_scaling.sh.
+heed_synthetic_corpus() {
+  awk -v seed=7 -v dir="$1" 'BEGIN {
+    srand(seed)
+    for (i = 0; i < 6400; i++) {
+      s = ""; t = ""
+      for (j = 0; j < 20; j++) s = s (j ? " " : "") "w" int(rand() * 7996)
+      for (j = 0; j < 19; j++) t = t (j ? " " : "") "w" int(rand() * 7996)
+      print s > (dir "/src"); print t > (dir "/tgt")
+    }
+  }'
+}

@@ -31,16 +31,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 heed_machine_report
-# Synthetic corpus: 64 × 100 pairs of random words from 7,996 (+ 4 specials = 8,000 ids).
-awk -v seed=7 'BEGIN {
-  srand(seed)
-  for (i = 0; i < 6400; i++) {
-    s = ""; t = ""
-    for (j = 0; j < 20; j++) s = s (j ? " " : "") "w" int(rand() * 7996)
-    for (j = 0; j < 19; j++) t = t (j ? " " : "") "w" int(rand() * 7996)
-    print s > "'"$work"'/src"; print t > "'"$work"'/tgt"
-  }
-}'
+heed_synthetic_corpus "$work"
 
 # Peak resident memory of a command: run_measured RSS_FILE CMD... (GNU time's %M, KiB).
 run_measured() {

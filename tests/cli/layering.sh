@@ -16,6 +16,7 @@ vendor() { # pattern, allowed-path regex, what
 vendor 'dnnl|oneapi/' '^lib/heed/onednn/[^:]+\.cpp:' 'oneDNN'
 vendor 'unicode/' '^lib/heed/text/unicode\.cpp:' 'ICU'
 vendor 'boost/' '^$' 'Boost'
+vendor 'mpi\.h' '^lib/heed/train/communicator_mpi\.cpp:' 'MPI'
 vendor 'nlohmann/' '^lib/heed/[^:]+\.cpp:' 'nlohmann/json (headers must not include it)'
 vendor 'spdlog/' '^lib/heed/[^:]+\.cpp:' 'spdlog (headers must not include it)'
 if grep -rnE '#include *"' lib | grep -E '"\.\./|tools/' >/dev/null; then

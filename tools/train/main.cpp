@@ -17,6 +17,7 @@
 #include "heed/onednn/context.h"
 #include "heed/text/bpe.h"
 #include "heed/text/tokenizer.h"
+#include "heed/train/communicator.h"
 #include "heed/train/signals.h"
 #include "heed/train/trainer.h"
 
@@ -76,7 +77,8 @@ void add_attention_options(po::options_description& group, std::string& normaliz
   }
 }
 
-bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads) {
+bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads,
+                   double& mpi_timeout) {
   cli::CommandLine cl({"train", "--train-src SRC --train-tgt TGT --output DIR [options]",
                        "Trains an RNN encoder-decoder with attention on tokenized parallel text "
                        "(one sentence per line, tokens separated by spaces, usually the output of "
@@ -195,6 +197,9 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
           "continue from DIR/checkpoint.heed exactly where it stopped")(
           "metrics-file", po::value(&cfg.metrics_file),
           "append TSV rows (step, epoch, loss, perplexity, lr, tokens/s, val-ppl, val-BLEU)")(
+          "mpi-timeout", cli::number(&mpi_timeout, cli::above(0)),
+          "under mpirun: seconds a process waits for the others to exchange gradients before it "
+          "stops with an error (a process died or hangs)")(
           "kill-after-step", cli::number(&cfg.kill_after_step, cli::at_least(0)),
           "testing aid: die by SIGKILL after this update");
   if (!cl.parse(argc, argv)) return false;
@@ -247,7 +252,13 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads)
 int train_main(int argc, char** argv) {
   train::TrainConfig cfg;
   int threads = 0;
-  if (!parse_options(argc, argv, cfg, threads)) return 0;
+  double mpi_timeout = 300;
+  if (!parse_options(argc, argv, cfg, threads, mpi_timeout)) return 0;
+  // Under mpirun every process logs only warnings and errors, but rank 0, which logs as usual.
+  const train::Communicator& world = train::world(mpi_timeout);
+  if (world.rank() != 0 && spdlog::get_level() < spdlog::level::warn) {
+    spdlog::set_level(spdlog::level::warn);
+  }
   onednn::set_threads(threads);
   onednn::log_backend_info();
   train::install_stop_handlers();
@@ -272,6 +283,14 @@ int train_main(int argc, char** argv) {
                        : std::string("no validation data (the model is the last one)");
   spdlog::info("done: {} updates, {} epochs, {:.0f} s, stopped by {}; {}", result.steps,
                result.epochs, result.seconds, result.stop_reason, validation);
+  if (result.run_steps > 0 && result.run_seconds > 0) {
+    spdlog::info(
+        "throughput: {:.0f} target tokens/s with {} process{}; summing gradients {:.3f} ms per "
+        "update ({:.1f}% of the time)",
+        result.tokens / result.run_seconds, result.processes, result.processes > 1 ? "es" : "",
+        1e3 * result.communication_seconds / double(result.run_steps),
+        100 * result.communication_seconds / result.run_seconds);
+  }
   return 0;
 }
 
@@ -279,5 +298,5 @@ int train_main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   heed::cli::prefer_huge_pages(argv);
-  return heed::cli::run_tool(argc, argv, "train", train_main);
+  return heed::train::finish_world(heed::cli::run_tool(argc, argv, "train", train_main));
 }

@@ -59,4 +59,11 @@ std::vector<std::vector<size_t>> plan_epoch(const std::vector<Example>& data,
   return batches;
 }
 
+std::vector<size_t> shard_of(const std::vector<size_t>& batch, int rank, int ranks) {
+  const size_t n = batch.size(), parts = size_t(ranks), r = size_t(rank);
+  const size_t begin = r * (n / parts) + std::min(r, n % parts);
+  const size_t end = begin + n / parts + (r < n % parts ? 1 : 0);
+  return std::vector<size_t>(batch.begin() + long(begin), batch.begin() + long(end));
+}
+
 }  // namespace heed::train

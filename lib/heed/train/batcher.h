@@ -29,4 +29,8 @@ std::vector<std::vector<size_t>> plan_epoch(const std::vector<Example>& data,
                                             const BatcherOptions& options, uint64_t seed,
                                             int64_t epoch);
 
+// Rank rank's part of a batch split among ranks processes: contiguous, disjoint, sizes differing
+// by at most one, in order (rank 0 first); empty when the batch has fewer sentences than ranks.
+std::vector<size_t> shard_of(const std::vector<size_t>& batch, int rank, int ranks);
+
 }  // namespace heed::train

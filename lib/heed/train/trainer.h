@@ -1,7 +1,9 @@
-// The training loop behind heed-train: data and vocabularies, batches, optimizer and schedule,
-// validation (perplexity and greedy BLEU), early stopping, and checkpoints that make a run
-// resumable exactly — the state after update k (weights, optimizer moments, schedule, the
-// position in the epoch's batch plan and the dropout RNG) is all a resumed run needs to make
+// The training loop behind heed-train: batches, the learning-rate schedule, early stopping and
+// checkpoints, over the parts in their own units — the data (corpus.h), one update (update.h),
+// validation (validator.h), the metrics file (metrics.h), the resumable state
+// (training_state.h) and the processes of a data-parallel run (communicator.h). Checkpoints
+// make a run resumable exactly — the state after update k (weights, optimizer moments, schedule,
+// the position in the epoch's batch plan and the dropout RNG) is all a resumed run needs to make
 // the same update k + 1 as an uninterrupted one.
 //
 // Output directory layout (man/heed-train.1):
@@ -84,7 +86,12 @@ struct TrainResult {
   double best_valid_bleu = 0;
   bool validated = false;  // false without validation data (the best_valid_* are then 0)
   double seconds = 0;
-  std::string stop_reason;  // "max-steps", "max-epochs", "time-limit", "early-stopping"
+  std::string stop_reason;           // "max-steps", "max-epochs", "time-limit", "early-stopping"
+  int processes = 1;                 // the data-parallel world size
+  double tokens = 0;                 // target tokens trained on in this run (all processes)
+  int64_t run_steps = 0;             // updates made by this run (after --resume: since the resume)
+  double run_seconds = 0;            // of this run
+  double communication_seconds = 0;  // of run_seconds, summing gradients across processes
 };
 
 // Runs the whole training. progress is called after every update (the tool draws a bar or logs

@@ -8,14 +8,16 @@
 namespace heed::train {
 
 UpdateResult update(model::Seq2Seq& model, Optimizer& optimizer,
-                    const std::vector<ParamRef>& params, const model::Batch& batch,
-                    const model::LossOptions& options, double clip_norm, float lr, Rng& rng) {
+                    const std::vector<ParamRef>& params, const model::Batch* shard,
+                    const model::LossOptions& options, double clip_norm, float lr, Rng& rng,
+                    Communicator& world) {
   {
     profile::Scope phase(profile::Phase::kOptimizer);
     model.parameters().zero_grad();
   }
   UpdateResult result;
-  result.sums = model.loss(batch, options, rng);
+  if (shard) result.sums = model.loss(*shard, options, rng);
+  result.sums = world.sum_gradients(params, result.sums);
   result.loss = result.sums.loss / double(std::max<int64_t>(result.sums.tokens, 1));
   profile::Scope phase(profile::Phase::kOptimizer);
   result.grad_norm = global_norm(params);
@@ -24,6 +26,13 @@ UpdateResult update(model::Seq2Seq& model, Optimizer& optimizer,
   model.weights_changed();
   result.applied = true;
   return result;
+}
+
+UpdateResult update(model::Seq2Seq& model, Optimizer& optimizer,
+                    const std::vector<ParamRef>& params, const model::Batch& batch,
+                    const model::LossOptions& options, double clip_norm, float lr, Rng& rng) {
+  Communicator one_process;
+  return update(model, optimizer, params, &batch, options, clip_norm, lr, rng, one_process);
 }
 
 }  // namespace heed::train

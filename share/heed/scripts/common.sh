@@ -21,8 +21,10 @@ heed_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# libopenmpi-dev, openmpi-bin: data-parallel heed-train under mpirun (docs/scale-out.md); heed
+# builds and trains as one process without them (HEED_MPI=AUTO).
 HEED_BUILD_PACKAGES=(cmake make g++ libdnnl-dev ocl-icd-opencl-dev libboost-program-options-dev
-                     libicu-dev catch2 libspdlog-dev nlohmann-json3-dev)
+                     libicu-dev catch2 libspdlog-dev nlohmann-json3-dev libopenmpi-dev openmpi-bin)
 
 heed_build() {
   heed_log "building heed in $HEED_BUILD"

@@ -1,5 +1,6 @@
 #include "heed/train/batcher.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -65,4 +66,22 @@ TEST_CASE("batcher: padded tensors with <s> and </s>", "[train][fast]") {
   CHECK(b.tgt_out == std::vector<int32_t>{20, 21, 3, 0, 22, 23, 24, 3});
   CHECK(b.tgt_lengths == std::vector<int64_t>{3, 4});
   CHECK(b.target_tokens() == 7);
+}
+
+TEST_CASE("batcher: shards of a batch are disjoint, in order, and cover it", "[train][fast]") {
+  const std::vector<size_t> batch = {9, 4, 7, 1, 3};
+  for (int ranks = 1; ranks <= 7; ++ranks) {
+    std::vector<size_t> joined;
+    size_t smallest = batch.size(), largest = 0;
+    for (int rank = 0; rank < ranks; ++rank) {
+      const std::vector<size_t> shard = train::shard_of(batch, rank, ranks);
+      joined.insert(joined.end(), shard.begin(), shard.end());
+      smallest = std::min(smallest, shard.size());
+      largest = std::max(largest, shard.size());
+    }
+    CHECK(joined == batch);
+    CHECK(largest - smallest <= 1);
+  }
+  CHECK(train::shard_of(batch, 0, 2) == std::vector<size_t>{9, 4, 7});
+  CHECK(train::shard_of(batch, 6, 7).empty());
 }

@@ -1,0 +1,30 @@
+// The --metrics-file of heed-train: one TSV row per validation (or per end of run without
+// validation data), appended, with a header when the file is new or empty.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace heed::train {
+
+struct MetricsRow {
+  int64_t step = 0;
+  int64_t epoch = 0;  // one-based
+  double loss = 0;    // mean training loss since the last row (NaN: none)
+  double lr = 0;
+  double tokens_per_second = 0;
+  double valid_ppl = 0;  // NaN: no validation
+  double valid_bleu = 0;
+  double elapsed = 0;
+};
+
+class MetricsWriter {
+ public:
+  explicit MetricsWriter(std::string path) : path_(std::move(path)) {}  // empty: writes nothing
+  void write(const MetricsRow& row) const;                              // WriteError on failure
+
+ private:
+  std::string path_;
+};
+
+}  // namespace heed::train

@@ -1,0 +1,70 @@
+#include "heed/train/training_state.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "heed/common/error.h"
+
+using namespace heed;
+using train::TrainingState;
+
+TEST_CASE("training state: named fields round-trip, infinity and the RNG included",
+          "[train][fast]") {
+  TrainingState s;
+  s.step = 1234;
+  s.epoch = 3;
+  s.next_batch = 17;
+  s.elapsed = 98.25;
+  s.rng = "1 2 3 18446744073709551615";
+  s.lr_current = 0.00025f;
+  s.lr_best = 12.5;
+  s.lr_bad = 2;
+  s.best_bleu = 31.5;
+  s.bad_validations = 1;
+  s.world_size = 4;
+  const std::string text = s.to_text();
+  CHECK(text.rfind("format 2\n", 0) == 0);
+  CHECK(text.find("\nworld_size 4\n") != std::string::npos);
+  const TrainingState r = TrainingState::from_text(text, "ck");
+  CHECK(r.step == 1234);
+  CHECK(r.epoch == 3);
+  CHECK(r.next_batch == 17);
+  CHECK(r.elapsed == 98.25);
+  CHECK(r.rng == s.rng);
+  CHECK(r.lr_current == s.lr_current);
+  CHECK(r.lr_best == 12.5);
+  CHECK(r.lr_bad == 2);
+  CHECK(std::isinf(r.best_ppl));
+  CHECK(r.best_bleu == 31.5);
+  CHECK(r.bad_validations == 1);
+  CHECK(r.world_size == 4);
+}
+
+TEST_CASE("training state: checkpoints from before the named fields still resume",
+          "[train][fast]") {
+  const TrainingState r = TrainingState::from_text(
+      "40 1 7 12.5 0.0010000000474974513 3.25 1 inf 0 2\n5 6 7", "old.heed");
+  CHECK(r.step == 40);
+  CHECK(r.epoch == 1);
+  CHECK(r.next_batch == 7);
+  CHECK(r.elapsed == 12.5);
+  CHECK(r.lr_current == 0.001f);
+  CHECK(r.lr_best == 3.25);
+  CHECK(r.lr_bad == 1);
+  CHECK(std::isinf(r.best_ppl));
+  CHECK(r.bad_validations == 2);
+  CHECK(r.rng == "5 6 7");
+  CHECK(r.world_size == 1);
+}
+
+TEST_CASE("training state: malformed, incomplete or newer state is refused with the file name",
+          "[train][fast]") {
+  CHECK_THROWS_AS(TrainingState::from_text("40 1 x", "a.heed"), FormatError);
+  CHECK_THROWS_WITH(TrainingState::from_text("format 2\nstep 3\n", "b.heed"),
+                    Catch::Contains("b.heed") && Catch::Contains("no 'epoch'"));
+  CHECK_THROWS_WITH(TrainingState::from_text("format 3\nstep 3\n", "c.heed"),
+                    Catch::Contains("c.heed: trainer state format 3, newer"));
+  std::string bad = TrainingState().to_text();
+  bad.replace(bad.find("step 0"), 6, "step x");
+  CHECK_THROWS_WITH(TrainingState::from_text(bad, "d.heed"), Catch::Contains("step 'x'"));
+}
