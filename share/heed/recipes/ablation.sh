@@ -189,7 +189,6 @@ run_one() {  # id seed hidden heed-train-options...
   local resume=()
   [ -f "$dir/checkpoint.heed" ] && resume=(--resume)
   log "$id seed $seed: training, $STEPS updates${resume:+ (resumed)}"
-  local start=$SECONDS
   "$BIN/heed-train" --train-src "$WORK/train.bpe.de" --train-tgt "$WORK/train.bpe.en" \
     --valid-src "$WORK/val.bpe.de" --valid-tgt "$WORK/val.bpe.en" \
     --bpe "$WORK/codes" --tokenizer-mode aggressive --tokenizer-lowercase \
@@ -199,8 +198,9 @@ run_one() {  # id seed hidden heed-train-options...
     --valid-bleu-sentences 200 --max-steps "$STEPS" --seed "$seed" \
     --precision "$PRECISION" --threads "$THREADS" --metrics-file "$dir/metrics.tsv" \
     -o "$dir" "${resume[@]}" -q "$@"
+  # Training minutes as heed-train counts them (its checkpoints carry them across a resume).
   local minutes
-  minutes=$(awk -v s=$((SECONDS - start)) 'BEGIN { printf "%.1f", s / 60 }')
+  minutes=$(awk -F'\t' 'NR > 1 { s = $9 } END { printf "%.1f", s / 60 }' "$dir/metrics.tsv")
   local model=$dir/model.heed
 
   "$BIN/heed-translate" -m "$model" --beam-size 1 --precision "$PRECISION" --threads "$THREADS" \
@@ -231,8 +231,9 @@ run_one() {  # id seed hidden heed-train-options...
   fi
 
   # AER on the RWTH gold: German is the source (i), English the target (j), as in the talp file.
+  # none and linear form no weights over source positions, so they have no alignments to read.
   local aer_argmax=n/a aer_shift=n/a method
-  if [[ " $* " != *" --attention none "* ]]; then
+  if [[ " $* " != *" --attention none "* && " $* " != *" --attention linear "* ]]; then
     for method in argmax shift; do
       "$BIN/heed-align" -m "$model" --method "$method" --precision "$PRECISION" \
         --threads "$THREADS" "$WORK/gold.de" "$WORK/gold.en" -o "$dir/gold.$method" -q
