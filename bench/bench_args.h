@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/model/config.h"
 
@@ -27,6 +28,47 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The options the phase benchmarks share: the model, its precision, the threads, the repeats and
+// the size of the matmul-peak measurement.
+struct ModelOptions {
+  std::string precision = "f32";
+  int threads = 2;
+  int vocab = 8000;
+  int hidden = 512;
+  int embed = 256;
+  std::string attention = "general";
+  int64_t repeats = 5;
+  int64_t peak_size = 2048;
+};
+
+// Stores value in options when flag is one of ModelOptions' flags; false for any other flag.
+inline bool parse_model_option(const std::string& flag, const std::string& value,
+                               ModelOptions& options) {
+  if (flag == "--precision") {
+    if (value != "f32" && value != "bf16") {
+      throw ConfigError("--precision is f32 or bf16, not '" + value + "'");
+    }
+    options.precision = value;
+  } else if (flag == "--attention") {
+    options.attention = attention::canonical_attention_name(value);
+  } else if (flag == "--threads") {
+    options.threads = int(parse_count(flag, value));
+  } else if (flag == "--vocab") {
+    options.vocab = int(parse_count(flag, value));
+  } else if (flag == "--hidden") {
+    options.hidden = int(parse_count(flag, value));
+  } else if (flag == "--embed") {
+    options.embed = int(parse_count(flag, value));
+  } else if (flag == "--repeats") {
+    options.repeats = parse_count(flag, value);
+  } else if (flag == "--peak-size") {
+    options.peak_size = parse_count(flag, value);
+  } else {
+    return false;
+  }
+  return true;
 }
 
 // bi-LSTM encoder hidden/2 + hidden/2, LSTM decoder with input feeding, the given attention,

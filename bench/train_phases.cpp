@@ -25,7 +25,6 @@
 
 #include "bench_args.h"
 #include "heed/attention/bench.h"
-#include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/common/profile.h"
 #include "heed/model/batch.h"
@@ -40,19 +39,11 @@ namespace {
 
 using heed::profile::Phase;
 
-struct Settings {
-  std::string precision = "f32";
-  int threads = 2;
+struct Settings : heed::bench::ModelOptions {
   int64_t batch = 64;
   int64_t length = 20;
-  int vocab = 8000;
-  int hidden = 512;
-  int embed = 256;
-  std::string attention = "general";
   int64_t steps = 10;
-  int64_t repeats = 5;
   int64_t warmup = 3;
-  int64_t peak_size = 2048;
 };
 
 using heed::bench::median;
@@ -64,33 +55,15 @@ Settings parse(int argc, char** argv) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) throw heed::ConfigError(flag + " needs a value");
     const std::string value = argv[++i];
-    if (flag == "--precision") {
-      if (value != "f32" && value != "bf16") {
-        throw heed::ConfigError("--precision is f32 or bf16, not '" + value + "'");
-      }
-      s.precision = value;
-    } else if (flag == "--attention") {
-      s.attention = heed::attention::canonical_attention_name(value);
-    } else if (flag == "--threads") {
-      s.threads = int(parse_count(flag, value));
-    } else if (flag == "--batch") {
+    if (heed::bench::parse_model_option(flag, value, s)) continue;
+    if (flag == "--batch") {
       s.batch = parse_count(flag, value);
     } else if (flag == "--length") {
       s.length = std::max<int64_t>(2, parse_count(flag, value));
-    } else if (flag == "--vocab") {
-      s.vocab = int(parse_count(flag, value));
-    } else if (flag == "--hidden") {
-      s.hidden = int(parse_count(flag, value));
-    } else if (flag == "--embed") {
-      s.embed = int(parse_count(flag, value));
     } else if (flag == "--steps") {
       s.steps = parse_count(flag, value);
-    } else if (flag == "--repeats") {
-      s.repeats = parse_count(flag, value);
     } else if (flag == "--warmup") {
       s.warmup = parse_count(flag, value);
-    } else if (flag == "--peak-size") {
-      s.peak_size = parse_count(flag, value);
     } else {
       throw heed::ConfigError("unknown option " + flag);
     }
