@@ -1,8 +1,8 @@
 # The ablation's report generator (share/heed/recipes/ablation_report.py) on a small fixture of
 # result files: every placeholder of the template is replaced, the figures come from the files
-# (means and standard deviations over seeds, the bootstrap p-value, the speed run's columns,
-# the diagonal AER), runs not finished yet are left out rather than invented, the plots are
-# well-formed SVG, and the page is written atomically (no temporary file left).
+# (means and standard deviations over seeds, the bootstrap p-value from bootstrap.tsv, the speed
+# run's columns, the diagonal AER), runs not finished yet are left out rather than invented, the
+# plots are well-formed SVG, and the page is written atomically (no temporary file left).
 #   tests/cli/ablation_report.sh SOURCE_DIR
 set -u
 SRC=${1:?usage: ablation_report.sh SOURCE_DIR}
@@ -20,7 +20,7 @@ mkdir -p "$R"
 printf 'id\tseed\thidden\tsteps\tminutes\tbleu\tchrf\tbest_val_ppl\tattention_params\tattentional_layer_params\ttrain_tok_per_s\taer_argmax\taer_shift\tbootstrap_p_vs_dot\tcpu
 dot-luong\t1\t512\t1000\t4.5\t34.00\t52.00\t9.0\t0\t524288\t3600\t76.0\t82.0\t-\tX
 dot-luong\t2\t512\t1000\t4.5\t36.00\t54.00\t8.0\t0\t524288\t3600\t78.0\t84.0\t-\tX
-general-luong\t1\t512\t1000\t4.3\t33.00\t51.00\t9.5\t262144\t524288\t3700\t75.0\t83.0\t0.0420\tX
+general-luong\t1\t512\t1000\t4.3\t33.00\t51.00\t9.5\t262144\t524288\t3700\t75.0\t83.0\t-\tX
 none-luong\t1\t512\t1000\t4.7\t9.90\t26.95\t25.7\t0\t262144\t4386\tn/a\tn/a\t0.0010\tX
 sweep-dot-h128\t1\t128\t1000\t1.0\t20.00\t40.00\t15.0\t0\t32768\t9000\t80.0\t85.0\t-\tX
 ' > "$R/runs.tsv"
@@ -29,6 +29,7 @@ for id in dot-luong general-luong none-luong; do
   for b in 1-10 11-15 16-20 21-99; do printf '%s\t1\t%s\t250\t30.5\n' "$id" "$b" >> "$R/buckets.tsv"; done
 done
 printf 'id\thidden\ttrain_tok_per_s\ttranslate_sent_per_s\tcpu\ndot-luong\t512\t4321\t98.7\tX\n' > "$R/speed.tsv"
+printf 'id\tbaseline\tseed\tp\ngeneral-luong\tdot-luong\t1\t0.0420\n' > "$R/bootstrap.tsv"
 printf 'aer\tprecision\trecall\tpredicted\tsure\tpossible\tsentences\n74.43\t25\t25\t1\t1\t1\t508\n' > "$R/aer-diagonal.tsv"
 printf 'steps\t1000\nseeds\t1 2 3\nprecision\tbf16\nthreads\t2\nvalid_every\t250\nquick\t0\n' > "$R/settings.tsv"
 
@@ -44,6 +45,8 @@ expect "speed from the speed run" '`dot-luong`.*\| 4,321 \| 99 \|'
 expect "no attention, no AER" '^\| `none-luong` \|.*\| — \| — \|$'
 expect "unfinished runs are left out" '^Status: 5 of [0-9]+ planned runs'
 expect "diagonal AER" 'gives AER 74\.4'
+expect "BLEU gap of the means" '25\.1 below'
+expect "no gap without both runs" '^— BLEU, `general` by —,'
 expect "sweep point" '^\| `dot` \| 20\.00 \| 35\.00 \||^\| `dot` \| 20\.00 \|'
 grep -q '`additive-luong`' "$TMP/page.md" && fail "a configuration without runs got a row"
 for svg in buckets sweep; do

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Writes docs/ablation.md from the ablation's result files (ablation.sh, stage "report").
 
-Every number in the page comes from RESULTS: runs.tsv, buckets.tsv, speed.tsv, cost-*.tsv,
-stats.tsv, settings.tsv, machine.txt (and docs/results/pooling.tsv for the feed-forward pooling
-experiment). The template's prose refers to them through placeholders:
+Every number in the page comes from RESULTS: runs.tsv, buckets.tsv, speed.tsv, bootstrap.tsv,
+cost-*.tsv, stats.tsv, settings.tsv, machine.txt (and docs/results/pooling.tsv for the
+feed-forward pooling experiment). The template's prose refers to them through placeholders:
 
   {{table:NAME}}          main, bahdanau, sweep, buckets, cost_length, cost_hidden, stats, pooling
   {{plot:NAME}}           buckets, sweep (an SVG written beside the page, linked)
   {{KEY:ID}}              one figure of configuration ID (dot-luong, sweep-additive-h128, …):
                           bleu (mean ± std), bleu_mean, chrf, ppl, aer_argmax, aer_shift, params,
-                          tok_s, sent_s, p (bootstrap p-value against dot, seed 1), seeds
+                          tok_s, sent_s, p (bootstrap.tsv: the paired bootstrap p-value
+                          against dot with the same decoder, first seed), seeds
+  {{bleu_gap:A:B}}         mean BLEU of configuration A minus that of B
   {{cost:MECH:L}}         forward+backward ms at source length L, hidden 512 (cost-length.tsv)
   {{cost_ratio:A:B:L}}    cost of A over cost of B at length L
   {{growth:MECH}}         the fitted exponent of time in source length
@@ -61,6 +63,7 @@ class Results:
         self.runs = read_tsv(os.path.join(directory, "runs.tsv"))
         self.buckets = read_tsv(os.path.join(directory, "buckets.tsv"))
         self.speed = {r["id"]: r for r in read_tsv(os.path.join(directory, "speed.tsv"))}
+        self.bootstrap = {r["id"]: r for r in read_tsv(os.path.join(directory, "bootstrap.tsv"))}
         self.cost_length = read_tsv(os.path.join(directory, "cost-length.tsv"))
         self.cost_hidden = read_tsv(os.path.join(directory, "cost-hidden.tsv"))
         self.stats = read_tsv(os.path.join(directory, "stats.tsv"))
@@ -140,7 +143,7 @@ def figure(results, key, run_id):
         value = number(speed.get("translate_sent_per_s"))
         return "—" if value is None else f"{value:.0f}"
     if key == "p":
-        value = number(row["bootstrap_p_vs_dot"]) if row else None
+        value = number(results.bootstrap.get(run_id, {}).get("p"))
         return "—" if value is None else f"{value:.3f}"
     if key == "seeds":
         return str(len(results.rows(run_id)))
@@ -410,6 +413,9 @@ def fill(template, results, page_dir):
                      == parts[1:5]]
             text = match[0][parts[5]] if match else "—"
             return f"{int(text):,}" if re.fullmatch(r"[0-9]+", text) else text
+        if kind == "bleu_gap":  # bleu_gap:A:B, mean BLEU of A minus mean BLEU of B
+            a, b = results.values(parts[1], "bleu"), results.values(parts[2], "bleu")
+            return "—" if not a or not b else f"{statistics.mean(a) - statistics.mean(b):.1f}"
         if kind == "aer_diagonal":
             return "—" if results.aer_diagonal is None else f"{results.aer_diagonal:.1f}"
         if kind == "machine":
