@@ -47,7 +47,7 @@ expect "unfinished runs are left out" '^Status: 5 of [0-9]+ planned runs'
 expect "diagonal AER" 'gives AER 74\.4'
 expect "BLEU gap of the means" '25\.1 below'
 expect "no gap without both runs" '^— BLEU, `general` by —,'
-expect "sweep point" '^\| `dot` \| 20\.00 \| 35\.00 \||^\| `dot` \| 20\.00 \|'
+expect "sweep point: seed 1's BLEU (validation perplexity)" '^\| `dot` \| 20\.00 \(15\.0\) \| 34\.00 \(9\.0\) \|'
 grep -q '`additive-luong`' "$TMP/page.md" && fail "a configuration without runs got a row"
 for svg in buckets sweep; do
   python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$R/$svg.svg" ||

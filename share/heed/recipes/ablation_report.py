@@ -190,7 +190,9 @@ def sweep_table(results):
         cells = []
         for hidden in hiddens:
             row = results.seed1(sweep_id(mechanism, hidden))
-            cells.append(row["bleu"] if row else "—")
+            ppl = number(row["best_val_ppl"]) if row else None
+            cells.append("—" if not row else
+                         row["bleu"] + ("" if ppl is None else f" ({ppl:.1f})"))
         rows.append([f"`{mechanism}`"] + cells)
     return markdown_table(["mechanism"] + [f"d = {h}" for h in hiddens], rows)
 
