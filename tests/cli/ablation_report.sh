@@ -1,7 +1,7 @@
 # The ablation's report generator (share/heed/recipes/ablation_report.py) on a small fixture of
 # result files: every placeholder of the template is replaced, the figures come from the files
 # (means and standard deviations over seeds, the bootstrap p-value from bootstrap.tsv, the speed
-# run's columns, the diagonal AER), runs not finished yet are left out rather than invented, the
+# rounds' medians, the diagonal AER), runs not finished yet are left out rather than invented, the
 # plots are well-formed SVG, and the page is written atomically (no temporary file left).
 #   tests/cli/ablation_report.sh SOURCE_DIR
 set -u
@@ -28,7 +28,11 @@ printf 'id\tseed\tbucket\tsentences\tbleu\n' > "$R/buckets.tsv"
 for id in dot-luong general-luong none-luong; do
   for b in 1-10 11-15 16-20 21-99; do printf '%s\t1\t%s\t250\t30.5\n' "$id" "$b" >> "$R/buckets.tsv"; done
 done
-printf 'id\thidden\ttrain_tok_per_s\ttranslate_sent_per_s\tcpu\ndot-luong\t512\t4321\t98.7\tX\n' > "$R/speed.tsv"
+printf 'id\thidden\tround\ttrain_tok_per_s\ttranslate_sent_per_s\tcpu
+dot-luong\t512\t1\t4321\t98.7\tX
+dot-luong\t512\t2\t5000\t50.0\tX
+dot-luong\t512\t3\t4000\t120.2\tX
+' > "$R/speed-runs.tsv"
 printf 'id\tbaseline\tseed\tp\ngeneral-luong\tdot-luong\t1\t0.0420\n' > "$R/bootstrap.tsv"
 printf 'aer\tprecision\trecall\tpredicted\tsure\tpossible\tsentences\n74.43\t25\t25\t1\t1\t1\t508\n' > "$R/aer-diagonal.tsv"
 printf 'steps\t1000\nseeds\t1 2 3\nprecision\tbf16\nthreads\t2\nvalid_every\t250\nquick\t0\n' > "$R/settings.tsv"
@@ -41,7 +45,7 @@ python3 "$SRC/share/heed/recipes/ablation_report.py" --results "$R" \
 grep -n '{{' "$TMP/page.md" && fail "placeholders left in the page"
 expect "mean and std over two seeds" '^\| `dot-luong` \| 2 \| 35\.00 ± 1\.41 \| — \| 53\.00 ± 1\.41 \|'
 expect "one seed, bootstrap p" '^\| `general-luong` \| 1 \| 33\.00 \| 0\.042 \|'
-expect "speed from the speed run" '`dot-luong`.*\| 4,321 \| 99 \|'
+expect "speed: medians over the rounds" '`dot-luong`.*\| 4,321 \| 99 \|'
 expect "no attention, no AER" '^\| `none-luong` \|.*\| — \| — \|$'
 expect "unfinished runs are left out" '^Status: 5 of [0-9]+ planned runs'
 expect "diagonal AER" 'gives AER 74\.4'

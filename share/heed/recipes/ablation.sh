@@ -18,18 +18,20 @@
 #   cost    heed-bench-attn: time against source length and against hidden size, and --stats
 #   runs    CONFIGS × seed 1, then the dimension SWEEP (seed 1; hidden 512 is the main run),
 #           then CONFIGS × the other SEEDS: RESULTS/runs.tsv, buckets.tsv
-#   speed   each configuration's training tokens/s and translation sentences/s in a short run
-#           of its own (RESULTS/speed.tsv), so that the speed columns come from moments when the
-#           recipe had the machine to itself even if the long runs shared it
+#   speed   each configuration's training tokens/s and translation sentences/s in short runs
+#           of their own, SPEED_ROUNDS interleaved rounds (RESULTS/speed-runs.tsv), so that the
+#           speed columns come from moments when the recipe had the machine to itself even if
+#           the long runs shared it
 #   report  docs/ablation.md and its SVG plots from the files above (ablation_report.py)
 # STAGES (default "data cost runs speed report") picks stages.
 #
 # Environment: BIN (build/bin), DATA (../shared/data/multi30k/raw), GOLD
 # (../shared/data/rwth-deen-gold), WORK (/tmp/heed-ablation), RESULTS (docs/results/ablation),
-# STEPS (1000), SEEDS ("1 2 3"), SWEEP_HIDDEN ("128 256 1024"), PRECISION (bf16), THREADS (2),
-# REPORT (docs/ablation.md). --quick changes the defaults of WORK (/tmp/heed-ablation-quick),
-# RESULTS (WORK/results: a smoke run's numbers stay out of docs/), REPORT (RESULTS/ablation.md),
-# STEPS, SEEDS, SWEEP_HIDDEN and the configurations.
+# STEPS (1000), SEEDS ("1 2 3"), SWEEP_HIDDEN ("128 256 1024"), SPEED_ROUNDS (3), PRECISION
+# (bf16), THREADS (2), REPORT (docs/ablation.md). --quick changes the defaults of WORK
+# (/tmp/heed-ablation-quick), RESULTS (WORK/results: a smoke run's numbers stay out of docs/),
+# REPORT (RESULTS/ablation.md), STEPS, SEEDS, SWEEP_HIDDEN, SPEED_ROUNDS (1) and the
+# configurations.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -70,6 +72,7 @@ if [ "$quick" = 1 ]; then
   STEPS=${STEPS:-150}
   SEEDS=${SEEDS:-1}
   SWEEP_HIDDEN=${SWEEP_HIDDEN:-128}
+  SPEED_ROUNDS=${SPEED_ROUNDS:-1}
   CONFIGS=$(printf '%s\n' "$CONFIGS" | grep -E '^(dot-luong|none-luong|general-luong|additive-luong|scaled-dot-luong|dot-bahdanau)\|')
   cost_lengths=10,50,200
   cost_hidden=128,512
@@ -80,6 +83,7 @@ else
   STEPS=${STEPS:-1000}
   SEEDS=${SEEDS:-1 2 3}
   SWEEP_HIDDEN=${SWEEP_HIDDEN:-128 256 1024}
+  SPEED_ROUNDS=${SPEED_ROUNDS:-3}
   cost_lengths=10,20,50,100,200,500
   cost_hidden=128:1024:x2
 fi
@@ -275,15 +279,23 @@ if has_stage runs; then
 fi
 
 # --- speed --------------------------------------------------------------------------------------
-# A short training (100 updates, tokens/s over them) and a greedy translation of test2016 by the
-# seed-1 model, per configuration and sweep point, one after the other.
+# Per configuration and sweep point: a short training (100 updates, tokens/s over them) and a
+# greedy translation of test2016 by the seed-1 model (sentences/s of heed-translate's decoding
+# loop, model loading excluded). SPEED_ROUNDS interleaved rounds, every configuration once per
+# round, so that the machine's drift touches all of them alike; one row per measurement in
+# speed-runs.tsv, the report takes medians.
 if has_stage speed; then
-  [ -s "$RESULTS/speed.tsv" ] || printf 'id\thidden\ttrain_tok_per_s\ttranslate_sent_per_s\tcpu\n' > "$RESULTS/speed.tsv"
+  speed_runs=$RESULTS/speed-runs.tsv
+  [ -s "$speed_runs" ] ||
+    printf 'id\thidden\tround\ttrain_tok_per_s\ttranslate_sent_per_s\tcpu\n' > "$speed_runs"
   first_seed=${SEEDS%% *}
-  speed_one() {  # id hidden options...
-    local id=$1 hidden=$2
-    shift 2
-    if awk -F'\t' -v id="$id" '$1 == id { f = 1 } END { exit !f }' "$RESULTS/speed.tsv"; then return; fi
+  speed_one() {  # id hidden round options...
+    local id=$1 hidden=$2 round=$3
+    shift 3
+    if awk -F'\t' -v id="$id" -v r="$round" '$1 == id && $3 == r { f = 1 } END { exit !f }' \
+         "$speed_runs"; then
+      return
+    fi
     local model=$WORK/runs/$id-s$first_seed/model.heed
     [ -f "$model" ] || { log "speed: no model for $id yet (runs stage first)"; return; }
     local dir=$WORK/speed/$id
@@ -295,24 +307,28 @@ if has_stage speed; then
       --hidden "$hidden" --embed 256 --dropout 0.3 --batch-size 64 --vocab-size 10000 \
       --max-steps 100 --valid-every 100 --save-every 0 --precision "$PRECISION" \
       --threads "$THREADS" --metrics-file "$dir/metrics.tsv" -o "$dir" -q "$@"
-    local tok_s start end
+    local tok_s sent_s
     tok_s=$(awk -F'\t' 'NR > 1 { v = $6 } END { print v }' "$dir/metrics.tsv")
-    start=$(date +%s.%N)
-    "$BIN/heed-translate" -m "$model" --beam-size 1 --precision "$PRECISION" --threads "$THREADS" \
-      -i "$DATA/test_2016_flickr.de" -o "$dir/test.hyp" -q
-    end=$(date +%s.%N)
-    printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$hidden" "$tok_s" \
-      "$(awk -v a="$start" -v b="$end" -v n="$(wc -l < "$dir/test.hyp")" 'BEGIN { printf "%.1f", n / (b - a) }')" \
-      "$cpu" >> "$RESULTS/speed.tsv"
+    "$BIN/heed-translate" -v -m "$model" --beam-size 1 --precision "$PRECISION" \
+      --threads "$THREADS" -i "$DATA/test_2016_flickr.de" -o "$dir/test.hyp" 2> "$dir/translate.log"
+    # "[translate] N lines, T target tokens in S s: …"
+    sent_s=$(sed -n 's/.*\[translate\] \([0-9]*\) lines, [0-9]* target tokens in \([0-9.]*\) s.*/\1 \2/p' \
+               "$dir/translate.log" | awk '{ printf "%.1f", $1 / $2 }')
+    [ -n "$tok_s" ] && [ -n "$sent_s" ] || { echo "ablation: speed of $id: no figures in $dir" >&2; exit 70; }
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$hidden" "$round" "$tok_s" "$sent_s" "$cpu" \
+      >> "$speed_runs"
     rm -rf "$dir"
   }
-  # shellcheck disable=SC2046
-  for id in $(printf '%s\n' "$CONFIGS" | cut -d'|' -f1); do
-    speed_one "$id" 512 $(options_of "$id")
-  done
-  for mechanism in $SWEEP_MECHANISMS; do
-    for hidden in $SWEEP_HIDDEN; do
-      speed_one "sweep-$mechanism-h$hidden" "$hidden" --attention "$mechanism" --decoder luong
+  for round in $(seq 1 "$SPEED_ROUNDS"); do
+    log "speed: round $round of $SPEED_ROUNDS"
+    # shellcheck disable=SC2046
+    for id in $(printf '%s\n' "$CONFIGS" | cut -d'|' -f1); do
+      speed_one "$id" 512 "$round" $(options_of "$id")
+    done
+    for mechanism in $SWEEP_MECHANISMS; do
+      for hidden in $SWEEP_HIDDEN; do
+        speed_one "sweep-$mechanism-h$hidden" "$hidden" "$round" --attention "$mechanism" --decoder luong
+      done
     done
   done
 fi

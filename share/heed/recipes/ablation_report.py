@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes docs/ablation.md from the ablation's result files (ablation.sh, stage "report").
 
-Every number in the page comes from RESULTS: runs.tsv, buckets.tsv, speed.tsv, bootstrap.tsv,
+Every number in the page comes from RESULTS: runs.tsv, buckets.tsv, speed-runs.tsv, bootstrap.tsv,
 cost-*.tsv, stats.tsv, settings.tsv, machine.txt (and docs/results/pooling.tsv for the
 feed-forward pooling experiment). The template's prose refers to them through placeholders:
 
@@ -9,9 +9,10 @@ feed-forward pooling experiment). The template's prose refers to them through pl
   {{plot:NAME}}           buckets, sweep (an SVG written beside the page, linked)
   {{KEY:ID}}              one figure of configuration ID (dot-luong, sweep-additive-h128, …):
                           bleu (mean ± std), bleu_mean, chrf, ppl, aer_argmax, aer_shift, params,
-                          tok_s, sent_s, p (bootstrap.tsv: the paired bootstrap p-value
-                          against dot with the same decoder, first seed), seeds
-  {{bleu_gap:A:B}}         mean BLEU of configuration A minus that of B
+                          tok_s, sent_s (medians over speed-runs.tsv's rounds), speed_rounds,
+                          p (bootstrap.tsv: the paired bootstrap p-value against dot with the
+                          same decoder, first seed), seeds
+  {{bleu_gap:A:B}}        mean BLEU of configuration A minus that of B
   {{cost:MECH:L}}         forward+backward ms at source length L, hidden 512 (cost-length.tsv)
   {{cost_ratio:A:B:L}}    cost of A over cost of B at length L
   {{growth:MECH}}         the fitted exponent of time in source length
@@ -62,7 +63,10 @@ class Results:
         self.dir = directory
         self.runs = read_tsv(os.path.join(directory, "runs.tsv"))
         self.buckets = read_tsv(os.path.join(directory, "buckets.tsv"))
-        self.speed = {r["id"]: r for r in read_tsv(os.path.join(directory, "speed.tsv"))}
+        # speed-runs.tsv: one row per configuration and round; the page shows medians.
+        self.speed = {}
+        for r in read_tsv(os.path.join(directory, "speed-runs.tsv")):
+            self.speed.setdefault(r["id"], []).append(r)
         self.bootstrap = {r["id"]: r for r in read_tsv(os.path.join(directory, "bootstrap.tsv"))}
         self.cost_length = read_tsv(os.path.join(directory, "cost-length.tsv"))
         self.cost_hidden = read_tsv(os.path.join(directory, "cost-hidden.tsv"))
@@ -116,12 +120,17 @@ def mean(values, digits=2):
     return f"{statistics.mean(values):.{digits}f}" if values else "—"
 
 
+def median_of(rows, column):
+    values = [v for v in (number(r[column]) for r in rows) if v is not None]
+    return statistics.median(values) if values else None
+
+
 def thousands(value):
     return "—" if value is None else f"{value:,.0f}"
 
 
 def figure(results, key, run_id):
-    speed = results.speed.get(run_id, {})
+    speed = results.speed.get(run_id, [])
     row = results.seed1(run_id)
     if key == "bleu":
         return mean_std(results.values(run_id, "bleu"))
@@ -138,10 +147,12 @@ def figure(results, key, run_id):
     if key == "layer_params":
         return thousands(number(row["attentional_layer_params"])) if row else "—"
     if key == "tok_s":
-        return thousands(number(speed.get("train_tok_per_s")))
+        return thousands(median_of(speed, "train_tok_per_s"))
     if key == "sent_s":
-        value = number(speed.get("translate_sent_per_s"))
+        value = median_of(speed, "translate_sent_per_s")
         return "—" if value is None else f"{value:.0f}"
+    if key == "speed_rounds":
+        return str(len(speed))
     if key == "p":
         value = number(results.bootstrap.get(run_id, {}).get("p"))
         return "—" if value is None else f"{value:.3f}"
