@@ -15,6 +15,8 @@ feed-forward pooling experiment). The template's prose refers to them through pl
   {{bleu_gap:A:B}}        mean BLEU of configuration A minus that of B
   {{cost:MECH:L}}         forward+backward ms at source length L, hidden 512 (cost-length.tsv)
   {{cost_ratio:A:B:L}}    cost of A over cost of B at length L
+  {{cost_len_ratio:MECH:L1:L2}}  cost at source length L2 over cost at L1 (hidden 512)
+  {{cost_d_ratio:MECH:D1:D2}}    cost at hidden D2 over cost at D1 (source length 20)
   {{growth:MECH}}         the fitted exponent of time in source length
   {{setting:KEY}}         a line of settings.tsv (steps, seeds, precision, …)
   {{machine}}             machine.txt as one line
@@ -247,6 +249,13 @@ def cost_ms(results, mechanism, length):
     return None
 
 
+def cost_hidden_ms(results, mechanism, hidden):
+    for row in results.cost_hidden:
+        if row.get("mechanism") == mechanism and row.get("hidden") == str(hidden):
+            return number(row["median_ms"])
+    return None
+
+
 def cost_length_table(results):
     lengths = sorted({int(r["source_length"]) for r in results.cost_length if r.get("source_length")})
     mechanisms = []
@@ -274,9 +283,8 @@ def cost_hidden_table(results):
     for mechanism in mechanisms:
         cells = []
         for hidden in hiddens:
-            match = [r for r in results.cost_hidden
-                     if r["mechanism"] == mechanism and r["hidden"] == str(hidden)]
-            cells.append(f"{number(match[0]['median_ms']):.2f}" if match else "—")
+            value = cost_hidden_ms(results, mechanism, hidden)
+            cells.append("—" if value is None else f"{value:.2f}")
         rows.append([f"`{mechanism}`"] + cells)
     if not rows:
         return "_Not measured yet._"
@@ -411,6 +419,10 @@ def fill(template, results, page_dir):
         if kind == "cost_ratio":
             a, b = cost_ms(results, parts[1], int(parts[3])), cost_ms(results, parts[2], int(parts[3]))
             return "—" if not a or not b else f"{a / b:.1f}"
+        if kind in ("cost_len_ratio", "cost_d_ratio"):  # KIND:MECH:FROM:TO, cost at TO / at FROM
+            cost = cost_ms if kind == "cost_len_ratio" else cost_hidden_ms
+            a, b = cost(results, parts[1], int(parts[2])), cost(results, parts[1], int(parts[3]))
+            return "—" if not a or not b else f"{b / a:.1f}"
         if kind == "growth":
             value = results.growth.get(parts[1])
             return "—" if value is None else f"{value:.2f}"
