@@ -91,6 +91,7 @@ VALID_EVERY=$(( (STEPS + 3) / 4 ))
 mkdir -p "$WORK" "$RESULTS"
 log() { echo "ablation: $*" >&2; }
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
+first_seed=${SEEDS%% *}
 
 # --- data -------------------------------------------------------------------------------------
 if has_stage data; then
@@ -227,9 +228,6 @@ run_one() {  # id seed hidden heed-train-options...
       "$(bleu_of "$dir/bucket.ref" "$dir/bucket.hyp")" >> "$dir/buckets.tsv"
   done
 
-  # bootstrap_p_vs_dot stays in runs.tsv's format; the p-values are the report stage's.
-  local p=-
-
   # AER on the RWTH gold: German is the source (i), English the target (j), as in the talp file.
   # none and linear form no weights over source positions, so they have no alignments to read.
   local aer_argmax=n/a aer_shift=n/a method
@@ -252,14 +250,13 @@ run_one() {  # id seed hidden heed-train-options...
   cat "$dir/buckets.tsv" >> "$RESULTS/buckets.tsv"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$hidden" \
     "$STEPS" "$minutes" "$bleu" "$chrf" "$best_ppl" "$params" "$tok_s" "$aer_argmax" "$aer_shift" \
-    "$p" "$cpu" >> "$RESULTS/runs.tsv"
+    - "$cpu" >> "$RESULTS/runs.tsv"  # bootstrap_p_vs_dot: kept in the format, bootstrap.tsv has them
   log "$id seed $seed: BLEU $bleu, chrF $chrf, AER $aer_argmax / $aer_shift, $minutes min"
 }
 
 options_of() { printf '%s\n' "$CONFIGS" | awk -F'|' -v id="$1" '$1 == id { print $2 }'; }
 
 if has_stage runs; then
-  first_seed=${SEEDS%% *}
   # shellcheck disable=SC2046
   for id in $(printf '%s\n' "$CONFIGS" | cut -d'|' -f1); do
     run_one "$id" "$first_seed" 512 $(options_of "$id")
@@ -288,7 +285,6 @@ if has_stage speed; then
   speed_runs=$RESULTS/speed-runs.tsv
   [ -s "$speed_runs" ] ||
     printf 'id\thidden\tround\ttrain_tok_per_s\ttranslate_sent_per_s\tcpu\n' > "$speed_runs"
-  first_seed=${SEEDS%% *}
   speed_one() {  # id hidden round options...
     local id=$1 hidden=$2 round=$3
     shift 3
@@ -351,7 +347,6 @@ if has_stage report; then
   fi
   # Paired bootstrap (1,000 resamples) of each configuration's first-seed output against `dot`
   # with the same decoder (dot-bahdanau against dot-luong), from the outputs kept in RESULTS.
-  first_seed=${SEEDS%% *}
   if [ -f "$DATA/test_2016_flickr.en" ]; then
     tr '[:upper:]' '[:lower:]' < "$DATA/test_2016_flickr.en" > "$WORK/bootstrap.ref"
     printf 'id\tbaseline\tseed\tp\n' > "$RESULTS/bootstrap.tsv.tmp"
