@@ -9,7 +9,7 @@
 # same decoder (first seed).
 #
 #   bash share/heed/recipes/ablation.sh           # everything: about four hours here, resumable
-#   bash share/heed/recipes/ablation.sh --quick   # a smoke run: one seed, six configurations,
+#   bash share/heed/recipes/ablation.sh --quick   # a smoke run: one seed, seven configurations,
 #                                                 # STEPS=150, under 20 minutes
 #
 # Stages, in this order, each unit skipped when its row is in RESULTS (so the recipe can be
@@ -73,7 +73,7 @@ if [ "$quick" = 1 ]; then
   SEEDS=${SEEDS:-1}
   SWEEP_HIDDEN=${SWEEP_HIDDEN:-128}
   SPEED_ROUNDS=${SPEED_ROUNDS:-1}
-  CONFIGS=$(printf '%s\n' "$CONFIGS" | grep -E '^(dot-luong|none-luong|general-luong|additive-luong|scaled-dot-luong|dot-bahdanau)\|')
+  CONFIGS=$(printf '%s\n' "$CONFIGS" | grep -E '^(dot-luong|none-luong|general-luong|additive-luong|scaled-dot-luong|linear-luong|dot-bahdanau)\|')
   cost_lengths=10,50,200
   cost_hidden=128,512
 else
@@ -338,6 +338,9 @@ if has_stage report; then
     echo "threads	$THREADS"
     echo "valid_every	$VALID_EVERY"
     echo "quick	$quick"
+    n_configs=$(printf '%s\n' "$CONFIGS" | wc -l)
+    n_sweep=$(( $(wc -w <<< "$SWEEP_MECHANISMS") * $(wc -w <<< "$SWEEP_HIDDEN") ))
+    echo "planned_runs	$(( n_configs * $(wc -w <<< "$SEEDS") + n_sweep ))"
   } > "$RESULTS/settings.tsv"
   if [ ! -s "$RESULTS/machine.txt" ]; then
     source "$root/bench/machine.sh"

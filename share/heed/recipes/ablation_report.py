@@ -13,7 +13,11 @@ feed-forward pooling experiment). The template's prose refers to them through pl
                           p (bootstrap.tsv: the paired bootstrap p-value against dot with the
                           same decoder, first seed), seeds
   {{bleu_gap:A:B}}        mean BLEU of configuration A minus that of B
+  {{seeds_ahead:A:B}}     "N of M": of the M seeds both A and B ran, those where A's BLEU is higher
+  {{speed_spread:COL}}     how far apart the rounds of speed-runs.tsv are in column COL: the
+                          median over configurations of fastest/slowest − 1, and the largest
   {{cost:MECH:L}}         forward+backward ms at source length L, hidden 512 (cost-length.tsv)
+  {{cost_d:MECH:D}}        forward+backward ms at hidden D, source length 20 (cost-hidden.tsv)
   {{cost_ratio:A:B:L}}    cost of A over cost of B at length L
   {{cost_len_ratio:MECH:L1:L2}}  cost at source length L2 over cost at L1 (hidden 512)
   {{cost_d_ratio:MECH:D1:D2}}    cost at hidden D2 over cost at D1 (source length 20)
@@ -416,6 +420,9 @@ def fill(template, results, page_dir):
         if kind == "cost":
             value = cost_ms(results, parts[1], int(parts[2]))
             return "—" if value is None else f"{value:.2f}"
+        if kind == "cost_d":
+            value = cost_hidden_ms(results, parts[1], int(parts[2]))
+            return "—" if value is None else f"{value:.2f}"
         if kind == "cost_ratio":
             a, b = cost_ms(results, parts[1], int(parts[3])), cost_ms(results, parts[2], int(parts[3]))
             return "—" if not a or not b else f"{a / b:.1f}"
@@ -441,6 +448,19 @@ def fill(template, results, page_dir):
         if kind == "bleu_gap":  # bleu_gap:A:B, mean BLEU of A minus mean BLEU of B
             a, b = results.values(parts[1], "bleu"), results.values(parts[2], "bleu")
             return "—" if not a or not b else f"{statistics.mean(a) - statistics.mean(b):.1f}"
+        if kind == "seeds_ahead":  # seeds_ahead:A:B, paired by seed
+            a, b = ({r["seed"]: number(r["bleu"]) for r in results.rows(i)} for i in parts[1:3])
+            both = [seed for seed in a if seed in b and a[seed] is not None and b[seed] is not None]
+            return "—" if not both else f"{sum(a[s] > b[s] for s in both)} of {len(both)}"
+        if kind == "speed_spread":  # speed_spread:COLUMN of speed-runs.tsv
+            spreads = []
+            for rows in results.speed.values():
+                values = [v for v in (number(r[parts[1]]) for r in rows) if v]
+                if len(values) > 1:
+                    spreads.append(100 * (max(values) / min(values) - 1))
+            if not spreads:
+                return "—"
+            return f"a median {statistics.median(spreads):.0f} %, at most {max(spreads):.0f} %"
         if kind == "aer_diagonal":
             return "—" if results.aer_diagonal is None else f"{results.aer_diagonal:.1f}"
         if kind == "machine":
@@ -449,8 +469,7 @@ def fill(template, results, page_dir):
             minutes = [number(r["minutes"]) for r in results.runs]
             return f"{sum(m for m in minutes if m is not None):.0f}"
         if kind == "progress":
-            seeds = len(results.settings.get("seeds", "").split()) or 1
-            planned = (len(MAIN_LUONG) + len(BAHDANAU)) * seeds + 9
+            planned = results.settings.get("planned_runs", "—")
             return f"{len(results.runs)} of {planned} planned runs"
         return figure(results, kind, parts[1])
 
