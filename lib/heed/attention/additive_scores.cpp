@@ -163,29 +163,22 @@ using BackwardSentenceFn = void (*)(const AdditiveScoreShape&, const float*, con
     return tanh_one(x);                                                                          \
   }
 
-HEED_ADDITIVE_VARIANT(avx512, __attribute__((target("avx512f,fma,prefer-vector-width=512"))))
-HEED_ADDITIVE_VARIANT(avx2, __attribute__((target("avx2,fma"))))
+HEED_ADDITIVE_VARIANT(avx512, HEED_TARGET_AVX512)
+HEED_ADDITIVE_VARIANT(avx2, HEED_TARGET_AVX2)
 HEED_ADDITIVE_VARIANT(baseline, )
 
 struct Variant {
-  const char* isa;
   ScoreBlockFn score_block;
   BackwardSentenceFn backward_sentence;
   float (*tanh)(float);
 };
 
 const Variant& variant() {
-  static const Variant chosen = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) {
-      return Variant{"avx512f", score_block_avx512, backward_sentence_avx512, tanh_avx512};
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      return Variant{"avx2", score_block_avx2, backward_sentence_avx2, tanh_avx2};
-    }
-    return Variant{"default", score_block_baseline, backward_sentence_baseline, tanh_baseline};
-  }();
-  return chosen;
+  static const Variant by_level[] = {
+      {score_block_avx512, backward_sentence_avx512, tanh_avx512},
+      {score_block_avx2, backward_sentence_avx2, tanh_avx2},
+      {score_block_baseline, backward_sentence_baseline, tanh_baseline}};
+  return by_level[cpu_level()];
 }
 
 }  // namespace
@@ -226,7 +219,7 @@ float additive_tanh(float x) {
 }
 
 const char* additive_scores_isa() {
-  return variant().isa;
+  return simd::cpu_level_name();
 }
 
 }  // namespace heed::attention

@@ -76,28 +76,20 @@ using RowBackwardFn = void (*)(const float*, float*, int64_t);
     softmax_row_backward_body(a, g, w);                                            \
   }
 
-HEED_SOFTMAX_VARIANT(avx512, __attribute__((target("avx512f,fma,prefer-vector-width=512"))))
-HEED_SOFTMAX_VARIANT(avx2, __attribute__((target("avx2,fma"))))
+HEED_SOFTMAX_VARIANT(avx512, HEED_TARGET_AVX512)
+HEED_SOFTMAX_VARIANT(avx2, HEED_TARGET_AVX2)
 HEED_SOFTMAX_VARIANT(baseline, )
 
 struct Variant {
-  const char* isa;
   RowFn row;
   RowBackwardFn row_backward;
 };
 
 const Variant& variant() {
-  static const Variant chosen = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) {
-      return Variant{"avx512f", softmax_row_avx512, softmax_row_backward_avx512};
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      return Variant{"avx2", softmax_row_avx2, softmax_row_backward_avx2};
-    }
-    return Variant{"default", softmax_row_baseline, softmax_row_backward_baseline};
-  }();
-  return chosen;
+  static const Variant by_level[] = {{softmax_row_avx512, softmax_row_backward_avx512},
+                                     {softmax_row_avx2, softmax_row_backward_avx2},
+                                     {softmax_row_baseline, softmax_row_backward_baseline}};
+  return by_level[cpu_level()];
 }
 
 }  // namespace
@@ -112,10 +104,6 @@ void softmax_rows_backward(const float* weights, float* d, int64_t count, int64_
   const RowBackwardFn row = variant().row_backward;
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < count; ++r) row(weights + r * width, d + r * width, width);
-}
-
-const char* softmax_rows_isa() {
-  return variant().isa;
 }
 
 }  // namespace heed::attention

@@ -15,7 +15,5 @@ namespace heed::attention {
 void softmax_rows(float* rows, int64_t count, int64_t width, const Span* spans);
 // d [count, width] in place: d e = a ⊙ (d a − Σ a·d a) per row, in double.
 void softmax_rows_backward(const float* weights, float* d, int64_t count, int64_t width);
-// The ISA of the chosen variant: "avx512f", "avx2" or "default".
-const char* softmax_rows_isa();
 
 }  // namespace heed::attention
