@@ -5,7 +5,10 @@ HEED_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 HEED_BUILD=${HEED_BUILD:-$HEED_ROOT/build}
 HEED_BIN=$HEED_BUILD/bin
 
-heed_log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Bold on a terminal; plain text in a log file or a pipe.
+heed_log() {
+  if [ -t 2 ]; then printf '\033[1m==> %s\033[0m\n' "$*" >&2; else printf '==> %s\n' "$*" >&2; fi
+}
 
 # Installs the Debian packages in "$@" that are not installed yet.
 heed_install() {
@@ -29,5 +32,6 @@ HEED_BUILD_PACKAGES=(cmake make g++ libdnnl-dev ocl-icd-opencl-dev libboost-prog
 heed_build() {
   heed_log "building heed in $HEED_BUILD"
   cmake -S "$HEED_ROOT" -B "$HEED_BUILD" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-  cmake --build "$HEED_BUILD" -j "$(nproc)"
+  # The build's progress is a log, like heed_log's: stderr, so that stdout carries the results.
+  cmake --build "$HEED_BUILD" -j "$(nproc)" >&2
 }
