@@ -67,8 +67,23 @@ char32_t next_code_point(std::string_view text, size_t& i) {
   return cp;
 }
 
+// A token as it is shown: the tokenizer's joiner U+FFED (text/markers.h) has no glyph in the
+// fonts browsers fall back to on Debian (a box is drawn), so it is shown as U+25AA, the small
+// black square DejaVu Sans and the usual system fonts have; the tooltips keep the token exact.
+std::string displayed(std::string_view token) {
+  static constexpr std::string_view kJoiner = "\xEF\xBF\xAD", kShown = "\xE2\x96\xAA";
+  std::string out(token);
+  for (size_t at = out.find(kJoiner); at != std::string::npos; at = out.find(kJoiner, at)) {
+    out.replace(at, kJoiner.size(), kShown);
+    at += kShown.size();
+  }
+  return out;
+}
+
 // A token as an axis label: at most kMaxLabelChars characters, a cut one ending in "…".
-std::string axis_label(std::string_view token) {
+std::string axis_label(std::string_view raw) {
+  const std::string shown = displayed(raw);
+  const std::string_view token = shown;
   size_t i = 0, chars = 0;
   while (i < token.size() && chars < kMaxLabelChars - 1) {
     next_code_point(token, i);
@@ -110,7 +125,7 @@ bool contains(const Alignment& sorted, int source, int target) {
 
 std::string join_tokens(const std::vector<std::string>& tokens) {
   std::string out;
-  for (const auto& t : tokens) out += (out.empty() ? "" : " ") + xml_escape(t);
+  for (const auto& t : tokens) out += (out.empty() ? "" : " ") + xml_escape(displayed(t));
   return out;
 }
 

@@ -209,6 +209,23 @@ TEST_CASE("heatmap: long labels are cut, tooltips keep the token", "[align][fast
   CHECK(empty.find("</svg>") != std::string::npos);
 }
 
+TEST_CASE("heatmap: joiners are shown as a square fonts have, tooltips keep them",
+          "[align][fast]") {
+  SoftAlignment pair;
+  pair.source = {"Haus\uFFED", "\uFFEDt\uFFED"};
+  pair.source_words = {0, 0};
+  pair.target = {"house"};
+  pair.target_words = {0};
+  pair.weights = {{0.5f, 0.5f}, {0.5f, 0.5f}};
+  const std::string svg = align::heatmap_svg(pair, {});
+  CHECK(svg.find(">Haus\u25AA</text>") != std::string::npos);
+  CHECK(svg.find(">\u25AAt\u25AA</text>") != std::string::npos);
+  CHECK(svg.find("<title>Haus\uFFED (source token 0") != std::string::npos);
+  const std::string html = align::heatmap_html({pair}, {{}}, "t");
+  CHECK(html.find("source: Haus\u25AA \u25AAt\u25AA<br/>") != std::string::npos);
+  CHECK(count(html, "\uFFED") == count(svg, "\uFFED"));  // only in the tooltips
+}
+
 TEST_CASE("heatmap: an HTML page holds each pair under its heading", "[align][fast]") {
   SoftAlignment second = sample_pair();
   second.id = 9;
