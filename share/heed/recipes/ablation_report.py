@@ -14,10 +14,10 @@ feed-forward pooling experiment). The template's prose refers to them through pl
                           same decoder, first seed), seeds
   {{bleu_gap:A:B}}        mean BLEU of configuration A minus that of B
   {{seeds_ahead:A:B}}     "N of M": of the M seeds both A and B ran, those where A's BLEU is higher
-  {{speed_spread:COL}}     how far apart the rounds of speed-runs.tsv are in column COL: the
+  {{speed_spread:COL}}    how far apart the rounds of speed-runs.tsv are in column COL: the
                           median over configurations of fastest/slowest − 1, and the largest
   {{cost:MECH:L}}         forward+backward ms at source length L, hidden 512 (cost-length.tsv)
-  {{cost_d:MECH:D}}        forward+backward ms at hidden D, source length 20 (cost-hidden.tsv)
+  {{cost_d:MECH:D}}       forward+backward ms at hidden D, source length 20 (cost-hidden.tsv)
   {{cost_ratio:A:B:L}}    cost of A over cost of B at length L
   {{cost_len_ratio:MECH:L1:L2}}  cost at source length L2 over cost at L1 (hidden 512)
   {{cost_d_ratio:MECH:D1:D2}}    cost at hidden D2 over cost at D1 (source length 20)
@@ -246,53 +246,41 @@ def buckets_table(results):
     return markdown_table(header, rows)
 
 
-def cost_ms(results, mechanism, length):
-    for row in results.cost_length:
-        if row.get("mechanism") == mechanism and row.get("source_length") == str(length):
+def cost_at(rows, mechanism, column, value):
+    """median_ms of the row of cost-length.tsv or cost-hidden.tsv with this mechanism and value."""
+    for row in rows:
+        if row.get("mechanism") == mechanism and row.get(column) == str(value):
             return number(row["median_ms"])
     return None
 
 
-def cost_hidden_ms(results, mechanism, hidden):
-    for row in results.cost_hidden:
-        if row.get("mechanism") == mechanism and row.get("hidden") == str(hidden):
-            return number(row["median_ms"])
-    return None
+def cost_ms(results, mechanism, length):  # hidden 512
+    return cost_at(results.cost_length, mechanism, "source_length", length)
 
 
-def cost_length_table(results):
-    lengths = sorted({int(r["source_length"]) for r in results.cost_length if r.get("source_length")})
-    mechanisms = []
-    for row in results.cost_length:
-        if row.get("mechanism") and row["mechanism"] not in mechanisms:
-            mechanisms.append(row["mechanism"])
-    rows = []
+def cost_hidden_ms(results, mechanism, hidden):  # source length 20
+    return cost_at(results.cost_hidden, mechanism, "hidden", hidden)
+
+
+def ms_text(value):
+    return "—" if value is None else f"{value:.2f}"
+
+
+def cost_table(rows, column, label, growth=None):
+    """Mechanisms (in the file's order) by the values of COLUMN; a growth column if given."""
+    values = sorted({int(r[column]) for r in rows if r.get(column)})
+    mechanisms = list(dict.fromkeys(r["mechanism"] for r in rows if r.get("mechanism")))
+    table = []
     for mechanism in mechanisms:
-        cells = [f"{cost_ms(results, mechanism, L):.2f}" if cost_ms(results, mechanism, L) else "—"
-                 for L in lengths]
-        growth = results.growth.get(mechanism)
-        rows.append([f"`{mechanism}`"] + cells + [f"{growth:.2f}" if growth is not None else "—"])
-    if not rows:
+        cells = [ms_text(cost_at(rows, mechanism, column, v)) for v in values]
+        if growth is not None:
+            exponent = growth.get(mechanism)
+            cells.append("—" if exponent is None else f"{exponent:.2f}")
+        table.append([f"`{mechanism}`"] + cells)
+    if not table:
         return "_Not measured yet._"
-    return markdown_table(["mechanism"] + [f"S = {L}" for L in lengths] + ["growth exponent"], rows)
-
-
-def cost_hidden_table(results):
-    hiddens = sorted({int(r["hidden"]) for r in results.cost_hidden if r.get("hidden")})
-    mechanisms = []
-    for row in results.cost_hidden:
-        if row.get("mechanism") and row["mechanism"] not in mechanisms:
-            mechanisms.append(row["mechanism"])
-    rows = []
-    for mechanism in mechanisms:
-        cells = []
-        for hidden in hiddens:
-            value = cost_hidden_ms(results, mechanism, hidden)
-            cells.append("—" if value is None else f"{value:.2f}")
-        rows.append([f"`{mechanism}`"] + cells)
-    if not rows:
-        return "_Not measured yet._"
-    return markdown_table(["mechanism"] + [f"d = {h}" for h in hiddens], rows)
+    header = ["mechanism"] + [f"{label} = {v}" for v in values]
+    return markdown_table(header + (["growth exponent"] if growth is not None else []), table)
 
 
 def stats_table(results):
@@ -402,8 +390,9 @@ def fill(template, results, page_dir):
         "bahdanau": lambda: config_table(results, ["dot-luong"] + BAHDANAU),
         "sweep": lambda: sweep_table(results),
         "buckets": lambda: buckets_table(results),
-        "cost_length": lambda: cost_length_table(results),
-        "cost_hidden": lambda: cost_hidden_table(results),
+        "cost_length": lambda: cost_table(results.cost_length, "source_length", "S",
+                                          results.growth),
+        "cost_hidden": lambda: cost_table(results.cost_hidden, "hidden", "d"),
         "stats": lambda: stats_table(results),
         "pooling": lambda: generic_table(results.pooling, [
             "task", "T", "lengths", "model", "solved", "steps_to_solve", "final_accuracy",
@@ -418,11 +407,9 @@ def fill(template, results, page_dir):
         if kind == "plot":
             return plot(results, parts[1], page_dir)
         if kind == "cost":
-            value = cost_ms(results, parts[1], int(parts[2]))
-            return "—" if value is None else f"{value:.2f}"
+            return ms_text(cost_ms(results, parts[1], int(parts[2])))
         if kind == "cost_d":
-            value = cost_hidden_ms(results, parts[1], int(parts[2]))
-            return "—" if value is None else f"{value:.2f}"
+            return ms_text(cost_hidden_ms(results, parts[1], int(parts[2])))
         if kind == "cost_ratio":
             a, b = cost_ms(results, parts[1], int(parts[3])), cost_ms(results, parts[2], int(parts[3]))
             return "—" if not a or not b else f"{a / b:.1f}"
