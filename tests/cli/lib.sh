@@ -55,6 +55,17 @@ finish() {
   [ "$FAILED" = 0 ]
 }
 
+# sample_pairs N V: the first N training and V validation pairs of the embedded English–French
+# sample as $TMP/src, $TMP/tgt, $TMP/vsrc, $TMP/vtgt.
+sample_pairs() {
+  local sample
+  sample=$(dirname "${BASH_SOURCE[0]}")/../../share/heed/sample
+  head -"$1" "$sample/train.en" > "$TMP/src"
+  head -"$1" "$sample/train.fr" > "$TMP/tgt"
+  head -"$2" "$sample/valid.en" > "$TMP/vsrc"
+  head -"$2" "$sample/valid.fr" > "$TMP/vtgt"
+}
+
 # train_sample_model STEPS: a tiny English→French model on 2,000 pairs of the embedded sample,
 # with 300 BPE merges, in $TMP: raw.{en,fr}, codes, bpe.{en,fr} and m/model.heed.
 train_sample_model() {

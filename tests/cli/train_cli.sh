@@ -8,10 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 T=$BIN/heed-train
 SAMPLE=$(dirname "$0")/../../share/heed/sample
-head -400 "$SAMPLE/train.en" > "$TMP/src"
-head -400 "$SAMPLE/train.fr" > "$TMP/tgt"
-head -20 "$SAMPLE/valid.en" > "$TMP/vsrc"
-head -20 "$SAMPLE/valid.fr" > "$TMP/vtgt"
+sample_pairs 400 20
 data=(--train-src "$TMP/src" --train-tgt "$TMP/tgt")
 model=(--hidden 16 --embed 8 --vocab-size 300 --batch-size 16 --threads 1 --seed 5)
 tiny=("${data[@]}" "${model[@]}" -q)

@@ -87,7 +87,8 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads,
                        "checkpoint and exits 130.",
                        LogLevel::kInfo});
   std::string attention = cfg.model.attention, decoder = "luong", cell = "lstm", bridge = "dense";
-  std::string precision = "f32", optimizer = "adam", schedule = "plateau";
+  std::string precision = "f32", optimizer = "adam", schedule = "plateau",
+              valid_metric = "perplexity";
   std::string normalizer = cfg.model.attention_normalizer;
   std::map<std::string, int64_t> attention_ints;
   std::map<std::string, double> attention_reals;
@@ -147,7 +148,10 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads,
       "mean (of the encoder outputs), last (the encoder's final states) or ff-pool "
       "(feed-forward attention pooling of the encoder outputs)")(
       "dropout", cli::number(&cfg.model.dropout, cli::from_below(0, 1)),
-      "dropout on embeddings, between layers and on outputs");
+      "dropout on embeddings, between layers and on outputs")(
+      "tie-embeddings", po::bool_switch(&cfg.model.tie_target_embeddings),
+      "the output projection is the target embedding matrix (Press & Wolf 2017); needs --embed "
+      "equal to --hidden");
   add_attention_options(cl.group("Attention"), normalizer, attention_ints, attention_reals);
   cl.group("Training")
       .add_options()("output,o", po::value(&cfg.output), "output directory (created if missing)")(
@@ -164,16 +168,22 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads,
           "optimizer", cli::checked(&optimizer, train::parse_optimizer), "adam or sgd")(
           "lr", cli::number(&cfg.schedule.lr, cli::above(0)), "learning rate")(
           "lr-schedule", cli::checked(&schedule, train::parse_lr_schedule),
-          "constant, warmup or plateau (decay on a validation plateau)")(
+          "constant, warmup, plateau (decay on a validation plateau), inv-sqrt (lr·√(warmup/step) "
+          "after the warm-up) or cosine (to --min-lr at --max-steps)")(
           "warmup-steps", cli::number(&cfg.schedule.warmup_steps, cli::at_least(0)),
           "linear warm-up over this many updates")(
           "lr-decay", cli::number(&cfg.schedule.decay_factor, {0, 1, true, true}),
           "plateau: multiply the rate by this")(
           "lr-patience", cli::number(&cfg.schedule.patience, cli::at_least(0)),
           "plateau: validations without improvement before decaying")(
-          "momentum", cli::number(&cfg.optimizer.momentum, cli::from_below(0, 1)), "SGD momentum")(
-          "clip", cli::number(&cfg.clip_norm, cli::at_least(0)),
-          "global gradient-norm clipping (0 = off)")(
+          "min-lr", cli::number(&cfg.schedule.min_lr, cli::at_least(0)),
+          "floor of the plateau, inv-sqrt and cosine schedules")(
+          "exponential-smoothing", cli::number(&cfg.ema_decay, cli::from_below(0, 1)),
+          "keep a moving average of the weights, avg += d·(w − avg) after each update with "
+          "d = max(this, 1 − (t+1)/(t+10)) (Marian's); validation and saved models use it (0 = "
+          "off)")("momentum", cli::number(&cfg.optimizer.momentum, cli::from_below(0, 1)),
+                  "SGD momentum")("clip", cli::number(&cfg.clip_norm, cli::at_least(0)),
+                                  "global gradient-norm clipping (0 = off)")(
           "label-smoothing", cli::number(&cfg.label_smoothing, cli::from_below(0, 1)),
           "label smoothing epsilon")(
           "guided-alignment", po::value(&cfg.guided_alignment),
@@ -190,9 +200,16 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads,
           "save-every", cli::number(&cfg.save_every, cli::at_least(0)),
           "updates between checkpoints (0 = at validations)")(
           "patience", cli::number(&cfg.patience, cli::at_least(0)),
-          "early stopping after this many validations without a better perplexity (0 = off)")(
-          "precision", cli::checked(&precision, onednn::parse_precision),
-          "f32 or bf16 (bf16 matmuls and RNNs, f32 master weights)")(
+          "early stopping after this many validations without a better --valid-metric (0 = off)")(
+          "valid-metric", cli::checked(&valid_metric, train::parse_valid_metric),
+          "perplexity or bleu: picks the best model (DIR/model.heed) and drives --patience and the "
+          "plateau schedule")(
+          "log-every", cli::number(&cfg.log_every, cli::at_least(0)),
+          "a metrics-file row (loss, lr, tokens/s) every this many updates (0 = at validations)")(
+          "keep-models", cli::number(&cfg.keep_models, cli::at_least(0)),
+          "also save the model of each of the last N checkpoints as DIR/model.step-K.heed (for "
+          "heed-average)")("precision", cli::checked(&precision, onednn::parse_precision),
+                           "f32 or bf16 (bf16 matmuls and RNNs, f32 master weights)")(
           "resume", po::bool_switch(&cfg.resume),
           "continue from DIR/checkpoint.heed exactly where it stopped")(
           "metrics-file", po::value(&cfg.metrics_file),
@@ -231,6 +248,7 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads,
   }
   cfg.optimizer.type = train::parse_optimizer(optimizer);
   cfg.schedule.type = train::parse_lr_schedule(schedule);
+  cfg.valid_metric = train::parse_valid_metric(valid_metric);
   cfg.seed = cl.common().seed;
   threads = cl.threads();
   text::TokenizerOptions tok;
@@ -278,9 +296,10 @@ int train_main(int argc, char** argv) {
   });
   bar.clear();
   const std::string validation =
-      result.validated ? fmt::format("best validation perplexity {:.2f}, BLEU {:.2f}",
-                                     result.best_valid_ppl, result.best_valid_bleu)
-                       : std::string("no validation data (the model is the last one)");
+      result.validated
+          ? fmt::format("best model at step {}: validation perplexity {:.2f}, BLEU {:.2f}",
+                        result.best_step, result.best_valid_ppl, result.best_valid_bleu)
+          : std::string("no validation data (the model is the last one)");
   spdlog::info("done: {} updates, {} epochs, {:.0f} s, stopped by {}; {}", result.steps,
                result.epochs, result.seconds, result.stop_reason, validation);
   if (result.run_steps > 0 && result.run_seconds > 0) {

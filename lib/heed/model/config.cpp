@@ -74,6 +74,11 @@ void ModelConfig::validate() {
   if (attention_dim < 0) throw ConfigError("--attention-dim must be 0 (= hidden) or positive");
   if (attention_dim == 0) attention_dim = hidden;
   if (!(dropout >= 0.0f && dropout < 1.0f)) throw ConfigError("--dropout must be in [0, 1)");
+  if (tie_target_embeddings && embed != hidden) {
+    throw ConfigError("--tie-embeddings needs --embed equal to --hidden (the output layer reads " +
+                      std::to_string(hidden) + "-wide vectors; the embeddings are " +
+                      std::to_string(embed) + " wide)");
+  }
   if (attention.empty()) throw ConfigError("--attention must name a mechanism");
   attention = attention::canonical_attention_name(attention);
   // The mechanism's options checked and completed with their defaults, so that the model file
@@ -102,6 +107,8 @@ std::string ModelConfig::to_json() const {
                       {"dropout", dropout},
                       {"src_vocab_size", src_vocab_size},
                       {"tgt_vocab_size", tgt_vocab_size}};
+  // Written only when on, so that untied models keep the configuration older heeds read.
+  if (tie_target_embeddings) j["tie_target_embeddings"] = true;
   return j.dump();
 }
 
@@ -148,6 +155,9 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
     number("dropout", &c.dropout);
     number("src_vocab_size", &c.src_vocab_size);
     number("tgt_vocab_size", &c.tgt_vocab_size);
+    if (j.contains("tie_target_embeddings")) {
+      c.tie_target_embeddings = j.at("tie_target_embeddings").get<bool>();
+    }
     c.validate();
   } catch (const nlohmann::json::exception& e) {
     throw FormatError(std::string("model config has a malformed field (") + e.what() + ")");
@@ -175,8 +185,8 @@ std::string ModelConfig::summary() const {
          " bidirectional=" + (bidirectional ? "on" : "off") +
          " layers=" + std::to_string(encoder_layers) + "/" + std::to_string(decoder_layers) +
          " embed=" + std::to_string(embed) + " hidden=" + std::to_string(hidden) +
-         " bridge=" + to_string(bridge) + " vocab=" + std::to_string(src_vocab_size) + "/" +
-         std::to_string(tgt_vocab_size);
+         " bridge=" + to_string(bridge) + (tie_target_embeddings ? " tied" : "") +
+         " vocab=" + std::to_string(src_vocab_size) + "/" + std::to_string(tgt_vocab_size);
 }
 
 }  // namespace heed::model

@@ -28,7 +28,10 @@ struct ModelConfig {
   std::map<std::string, double> attention_options;  // the mechanism's own (--heads, …)
   BridgeType bridge = BridgeType::kDense;           // decoder initial state (bridge.h)
   float dropout = 0.3f;                             // on embeddings, between layers, on outputs
-  int src_vocab_size = 0;                           // set from the vocabularies
+  // The output projection is the target embedding matrix (Press & Wolf 2017; OpenNMT's
+  // share_decoder_embeddings): one [V, E] parameter, so embed must equal hidden.
+  bool tie_target_embeddings = false;
+  int src_vocab_size = 0;  // set from the vocabularies
   int tgt_vocab_size = 0;
 
   // Fills derived values (attention_dim, the mechanism's option defaults) and rejects impossible

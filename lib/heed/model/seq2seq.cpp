@@ -21,8 +21,12 @@ Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision)
     : config_(validated(std::move(config))), precision_(precision) {
   encoder_ = std::make_unique<Encoder>(config_, precision, store_);
   decoder_ = make_decoder(config_, precision, store_);
-  layers::Parameter& w =
-      store_.add("decoder/output/weight", tensor::Shape{config_.tgt_vocab_size, config_.hidden});
+  // Tied: the decoder's embedding matrix [V, E = H] is the projection; both uses add their
+  // gradients into its one grad tensor.
+  layers::Parameter& w = config_.tie_target_embeddings
+                             ? store_.get("decoder/embedding/weight")
+                             : store_.add("decoder/output/weight",
+                                          tensor::Shape{config_.tgt_vocab_size, config_.hidden});
   layers::Parameter& b = store_.add("decoder/output/bias", tensor::Shape{config_.tgt_vocab_size});
   output_ =
       std::make_unique<layers::OutputLayer>(config_.hidden, config_.tgt_vocab_size, precision);

@@ -1,4 +1,5 @@
 list(APPEND HEED_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/average.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bahdanau_decoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/batch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bridge.cpp

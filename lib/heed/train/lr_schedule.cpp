@@ -1,6 +1,7 @@
 #include "heed/train/lr_schedule.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "heed/common/error.h"
@@ -13,15 +14,27 @@ void LrScheduleConfig::validate() const {
   if (!(decay_factor > 0.0f && decay_factor < 1.0f))
     throw ConfigError("--lr-decay must be in (0, 1)");
   if (patience < 0) throw ConfigError("--lr-patience must not be negative");
-  if (!(min_lr >= 0.0f)) throw ConfigError("--min-lr must not be negative");
+  if (!(min_lr >= 0.0f && min_lr <= lr)) throw ConfigError("--min-lr must be in [0, --lr]");
+  if (type == LrScheduleType::kInvSqrt && warmup_steps == 0) {
+    throw ConfigError(
+        "--lr-schedule inv-sqrt needs --warmup-steps > 0 (after the warm-up the rate is "
+        "lr·√(warmup/step))");
+  }
+  if (type == LrScheduleType::kCosine && total_steps <= warmup_steps) {
+    throw ConfigError(
+        "--lr-schedule cosine decays to the end of the run: give --max-steps, above "
+        "--warmup-steps");
+  }
 }
 
 LrScheduleType parse_lr_schedule(const std::string& name) {
   if (name == "constant") return LrScheduleType::kConstant;
   if (name == "warmup") return LrScheduleType::kWarmup;
   if (name == "plateau") return LrScheduleType::kPlateau;
+  if (name == "inv-sqrt") return LrScheduleType::kInvSqrt;
+  if (name == "cosine") return LrScheduleType::kCosine;
   throw ConfigError("--lr-schedule: unknown value '" + name +
-                    "' (expected constant, warmup or plateau)");
+                    "' (expected constant, warmup, plateau, inv-sqrt or cosine)");
 }
 
 std::string to_string(LrScheduleType type) {
@@ -32,6 +45,10 @@ std::string to_string(LrScheduleType type) {
       return "warmup";
     case LrScheduleType::kPlateau:
       return "plateau";
+    case LrScheduleType::kInvSqrt:
+      return "inv-sqrt";
+    case LrScheduleType::kCosine:
+      return "cosine";
   }
   return "constant";
 }
@@ -42,11 +59,25 @@ LrSchedule::LrSchedule(const LrScheduleConfig& config)
 }
 
 float LrSchedule::lr(int64_t step) const {
-  if (config_.warmup_steps > 0 && step < config_.warmup_steps) {
-    return current_ * static_cast<float>(std::max<int64_t>(step, 1)) /
-           static_cast<float>(config_.warmup_steps);
+  const int64_t warmup = config_.warmup_steps;
+  step = std::max<int64_t>(step, 1);
+  if (warmup > 0 && step < warmup) {
+    return current_ * static_cast<float>(step) / static_cast<float>(warmup);
   }
-  return current_;
+  switch (config_.type) {
+    case LrScheduleType::kInvSqrt:
+      return std::max(config_.min_lr,
+                      current_ * static_cast<float>(std::sqrt(double(warmup) / double(step))));
+    case LrScheduleType::kCosine: {
+      const double progress =
+          std::min(1.0, double(step - warmup) / double(config_.total_steps - warmup));
+      const double cosine = 0.5 * (1.0 + std::cos(M_PI * progress));
+      const double floor = config_.min_lr;
+      return static_cast<float>(floor + (double(current_) - floor) * cosine);
+    }
+    default:
+      return current_;
+  }
 }
 
 bool LrSchedule::on_validation(double score) {

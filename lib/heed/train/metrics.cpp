@@ -27,13 +27,13 @@ void MetricsWriter::write(const MetricsRow& row) const {
   const bool fresh = !fs::exists(path_) || fs::file_size(path_) == 0;
   std::ofstream out(path_, std::ios::app);
   if (fresh)
-    out << "step\tepoch\tloss\tperplexity\tlr\ttokens_per_s\tval_ppl\tval_bleu\telapsed_s\n";
+    out << "step\tepoch\tloss\tperplexity\tlr\ttokens_per_s\tval_ppl\tval_bleu\telapsed_s\tevent\n";
   char line[512];
-  std::snprintf(line, sizeof line, "%lld\t%lld\t%.5f\t%.4f\t%.3g\t%.0f\t%s\t%s\t%.1f\n",
+  std::snprintf(line, sizeof line, "%lld\t%lld\t%.5f\t%.4f\t%.3g\t%.0f\t%s\t%s\t%.1f\t%s\n",
                 static_cast<long long>(row.step), static_cast<long long>(row.epoch), row.loss,
                 std::exp(row.loss), row.lr, row.tokens_per_second,
                 optional_number(row.valid_ppl).c_str(), optional_number(row.valid_bleu).c_str(),
-                row.elapsed);
+                row.elapsed, row.event.c_str());
   out << line;
   if (!out) throw WriteError(path_ + ": " + errno_message(errno));
 }

@@ -1,5 +1,7 @@
-// The --metrics-file of heed-train: one TSV row per validation (or per end of run without
-// validation data), appended, with a header when the file is new or empty.
+// The --metrics-file of heed-train: one TSV row every --log-every updates and at every validation
+// (or at the end of a run without validation data), appended, with a header when the file is new
+// or empty. The last column names what happened at that row: "best" (a new best model),
+// "lr-decay", "early-stop" (training stops here), separated by commas; empty for none.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@ struct MetricsRow {
   double valid_ppl = 0;  // NaN: no validation
   double valid_bleu = 0;
   double elapsed = 0;
+  std::string event;
 };
 
 class MetricsWriter {

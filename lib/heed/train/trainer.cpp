@@ -57,10 +57,20 @@ class Trainer {
   void step(const std::vector<size_t>& global_batch);
   // Returns true when early stopping says stop.
   bool validate(bool scheduled, float lr);
+  // A metrics row of the updates since the last one, without validation.
+  void log_metrics(float lr);
+  MetricsRow metrics_row(float lr);
+  // Exponential smoothing (TrainConfig::ema_decay): the average follows each update; f runs with
+  // the averaged weights in the model (the live ones are put back after).
+  void update_average();
+  template <class F>
+  void with_model_weights(F f);
+  void swap_average();
   // The stop signal any rank received (0: none), and the clock of the slowest rank.
   int agree_on_stop_and_clock();
   void save_checkpoint();
   void save_model(const std::string& path);
+  void keep_model();  // DIR/model.step-K.heed, the oldest beyond --keep-models removed
   model::ModelFile model_file() const;
   double fraction_done(size_t plan_size) const;
 
@@ -75,6 +85,7 @@ class Trainer {
   std::unique_ptr<Optimizer> optimizer_;
   std::unique_ptr<LrSchedule> schedule_;
   std::vector<ParamRef> params_;
+  std::vector<std::vector<float>> average_;  // per parameter; empty without smoothing
   TrainingState state_;
   Rng rng_;  // rank 0's dropout; other ranks draw from a stream per (rank, step)
   std::string checkpoint_path_, model_path_;
@@ -100,11 +111,74 @@ void Trainer::save_model(const std::string& path) {
   if (writer_) model::save_model(path, model_file());
 }
 
+void Trainer::swap_average() {
+  if (average_.empty()) return;
+#pragma omp parallel for schedule(dynamic)
+  for (size_t p = 0; p < params_.size(); ++p) {
+    std::swap_ranges(params_[p].value, params_[p].value + params_[p].size, average_[p].data());
+  }
+  model_->weights_changed();
+}
+
+template <class F>
+void Trainer::with_model_weights(F f) {
+  swap_average();
+  try {
+    f();
+  } catch (...) {
+    swap_average();
+    throw;
+  }
+  swap_average();
+}
+
+void Trainer::update_average() {
+  if (average_.empty()) return;
+  const double t = double(state_.step);
+  const float d = std::max(config_.ema_decay, float(1.0 - (t + 1.0) / (t + 10.0)));
+#pragma omp parallel
+  for (size_t p = 0; p < params_.size(); ++p) {
+    const float* w = params_[p].value;
+    float* a = average_[p].data();
+    const auto n = static_cast<int64_t>(params_[p].size);
+#pragma omp for simd schedule(static)
+    for (int64_t i = 0; i < n; ++i) a[i] += d * (w[i] - a[i]);
+  }
+}
+
+void Trainer::keep_model() {
+  if (config_.keep_models <= 0 || !writer_) return;
+  const fs::path dir(config_.output);
+  with_model_weights([&] {
+    save_model((dir / ("model.step-" + std::to_string(state_.step) + ".heed")).string());
+  });
+  // The kept models of this directory, oldest first by step; the surplus goes.
+  std::vector<std::pair<int64_t, fs::path>> kept;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("model.step-", 0) != 0 || name.size() < 17 ||
+        name.compare(name.size() - 5, 5, ".heed") != 0) {
+      continue;
+    }
+    const std::string digits = name.substr(11, name.size() - 16);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    kept.emplace_back(std::stoll(digits), entry.path());
+  }
+  std::sort(kept.begin(), kept.end());
+  for (size_t i = 0; i + size_t(config_.keep_models) < kept.size(); ++i) {
+    std::error_code ignored;
+    fs::remove(kept[i].second, ignored);
+  }
+}
+
 void Trainer::save_checkpoint() {
   last_saved_ = state_.step;
   if (!writer_) return;
   model::ModelFile file = model_file();
   optimizer_->save_state(params_, file.tensors);
+  for (size_t p = 0; p < average_.size(); ++p) {
+    file.tensors.add_f32("ema/" + params_[p].name, {int64_t(params_[p].size)}, average_[p].data());
+  }
   state_.lr_current = schedule_->current();
   state_.lr_best = schedule_->best();
   state_.lr_bad = schedule_->bad_validations();
@@ -120,7 +194,7 @@ void Trainer::save_checkpoint() {
 // The extra validation at the end of a run only keeps the best model: it does not step the
 // learning-rate schedule or early stopping, so a run made in stages (--time-limit, then
 // --resume) follows the schedule of one run.
-bool Trainer::validate(bool scheduled, float lr) {
+MetricsRow Trainer::metrics_row(float lr) {
   MetricsRow row;
   row.step = state_.step;
   row.epoch = state_.epoch + 1;
@@ -130,33 +204,59 @@ bool Trainer::validate(bool scheduled, float lr) {
   row.elapsed = state_.elapsed;
   row.valid_ppl = row.valid_bleu = std::nan("");
   window_ = Window();
+  return row;
+}
+
+void Trainer::log_metrics(float lr) {
+  metrics_.write(metrics_row(lr));
+}
+
+bool Trainer::validate(bool scheduled, float lr) {
+  MetricsRow row = metrics_row(lr);
   if (validator_->empty()) {
     metrics_.write(row);
     return false;
   }
   std::vector<double> scores(2);
-  if (writer_) {
-    const ValidationScores s = validator_->run(*model_);
-    scores = {s.perplexity, s.bleu};
-  }
+  with_model_weights([&] {
+    if (writer_) {
+      const ValidationScores s = validator_->run(*model_);
+      scores = {s.perplexity, s.bleu};
+    }
+  });
   world_.broadcast(scores);
   const double ppl = scores[0], bleu = scores[1];
   spdlog::info("step {} epoch {}: validation perplexity {:.2f}, BLEU {:.2f}", state_.step,
                state_.epoch + 1, ppl, bleu);
   row.valid_ppl = ppl;
   row.valid_bleu = bleu;
-  metrics_.write(row);
-  if (scheduled) schedule_->on_validation(ppl);
-  if (ppl < state_.best_ppl) {
+  const bool by_bleu = config_.valid_metric == ValidMetric::kBleu;
+  std::vector<std::string> events;
+  if (scheduled && schedule_->on_validation(by_bleu ? -bleu : ppl)) events.push_back("lr-decay");
+  const bool first = !std::isfinite(state_.best_ppl);
+  if (first || (by_bleu ? bleu > state_.best_bleu : ppl < state_.best_ppl)) {
     state_.best_ppl = ppl;
     state_.best_bleu = bleu;
+    state_.best_step = state_.step;
     if (scheduled) state_.bad_validations = 0;
-    save_model(model_path_);
+    with_model_weights([&] { save_model(model_path_); });
     spdlog::info("new best model saved to {}", model_path_);
+    events.push_back("best");
   } else if (scheduled) {
     ++state_.bad_validations;
   }
-  return config_.patience > 0 && state_.bad_validations >= config_.patience;
+  const bool stop = config_.patience > 0 && state_.bad_validations >= config_.patience;
+  if (stop) {
+    events.push_back("early-stop");
+    spdlog::info(
+        "early stopping: {} validations without a better {} since step {} (perplexity {:.2f}, "
+        "BLEU {:.2f}); that model is {}",
+        state_.bad_validations, to_string(config_.valid_metric), state_.best_step, state_.best_ppl,
+        state_.best_bleu, model_path_);
+  }
+  for (const std::string& e : events) row.event += (row.event.empty() ? "" : ",") + e;
+  metrics_.write(row);
+  return stop;
 }
 
 int Trainer::agree_on_stop_and_clock() {
@@ -206,13 +306,18 @@ void Trainer::start() {
       }
     }
   }
-  spdlog::info("model: {} ({} parameters, {})", model_->config().summary(),
-               model_->parameters().numel(), onednn::precision_name(config_.precision));
+  spdlog::info(
+      "model: {} ({} parameters{}, {})", model_->config().summary(), model_->parameters().numel(),
+      model_->config().tie_target_embeddings
+          ? fmt::format("; {} saved by tying the target embeddings and the output projection",
+                        int64_t(model_->config().tgt_vocab_size) * model_->config().hidden)
+          : std::string(),
+      onednn::precision_name(config_.precision));
   for (layers::Parameter* p : model_->parameters().all()) {
     params_.push_back({p->name, p->value.data(), p->grad.data(), size_t(p->value.numel())});
   }
   optimizer_ = make_optimizer(config_.optimizer);
-  schedule_ = std::make_unique<LrSchedule>(config_.schedule);
+  schedule_ = std::make_unique<LrSchedule>(config_.schedule_config());
   rng_ = make_rng(config_.seed, /*stream=*/3);
   if (resumed) {
     model::read_parameters(resumed->tensors, checkpoint_path_, model_->parameters());
@@ -220,6 +325,25 @@ void Trainer::start() {
     optimizer_->load_state(params_, resumed->tensors);
     state_ = TrainingState::from_text(resumed->extra.at("train_state"), checkpoint_path_);
     schedule_->restore(state_.lr_current, state_.lr_best, state_.lr_bad);
+    if (config_.ema_decay > 0) {
+      for (const ParamRef& p : params_) {
+        const std::string name = "ema/" + p.name;
+        if (!resumed->tensors.has(name)) {
+          spdlog::warn(
+              "{}: no moving average stored (trained without --exponential-smoothing): it "
+              "starts from the weights at step {}",
+              checkpoint_path_, state_.step);
+          average_.clear();
+          break;
+        }
+        const std::vector<float> values = resumed->tensors.get(name).as_f32();
+        if (values.size() != p.size) {
+          throw FormatError(checkpoint_path_ + ": tensor '" + name + "' does not match '" + p.name +
+                            "'");
+        }
+        average_.push_back(values);
+      }
+    }
     std::istringstream rng(state_.rng);
     rng >> rng_;
     spdlog::info("resumed from {} at step {} (epoch {}){}", checkpoint_path_, state_.step,
@@ -230,6 +354,9 @@ void Trainer::start() {
                      : std::string());
   } else {
     model_->initialize(config_.seed, config_.init_scale);
+  }
+  if (config_.ema_decay > 0 && average_.empty()) {
+    for (const ParamRef& p : params_) average_.emplace_back(p.value, p.value + p.size);
   }
   if (world_.size() > 1) {
     spdlog::info(
@@ -274,6 +401,7 @@ void Trainer::step(const std::vector<size_t>& global_batch) {
   }
   ++state_.step;
   ++state_.next_batch;
+  update_average();
   window_.loss += result.loss;
   window_.tokens += double(result.sums.tokens);
   window_.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -327,6 +455,9 @@ TrainResult Trainer::run() {
       }
       const bool validation_due = config_.valid_every > 0 && state_.step % config_.valid_every == 0;
       const bool stop_early = validation_due && validate(true, lr);
+      if (!validation_due && config_.log_every > 0 && state_.step % config_.log_every == 0) {
+        log_metrics(lr);
+      }
       if (state_.next_batch == int64_t(plan.size())) {
         ++state_.epoch;
         state_.next_batch = 0;
@@ -338,9 +469,10 @@ TrainResult Trainer::run() {
       const bool periodic =
           config_.save_every > 0 ? state_.step % config_.save_every == 0 : validation_due;
       if (periodic || !reason.empty() || signal) save_checkpoint();
+      if (periodic || !reason.empty()) keep_model();
       if (signal) {
         // Without validation data the last weights are the model, as at a normal end.
-        if (validator_->empty()) save_model(model_path_);
+        if (validator_->empty()) with_model_weights([&] { save_model(model_path_); });
         spdlog::warn("stopped by signal {} at step {}; resume with --resume", signal, state_.step);
         throw Interrupted(signal);
       }
@@ -349,7 +481,7 @@ TrainResult Trainer::run() {
   }
   // A final validation unless one just ran; without validation data the last model is the model.
   if (validator_->empty()) {
-    save_model(model_path_);
+    with_model_weights([&] { save_model(model_path_); });
   } else if (config_.valid_every == 0 || state_.step % config_.valid_every != 0) {
     validate(false, lr);
     save_checkpoint();
@@ -361,6 +493,7 @@ TrainResult Trainer::run() {
   result.epochs = state_.epoch;
   result.best_valid_ppl = std::isfinite(state_.best_ppl) ? state_.best_ppl : 0;
   result.best_valid_bleu = state_.best_bleu;
+  result.best_step = state_.best_step;
   result.seconds = state_.elapsed;
   result.processes = world_.size();
   result.tokens = tokens_trained_;
@@ -403,7 +536,13 @@ void TrainConfig::validate() const {
   }
   batching.validate();
   optimizer.validate();
-  schedule.validate();
+  schedule_config().validate();
+  if (!(ema_decay >= 0.f && ema_decay < 1.f)) {
+    throw ConfigError("--exponential-smoothing must be in [0, 1) (0 = off)");
+  }
+  if (log_every < 0 || keep_models < 0) {
+    throw ConfigError("--log-every and --keep-models must not be negative");
+  }
   model::ModelConfig m = model;
   m.src_vocab_size = m.tgt_vocab_size = 8;
   m.validate();
@@ -461,6 +600,22 @@ void TrainConfig::validate() const {
                      (ec ? ": " + ec.message() : std::string()));
   }
   io::check_writable((fs::path(output) / "checkpoint.heed").string());
+}
+
+LrScheduleConfig TrainConfig::schedule_config() const {
+  LrScheduleConfig s = schedule;
+  s.total_steps = max_steps;
+  return s;
+}
+
+ValidMetric parse_valid_metric(const std::string& name) {
+  if (name == "perplexity" || name == "ppl") return ValidMetric::kPerplexity;
+  if (name == "bleu") return ValidMetric::kBleu;
+  throw ConfigError("--valid-metric: unknown value '" + name + "' (expected perplexity or bleu)");
+}
+
+std::string to_string(ValidMetric metric) {
+  return metric == ValidMetric::kBleu ? "BLEU" : "perplexity";
 }
 
 TrainResult train(const TrainConfig& config,

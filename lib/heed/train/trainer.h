@@ -8,8 +8,11 @@
 //
 // Output directory layout (man/heed-train.1):
 //   DIR/checkpoint.heed  the last checkpoint: a model file plus optimizer and trainer state
-//   DIR/model.heed       the best model by validation perplexity (the last one without
-//                        validation data), a plain model file
+//   DIR/model.heed       the best model by validation perplexity or BLEU (--valid-metric; the
+//                        last one without validation data), a plain model file; with
+//                        --exponential-smoothing its weights are the moving average
+//   DIR/model.step-K.heed  with --keep-models N: the model (averaged weights too) at each of the
+//                        last N checkpoints, for checkpoint averaging (heed-average)
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,10 @@
 
 namespace heed::train {
 
+enum class ValidMetric { kPerplexity, kBleu };
+ValidMetric parse_valid_metric(const std::string& name);  // perplexity | bleu
+std::string to_string(ValidMetric metric);
+
 struct TrainConfig {
   // Data: two line-aligned files, or one `src ||| tgt` / TSV file, already tokenized.
   std::string train_src, train_tgt, train_file;
@@ -37,7 +44,11 @@ struct TrainConfig {
   model::ModelConfig model;
   BatcherOptions batching;
   OptimizerConfig optimizer;
-  LrScheduleConfig schedule;
+  LrScheduleConfig schedule;  // its total_steps is max_steps (schedule_config())
+  // Exponential moving average of the weights, as Marian's --exponential-smoothing: after update
+  // t, avg ← (1 − d)·avg + d·w with d = max(ema_decay, 1 − (t + 1)/(t + 10)). Validation, the best
+  // model and the kept models use the average; checkpoints keep both. 0 = off.
+  float ema_decay = 0.f;
   float clip_norm = 5.f;
   float label_smoothing = 0.1f;
   // Guided alignment: zero-based Pharaoh word links, one line per training pair (words as
@@ -53,6 +64,9 @@ struct TrainConfig {
   int64_t valid_every = 500;  // steps between validations (0 = only at the end)
   int64_t save_every = 500;   // steps between checkpoints (0 = at validations and the end)
   int patience = 0;           // early stopping after this many validations without gain (0 = off)
+  ValidMetric valid_metric = ValidMetric::kPerplexity;  // picks the best model, drives patience
+  int64_t log_every = 100;          // a metrics row (loss, lr, tokens/s) every this many updates
+  int keep_models = 0;              // DIR/model.step-K.heed of the last N checkpoints (0 = none)
   int64_t valid_max_sentences = 0;  // BLEU on the first N validation pairs (0 = all)
   onednn::Precision precision = onednn::Precision::kF32;
   uint64_t seed = 1;
@@ -67,6 +81,8 @@ struct TrainConfig {
   // ConfigError for impossible settings; FileError/WriteError for unreadable inputs or an
   // unwritable output directory. Cheap: runs before any data is read.
   void validate() const;
+  // The schedule with its step budget filled in.
+  LrScheduleConfig schedule_config() const;
 };
 
 struct TrainProgress {
@@ -82,8 +98,9 @@ struct TrainProgress {
 struct TrainResult {
   int64_t steps = 0;
   int64_t epochs = 0;
-  double best_valid_ppl = 0;
+  double best_valid_ppl = 0;  // of the best model (by valid_metric)
   double best_valid_bleu = 0;
+  int64_t best_step = 0;
   bool validated = false;  // false without validation data (the best_valid_* are then 0)
   double seconds = 0;
   std::string stop_reason;           // "max-steps", "max-epochs", "time-limit", "early-stopping"

@@ -58,8 +58,8 @@ std::string TrainingState::to_text() const {
   out << "format " << kFormat << "\nstep " << step << "\nepoch " << epoch << "\nnext_batch "
       << next_batch << "\nelapsed " << elapsed << "\nlr " << lr_current << "\nlr_best " << lr_best
       << "\nlr_bad " << lr_bad << "\nbest_ppl " << best_ppl << "\nbest_bleu " << best_bleu
-      << "\nbad_validations " << bad_validations << "\nworld_size " << world_size << "\nrng " << rng
-      << '\n';
+      << "\nbad_validations " << bad_validations << "\nbest_step " << best_step << "\nworld_size "
+      << world_size << "\nrng " << rng << '\n';
   return out.str();
 }
 
@@ -104,6 +104,7 @@ TrainingState TrainingState::from_text(const std::string& text, const std::strin
   s.best_bleu = value("best_bleu");
   s.bad_validations = int(value("bad_validations"));
   s.world_size = int(value("world_size"));
+  if (fields.count("best_step")) s.best_step = int64_t(value("best_step"));
   s.rng = get("rng");
   return s;
 }

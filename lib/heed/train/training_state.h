@@ -22,7 +22,8 @@ struct TrainingState {
   double best_ppl = std::numeric_limits<double>::infinity();
   double best_bleu = 0;
   int bad_validations = 0;
-  int world_size = 1;  // processes that trained up to here (any number may resume)
+  int64_t best_step = 0;  // of the best validation (0: none yet; absent from older checkpoints)
+  int world_size = 1;     // processes that trained up to here (any number may resume)
 
   std::string to_text() const;
   // FormatError naming source for malformed text, a missing field or a newer format.

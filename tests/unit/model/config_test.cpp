@@ -29,6 +29,24 @@ TEST_CASE("model config: JSON round trip keeps every field", "[model][fast]") {
   CHECK(back.summary() == c.summary());
 }
 
+TEST_CASE(
+    "model config: tied target embeddings round-trip, need embed = hidden, and are absent "
+    "from untied configs",
+    "[model][fast]") {
+  ModelConfig c;
+  c.src_vocab_size = c.tgt_vocab_size = 50;
+  c.validate();
+  CHECK(c.to_json().find("tie_target_embeddings") == std::string::npos);
+  CHECK_FALSE(ModelConfig::from_json(c.to_json()).tie_target_embeddings);
+  c.tie_target_embeddings = true;
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("--embed equal to --hidden"));
+  c.embed = c.hidden;
+  c.validate();
+  const ModelConfig back = ModelConfig::from_json(c.to_json());
+  CHECK(back.tie_target_embeddings);
+  CHECK(back.summary().find(" tied ") != std::string::npos);
+}
+
 TEST_CASE("model config: invalid values are named", "[model][fast]") {
   ModelConfig c;
   c.hidden = 15;

@@ -157,12 +157,13 @@ TEST_CASE("seq2seq: loss gradients match finite differences for every mechanism 
 }
 
 TEST_CASE(
-    "seq2seq: deep and unidirectional models, every bridge and sparsemax pass the gradient check",
+    "seq2seq: deep and unidirectional models, every bridge, sparsemax and tied target embeddings "
+    "pass the gradient check",
     "[model]") {
   heed::onednn::set_threads(1);
   const Batch batch = make_batch({3, 5}, {2, 3}, 11, 9, 4);
   using heed::model::BridgeType;
-  for (int variant = 0; variant < 8; ++variant) {
+  for (int variant = 0; variant < 10; ++variant) {
     ModelConfig c = tiny_config("general", heed::model::DecoderType::kLuong, true,
                                 heed::model::CellType::kLstm);
     if (variant == 0) c.encoder_layers = c.decoder_layers = 2;
@@ -176,7 +177,16 @@ TEST_CASE(
       c.decoder_layers = 2;
     }
     if (variant == 7) c.attention_normalizer = "sparsemax";
+    if (variant >= 8) {  // one matrix embeds and projects: both gradients add up in it
+      c.embed = c.hidden;
+      c.tie_target_embeddings = true;
+      if (variant == 9) c.decoder = heed::model::DecoderType::kBahdanau;
+    }
     Seq2Seq model(c);
+    if (variant >= 8) {
+      CHECK(model.parameters().find("decoder/output/weight") == nullptr);
+      CHECK(&model.output() != nullptr);
+    }
     const auto result = check_loss_gradients(model, batch, 8);
     INFO("variant " << variant << "\n" << result.report);
     CHECK(result.ok);

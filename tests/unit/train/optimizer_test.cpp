@@ -153,5 +153,67 @@ TEST_CASE("lr schedule: warm-up, plateau halving, restore", "[train][fast]") {
   CHECK_FALSE(constant.on_validation(2.0));
   CHECK_FALSE(constant.on_validation(3.0));
   CHECK(constant.lr(10) == Approx(1e-3f));
-  CHECK_THROWS_AS(train::parse_lr_schedule("cosine"), ConfigError);
+  CHECK_THROWS_AS(train::parse_lr_schedule("noam"), ConfigError);
+}
+
+TEST_CASE("lr schedule: inverse square root after warm-up, by hand", "[train][fast]") {
+  train::LrScheduleConfig config;
+  config.type = train::parse_lr_schedule("inv-sqrt");
+  config.lr = 1e-3f;
+  config.warmup_steps = 100;
+  config.min_lr = 1e-5f;
+  train::LrSchedule schedule(config);
+  CHECK(schedule.lr(50) == Approx(5e-4f));         // ramp
+  CHECK(schedule.lr(100) == Approx(1e-3f));        // peak
+  CHECK(schedule.lr(400) == Approx(5e-4f));        // √(100/400) = 1/2
+  CHECK(schedule.lr(10000) == Approx(1e-4f));      // √(100/10⁴) = 1/10
+  CHECK(schedule.lr(100000000) == Approx(1e-5f));  // the floor
+  CHECK_FALSE(schedule.on_validation(5.0));
+  CHECK_FALSE(schedule.on_validation(6.0));  // plateaus do not change it
+  CHECK(schedule.lr(400) == Approx(5e-4f));
+  config.warmup_steps = 0;
+  CHECK_THROWS_AS(config.validate(), ConfigError);
+}
+
+TEST_CASE("lr schedule: cosine to the step budget, by hand", "[train][fast]") {
+  train::LrScheduleConfig config;
+  config.type = train::parse_lr_schedule("cosine");
+  config.lr = 1e-3f;
+  config.warmup_steps = 100;
+  config.min_lr = 1e-5f;
+  config.total_steps = 1100;
+  train::LrSchedule schedule(config);
+  CHECK(schedule.lr(100) == Approx(1e-3f));
+  // Halfway between the warm-up and the end: (1 + cos(π/2))/2 = 1/2 of the way to the floor.
+  CHECK(schedule.lr(600) == Approx(1e-5f + 0.5f * (1e-3f - 1e-5f)));
+  // A quarter: (1 + cos(π/4))/2 = 0.853553.
+  CHECK(schedule.lr(350) == Approx(1e-5f + 0.8535534f * (1e-3f - 1e-5f)));
+  CHECK(schedule.lr(1100) == Approx(1e-5f));
+  CHECK(schedule.lr(5000) == Approx(1e-5f));  // past the budget: the floor
+  config.total_steps = 0;
+  CHECK_THROWS_AS(config.validate(), ConfigError);
+  config.total_steps = 1100;
+  config.min_lr = 2e-3f;  // above the peak
+  CHECK_THROWS_AS(config.validate(), ConfigError);
+}
+
+TEST_CASE("lr schedule: plateau decays after its patience and stops at the floor",
+          "[train][fast]") {
+  train::LrScheduleConfig config;
+  config.lr = 1e-3f;
+  config.patience = 2;
+  config.decay_factor = 0.1f;
+  config.min_lr = 5e-5f;
+  train::LrSchedule schedule(config);
+  CHECK_FALSE(schedule.on_validation(10.0));
+  CHECK_FALSE(schedule.on_validation(11.0));
+  CHECK_FALSE(schedule.on_validation(11.0));
+  CHECK(schedule.on_validation(11.0));  // third without a gain: ×0.1
+  CHECK(schedule.lr(1) == Approx(1e-4f));
+  for (int i = 0; i < 2; ++i) CHECK_FALSE(schedule.on_validation(12.0));
+  CHECK(schedule.on_validation(12.0));  // 1e-5 would be below the floor: 5e-5
+  CHECK(schedule.lr(1) == Approx(5e-5f));
+  for (int i = 0; i < 2; ++i) CHECK_FALSE(schedule.on_validation(12.0));
+  CHECK_FALSE(schedule.on_validation(12.0));  // at the floor: no decay left
+  CHECK(schedule.lr(1) == Approx(5e-5f));
 }

@@ -22,6 +22,7 @@ TEST_CASE("training state: named fields round-trip, infinity and the RNG include
   s.best_bleu = 31.5;
   s.bad_validations = 1;
   s.world_size = 4;
+  s.best_step = 900;
   const std::string text = s.to_text();
   CHECK(text.rfind("format 2\n", 0) == 0);
   CHECK(text.find("\nworld_size 4\n") != std::string::npos);
@@ -38,6 +39,11 @@ TEST_CASE("training state: named fields round-trip, infinity and the RNG include
   CHECK(r.best_bleu == 31.5);
   CHECK(r.bad_validations == 1);
   CHECK(r.world_size == 4);
+  CHECK(r.best_step == 900);
+  // Checkpoints written before best_step existed resume with 0 (none known).
+  std::string older = text;
+  older.erase(older.find("best_step 900\n"), std::string("best_step 900\n").size());
+  CHECK(TrainingState::from_text(older, "ck").best_step == 0);
 }
 
 TEST_CASE("training state: checkpoints from before the named fields still resume",
