@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The convergence study of docs/benchmarks.md ("Train to convergence"): each (variant, seed) of
+# QUEUE is one run of share/heed/recipes/multi30k.sh — UPDATES updates (a budget in updates, never
+# seconds), STAGES kept models, test2016 greedy and beam after each — with the variant's options
+# from variants.tsv. Finished runs are skipped (their rows are in results/), an interrupted one
+# resumes from its checkpoint; after each run the table in docs/benchmarks.md is regenerated.
+#
+#   BIN=/tmp/heed-conv-bin bash experiments/convergence/run.sh
+#   QUEUE="cosine-ema:2 cosine-ema:3" bash experiments/convergence/run.sh
+#
+# Run it from a copy of the binaries outside the work tree (BIN), so that rebuilding heed while
+# it runs changes nothing. Environment: BIN (default build/bin), WORK (/tmp/heed-multi30k),
+# UPDATES (10200), STAGES (6), THREADS (2), QUEUE (variant:seed ..., in order), RESULTS (the
+# results folder, default experiments/convergence/results) and PAGE (docs/benchmarks.md).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+export BIN=${BIN:-$root/build/bin} WORK=${WORK:-/tmp/heed-multi30k}
+export UPDATES=${UPDATES:-10200} STAGES=${STAGES:-6} THREADS=${THREADS:-2}
+QUEUE=${QUEUE:-cosine-ema:1 plateau-p0:1 cosine:1 cosine-ema:2 cosine-ema:3 inv-sqrt:1 plateau-p2:1 cosine-ema-tied:1 cosine-ema-f32:1}
+results=${RESULTS:-$here/results}
+page=${PAGE:-$root/docs/benchmarks.md}
+mkdir -p "$results"
+for item in $QUEUE; do
+  variant=${item%%:*} seed=${item##*:}
+  run=$variant-s$seed
+  if [ -s "$results/$run.rows.tsv" ]; then
+    echo "convergence: $run done already" >&2
+    continue
+  fi
+  line=$(awk -F'\t' -v v="$variant" '$1 == v' "$here/variants.tsv")
+  [ -n "$line" ] || { echo "convergence: no variant '$variant' in variants.tsv" >&2; exit 64; }
+  IFS=$'\t' read -r _ precision train_options model_options <<< "$line"
+  echo "convergence: $run ($UPDATES updates, $precision) started $(date -u +%H:%M)" >&2
+  PRECISION=$precision SEED=$seed RUN=$run TRAIN_OPTIONS=$train_options MODEL_OPTIONS=$model_options \
+    bash "$root/share/heed/recipes/multi30k.sh" > "$results/$run.rows.tsv.tmp"
+  cp "$WORK/metrics-$run.tsv" "$results/$run.metrics.tsv"
+  mv "$results/$run.rows.tsv.tmp" "$results/$run.rows.tsv"
+  echo "convergence: $run finished $(date -u +%H:%M)" >&2
+  /usr/bin/python3 "$here/report.py" --results "$results" --variants "$here/variants.tsv" \
+    --page "$page" || echo "convergence: the report failed (the rows are kept)" >&2
+done
