@@ -96,6 +96,7 @@ for binary in "$BIN"/heed-*; do
   case $tool in
     translate | align) required=(-m "$TMP/absent") ;;
     score) required=(-r "$TMP/absent" --hyp "$TMP/absent") ;;
+    average) required=(-o "$TMP/absent.heed" "$TMP/absent") ;;
   esac
   expect_exit 74 "$tool-log-file" -- "$binary" --log-file /proc/heed-no/dir/log "${required[@]}" </dev/null
   expect_error_line "$tool" "$tool-log-file" "/proc/heed-no/dir/log"

@@ -1,6 +1,7 @@
 // heed-translate: a line filter. Raw text in (the model's own tokenizer and BPE applied), raw
 // text out, in input order, one output line per input line, flushed after every batch so it
 // works as a co-process. Optional n-best lists and word alignments from the attention.
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -134,12 +135,23 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
 
 // Refuses sizes whose decoding cannot fit in this machine's memory (ConfigError naming the
 // option furthest above its default), before any work: decoding the longest input the options
-// allow must fit, since such an input may come.
-void check_memory(const TranslateCliConfig& cfg, const model::ModelConfig& model) {
+// allow must fit, since such an input may come. The estimate is an upper bound of the resident
+// memory (decode/memory.h; tests/cli/translate_soak.sh holds it to that).
+void check_memory(const TranslateCliConfig& cfg, const model::ModelFile& file) {
   const decode::TranslationOptions& t = cfg.translation;
   const decode::TranslationOptions defaults;
+  long long parameters = 0;
+  for (const io::StoredTensor& tensor : file.tensors.tensors()) parameters += tensor.numel();
+  const decode::MemoryEstimate estimate = decode::translation_memory(
+      file.config, parameters, t.decode, {t.batch_size, t.max_input_length});
+  const double mib = double(1 << 20);
+  spdlog::info(
+      "memory: at most {:.0f} MiB (model {:.0f}, decoding {:.0f}, packed keys {:.0f}, runtime "
+      "{:.0f})",
+      estimate.total() / mib, estimate.model / mib, estimate.decoding / mib, estimate.caches / mib,
+      estimate.runtime / mib);
   const double available = decode::physical_memory_bytes();
-  const double needed = decode::decoding_bytes(model, t.decode, {t.batch_size, t.max_input_length});
+  const double needed = estimate.total();
   if (available <= 0.0 || needed <= available) return;
   struct Size {
     const char* option;
@@ -151,7 +163,9 @@ void check_memory(const TranslateCliConfig& cfg, const model::ModelConfig& model
       {"--batch-size", double(t.batch_size), double(defaults.batch_size)},
       {"--max-input-length", double(t.max_input_length), double(defaults.max_input_length)},
       {"--max-length-ratio", double(t.decode.max_length_ratio),
-       double(defaults.decode.max_length_ratio)}};
+       double(defaults.decode.max_length_ratio)},
+      {"--max-length-offset", double(t.decode.max_length_offset) + 1,
+       double(defaults.decode.max_length_offset) + 1}};
   const Size& worst = *std::max_element(sizes, std::end(sizes), [](const Size& a, const Size& b) {
     return a.value / a.default_value < b.value / b.default_value;
   });
@@ -159,10 +173,15 @@ void check_memory(const TranslateCliConfig& cfg, const model::ModelConfig& model
   std::snprintf(message, sizeof message,
                 "%s %.10g: decoding could need %.1f GiB (%d sentences x %d hypotheses, sources up "
                 "to %d tokens), more than the %.1f GiB of memory here; lower %s",
-                worst.option, worst.value, needed / double(1 << 30), t.batch_size,
-                t.decode.beam_size, t.max_input_length, available / double(1 << 30), worst.option);
+                worst.option,
+                worst.option == std::string("--max-length-offset") ? worst.value - 1 : worst.value,
+                needed / double(1 << 30), t.batch_size, t.decode.beam_size, t.max_input_length,
+                available / double(1 << 30), worst.option);
   throw ConfigError(message);
 }
+
+// Lines between two returns of the heap's free pages to the system.
+constexpr size_t kTrimEveryLines = 4096;
 
 int translate_main(int argc, char** argv) {
   TranslateCliConfig cfg;
@@ -170,7 +189,7 @@ int translate_main(int argc, char** argv) {
   onednn::set_threads(cfg.threads);
   Timer load_timer;
   model::ModelFile file = model::load_model(cfg.model);
-  check_memory(cfg, file.config);
+  check_memory(cfg, file);
   decode::Translator translator(std::move(file), cfg.model, cfg.translation, cfg.precision);
   const double load_seconds = load_timer.seconds();
   Timer timer;
@@ -179,6 +198,7 @@ int translate_main(int argc, char** argv) {
   std::vector<std::string> lines, outputs;
   const size_t window = size_t(cfg.translation.batch_size) * size_t(cfg.window_batches);
   std::string repaired;
+  size_t lines_since_trim = 0;
   while (reader.next_batch(lines, window)) {
     const long long first = reader.lines_read() - static_cast<long long>(lines.size()) + 1;
     // The lines before one that is not text are translated and written before the error.
@@ -197,6 +217,12 @@ int translate_main(int argc, char** argv) {
     translator.translate(lines, first, reader.display_name(), outputs, too_long);
     for (const std::string& out : outputs) writer.write_line(out);
     writer.flush();
+    // Every sentence brings buffers of new sizes; glibc keeps what they leave free inside its heap,
+    // and a week-long stream's resident memory would creep up with the fragments (issue 29).
+    if ((lines_since_trim += lines.size()) >= kTrimEveryLines) {
+      ::malloc_trim(0);
+      lines_since_trim = 0;
+    }
     if (too_long) bad_line = too_long;  // it comes before any line that is not text
     if (bad_line) throw DataError(bad_line->what() + writer.keep_partial(writer.lines()));
   }

@@ -17,6 +17,7 @@ int exit_code_for(const std::exception& e) {
   if (dynamic_cast<const FileError*>(&e)) return code(ExitCode::kNoInput);
   if (dynamic_cast<const WriteError*>(&e)) return code(ExitCode::kIoError);
   if (dynamic_cast<const std::bad_alloc*>(&e)) return code(ExitCode::kOsError);
+  if (dynamic_cast<const OutOfMemory*>(&e)) return code(ExitCode::kOsError);
   return code(ExitCode::kSoftware);
 }
 

@@ -61,6 +61,13 @@ class BrokenPipe : public Error {
   BrokenPipe() : Error("broken pipe") {}
 };
 
+// Memory ran out: what was being read or built is in the message (exit 71, EX_OSERR, as for
+// std::bad_alloc).
+class OutOfMemory : public Error {
+ public:
+  using Error::Error;
+};
+
 // A oneDNN call failed.
 class BackendError : public Error {
  public:

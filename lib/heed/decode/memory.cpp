@@ -37,6 +37,18 @@ double decoding_bytes(const model::ModelConfig& model, const DecodeConfig& confi
   return kFloat * (rows * per_row + encoder) + kCandidate * candidates;
 }
 
+MemoryEstimate translation_memory(const model::ModelConfig& model, long long parameters,
+                                  const DecodeConfig& config, const DecodeSizes& sizes) {
+  MemoryEstimate e;
+  e.model = 12.0 * double(std::max(0LL, parameters));
+  e.decoding = decoding_bytes(model, config, sizes);
+  const double rows =
+      double(std::max(1LL, sizes.batch_size)) * double(std::max(1, config.beam_size));
+  e.caches = 2.0 * 8.0 * 4.0 * rows * double(std::max(1LL, sizes.max_source_length)) *
+             double(model.key_size());
+  return e;
+}
+
 double physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page_size = ::sysconf(_SC_PAGE_SIZE);

@@ -23,6 +23,20 @@ struct DecodeSizes {
 double decoding_bytes(const model::ModelConfig& model, const DecodeConfig& config,
                       const DecodeSizes& sizes);
 
+// An upper bound of heed-translate's resident memory: decoding_bytes, plus the model (f32 master
+// weights, the loaded file and oneDNN's packed copies: 12 bytes per parameter), the packed copies
+// of attention keys the bounded plan caches keep (onednn/matmul.cpp: 8 per product, two products,
+// each rows × source × key size in f32), and a fixed allowance for the libraries, oneDNN's
+// kernels and primitive cache and the bounded plan caches (kRuntimeBytes, measured: 143 MB at most
+// over 60,000 varied lines with a tiny model, tests/cli/translate_soak.sh checks the bound).
+inline constexpr double kRuntimeBytes = 192.0 * (1 << 20);
+struct MemoryEstimate {
+  double model = 0, decoding = 0, caches = 0, runtime = kRuntimeBytes;
+  double total() const { return model + decoding + caches + runtime; }
+};
+MemoryEstimate translation_memory(const model::ModelConfig& model, long long parameters,
+                                  const DecodeConfig& config, const DecodeSizes& sizes);
+
 // Physical memory of the machine in bytes (sysconf), 0 if unknown.
 double physical_memory_bytes();
 

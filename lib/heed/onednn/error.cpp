@@ -12,6 +12,9 @@ namespace heed::onednn {
 namespace detail {
 
 void rethrow(const std::string& where, const dnnl::error& e) {
+  if (e.status == dnnl_out_of_memory) {
+    throw OutOfMemory(where + ": out of memory (oneDNN: " + e.what() + ")");
+  }
   throw BackendError(where + ": " + e.what() + ": status " +
                      std::to_string(static_cast<int>(e.status)));
 }

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <list>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <unordered_map>
@@ -10,6 +11,7 @@
 #include "heed/common/check.h"
 #include "heed/onednn/context.h"
 #include "heed/onednn/internal.h"
+#include "heed/onednn/plan_cache.h"
 
 namespace heed::onednn {
 
@@ -70,6 +72,13 @@ namespace {
 constexpr int kKeySize = 32;
 using Key = std::array<int64_t, kKeySize>;
 
+// Plans one MatMul keeps (a Linear sees one shape per row count; attention one per rows × source
+// length): enough for a training run's shapes, bounded for an endless stream.
+constexpr size_t kMaxPlans = 64;
+// Packed copies of constant operands one MatMul keeps: a weight needs one or two layouts, the
+// keys of attention one per batch shape in use.
+constexpr size_t kMaxPacked = 8;
+
 struct KeyHash {
   size_t operator()(const Key& key) const {
     uint64_t h = 1469598103934665603ull;
@@ -112,24 +121,27 @@ memory::desc dense_desc(const MatrixRef& m, memory::data_type type, bool rank3) 
 struct MatMul::Impl {
   struct Plan {
     dnnl::matmul primitive;
-    memory a_user, b_user, c_user, bias, addend;
+    memory a_user, b_user, c_user, bias, addend, scratch;
     // bf16 conversions of f32 operands (kBF16 precision only).
     bool convert_a = false;
     bool convert_b = false;
     dnnl::reorder a_reorder, b_reorder;
     memory a_conv, b_conv;
-    // Constant B reordered into the primitive's preferred layout (an entry of `packed`).
+    // Constant B reordered into the primitive's preferred layout (an entry of `packed`, found
+    // by these two descriptors at each run: it may have been evicted and packed again).
     bool constant_b = false;
-    int packed = -1;
+    memory::desc packed_source_desc, packed_desc;
     int addend_arg = 0;
     std::unordered_map<int, memory> args;
   };
 
   // A packed copy of a constant B, shared by every plan whose primitive wants the same layout
-  // (e.g. one Linear weight used with many row counts M): packed once per version.
+  // (e.g. one Linear weight used with many row counts M): packed once per version. Attention's
+  // keys make one layout per (rows, source length): the copies are bounded like the plans.
   struct Packed {
     memory::desc source_desc;
     memory::desc desc;
+    Tensor buffer;  // the packed bytes
     memory mem;
     dnnl::reorder reorder;
     memory source;
@@ -139,27 +151,44 @@ struct MatMul::Impl {
 
   Precision precision;
   uint64_t version = 0;
-  std::unordered_map<Key, Plan, KeyHash> plans;
-  std::vector<Packed> packed;
+  detail::PlanCache<Key, Plan, KeyHash> plans{kMaxPlans};
+  std::list<Packed> packed;  // most recently used first, at most kMaxPacked
   // bf16 conversions of f32 operands, shared by all plans (grown to the largest use).
   Tensor a_scratch, b_scratch;
+  // The primitives' scratchpad (scratchpad_mode::user), grown to the largest use: in oneDNN's
+  // own mode every execution allocates one of its shape's size, and a stream of ever new shapes
+  // fragments the heap (issue 29).
+  Tensor scratchpad;
 
-  int packed_index(const memory::desc& source_desc, const memory::desc& desc) {
-    for (size_t i = 0; i < packed.size(); ++i) {
-      if (packed[i].desc == desc && packed[i].source_desc == source_desc)
-        return static_cast<int>(i);
+  Packed& packed_for(const memory::desc& source_desc, const memory::desc& desc) {
+    for (auto it = packed.begin(); it != packed.end(); ++it) {
+      if (it->desc == desc && it->source_desc == source_desc) {
+        packed.splice(packed.begin(), packed, it);
+        return packed.front();
+      }
     }
+    // The evicted copy's buffer is reused (it only grows): keys of a new shape at every batch
+    // would otherwise fragment the heap (a stream's resident memory kept growing).
     Packed p;
+    if (packed.size() >= kMaxPacked) {
+      p.buffer = std::move(packed.back().buffer);
+      packed.pop_back();
+    }
     p.source_desc = source_desc;
     p.desc = desc;
-    p.mem = memory(desc, detail::engine());
+    p.buffer.resize(Shape({static_cast<int64_t>((desc.get_size() + 3) / 4)}));
+    p.mem = memory(desc, detail::engine(), p.buffer.raw());
     p.source = memory(source_desc, detail::engine(), nullptr);
     p.reorder = dnnl::reorder(dnnl::reorder::primitive_desc(p.source, p.mem));
-    packed.push_back(std::move(p));
-    return static_cast<int>(packed.size() - 1);
+    packed.push_front(std::move(p));
+    return packed.front();
   }
 
   Plan& plan_for(const Key& key, const MatrixRef& a, const MatrixRef& b, const MatrixRef& c,
+                 const MatMulOptions& options) {
+    return plans.get(key, [&] { return make_plan(a, b, c, options); });
+  }
+  Plan make_plan(const MatrixRef& a, const MatrixRef& b, const MatrixRef& c,
                  const MatMulOptions& options);
 };
 
@@ -182,11 +211,8 @@ void MatMul::weights_changed() {
   ++impl_->version;
 }
 
-MatMul::Impl::Plan& MatMul::Impl::plan_for(const Key& key, const MatrixRef& a, const MatrixRef& b,
+MatMul::Impl::Plan MatMul::Impl::make_plan(const MatrixRef& a, const MatrixRef& b,
                                            const MatrixRef& c, const MatMulOptions& options) {
-  auto it = plans.find(key);
-  if (it != plans.end()) return it->second;
-
   const dnnl::engine& eng = detail::engine();
   const bool rank3 = a.batch > 1 || b.batch > 1 || c.batch > 1;
   const memory::data_type compute =
@@ -226,6 +252,7 @@ MatMul::Impl::Plan& MatMul::Impl::plan_for(const Key& key, const MatrixRef& a, c
     ++index;
   }
   dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // Impl::scratchpad, see there
   if (index > 0) attr.set_post_ops(ops);
   if (options.alpha != 1.f) attr.set_output_scales(0, {options.alpha});
 
@@ -238,6 +265,8 @@ MatMul::Impl::Plan& MatMul::Impl::plan_for(const Key& key, const MatrixRef& a, c
                                       ? dnnl::matmul::desc(a_md, b_md, bias_md, c_md)
                                       : dnnl::matmul::desc(a_md, b_md, c_md);
   const dnnl::matmul::primitive_desc pd(desc, attr, eng);
+  plan.scratch = memory(pd.scratchpad_desc(), eng, nullptr);
+  plan.args[DNNL_ARG_SCRATCHPAD] = plan.scratch;
   plan.primitive = dnnl::matmul(pd);
 
   plan.a_user = memory(a_user_md, eng, nullptr);
@@ -252,8 +281,8 @@ MatMul::Impl::Plan& MatMul::Impl::plan_for(const Key& key, const MatrixRef& a, c
     plan.args[DNNL_ARG_SRC] = plan.a_user;
   }
   if (plan.constant_b) {
-    plan.packed = packed_index(b_user_md, pd.weights_desc());
-    plan.args[DNNL_ARG_WEIGHTS] = packed[static_cast<size_t>(plan.packed)].mem;
+    plan.packed_source_desc = b_user_md;
+    plan.packed_desc = pd.weights_desc();
   } else if (plan.convert_b) {
     plan.b_conv = memory(b_md, eng, nullptr);
     plan.b_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(plan.b_user, plan.b_conv));
@@ -269,7 +298,7 @@ MatMul::Impl::Plan& MatMul::Impl::plan_for(const Key& key, const MatrixRef& a, c
     plan.addend = memory(addend_md, eng, nullptr);
     plan.args[plan.addend_arg] = plan.addend;
   }
-  return plans.emplace(key, std::move(plan)).first->second;
+  return plan;
 }
 
 void MatMul::run(const MatrixRef& a, const MatrixRef& b, const MatrixRef& c,
@@ -325,7 +354,8 @@ void MatMul::run(const MatrixRef& a, const MatrixRef& b, const MatrixRef& c,
       plan.a_reorder.execute(strm, plan.a_user, plan.a_conv);
     }
     if (plan.constant_b) {
-      Impl::Packed& p = impl_->packed[static_cast<size_t>(plan.packed)];
+      Impl::Packed& p = impl_->packed_for(plan.packed_source_desc, plan.packed_desc);
+      plan.args[DNNL_ARG_WEIGHTS] = p.mem;
       if (p.version != impl_->version || p.source_data != b.data) {
         detail::point(p.source, b.data);
         p.reorder.execute(strm, p.source, p.mem);
@@ -338,10 +368,18 @@ void MatMul::run(const MatrixRef& a, const MatrixRef& b, const MatrixRef& c,
       detail::point(plan.b_conv, impl_->b_scratch.raw());
       plan.b_reorder.execute(strm, plan.b_user, plan.b_conv);
     }
+    if (const size_t bytes = plan.scratch.get_desc().get_size(); bytes > 0) {
+      if (impl_->scratchpad.bytes() < bytes) {
+        impl_->scratchpad.resize(Shape({static_cast<int64_t>((bytes + 3) / 4)}));
+      }
+      detail::point(plan.scratch, impl_->scratchpad.raw());
+    }
     if (options.bias != nullptr) detail::point(plan.bias, options.bias->data());
     if (options.addend != nullptr) detail::point(plan.addend, options.addend->data());
     plan.primitive.execute(strm, plan.args);
     strm.wait();
+    // The plan must not keep the packed copy alive once packed_for has let it go.
+    if (plan.constant_b) plan.args.erase(DNNL_ARG_WEIGHTS);
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include "heed/common/check.h"
 #include "heed/onednn/internal.h"
+#include "heed/onednn/plan_cache.h"
 
 namespace heed::onednn {
 namespace detail {
@@ -30,20 +31,20 @@ void convert(const void* src, dnnl::memory::data_type src_type, void* dst,
     return;
   }
   static std::mutex mutex;
-  static std::map<std::tuple<int64_t, int, int>, ConvertPlan> plans;
+  // Bounded (plan_cache.h): one plan per element count seen.
+  static PlanCache<std::tuple<int64_t, int, int>, ConvertPlan, TupleHash> plans(512);
   std::lock_guard<std::mutex> lock(mutex);
   guarded("convert", [&] {
-    const auto key = std::make_tuple(n, static_cast<int>(src_type), static_cast<int>(dst_type));
-    auto it = plans.find(key);
-    if (it == plans.end()) {
+    const auto make = [&] {
       const dnnl::memory::desc src_md({n}, src_type, dnnl::memory::format_tag::a);
       const dnnl::memory::desc dst_md({n}, dst_type, dnnl::memory::format_tag::a);
       ConvertPlan plan{dnnl::reorder(), dnnl::memory(src_md, engine(), nullptr),
                        dnnl::memory(dst_md, engine(), nullptr)};
       plan.primitive = dnnl::reorder(dnnl::reorder::primitive_desc(plan.src, plan.dst));
-      it = plans.emplace(key, std::move(plan)).first;
-    }
-    ConvertPlan& plan = it->second;
+      return plan;
+    };
+    ConvertPlan& plan =
+        plans.get(std::make_tuple(n, static_cast<int>(src_type), static_cast<int>(dst_type)), make);
     point(plan.src, src);
     point(plan.dst, dst);
     plan.primitive.execute(stream(), plan.src, plan.dst);

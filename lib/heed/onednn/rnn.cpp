@@ -12,6 +12,7 @@
 #include "heed/common/error.h"
 #include "heed/onednn/context.h"
 #include "heed/onednn/internal.h"
+#include "heed/onednn/plan_cache.h"
 
 namespace heed::onednn {
 
@@ -25,6 +26,8 @@ using dt = memory::data_type;
 namespace {
 
 constexpr auto kLeftToRight = dnnl::rnn_direction::unidirectional_left2right;
+// Plans one Rnn keeps: a training run sees one (T, N) per batch shape, a decoder one per N.
+constexpr size_t kMaxPlans = 32;
 
 // oneDNN gate g of a GRU holds PyTorch gate kGruTorchGate[g]: (u, r, o) ← (z, r, n).
 constexpr int kGruTorchGate[3] = {1, 0, 2};
@@ -68,7 +71,6 @@ void RnnConfig::validate() const {
 
 struct RnnTape::Impl {
   const void* owner = nullptr;  // the Rnn::Impl that recorded it
-  void* plan = nullptr;         // its Rnn::Impl::Plan
   bool pending = false;
   int64_t steps = 0;
   int64_t batch = 0;
@@ -134,6 +136,7 @@ struct Rnn::Impl {
     int packed_layer = -1;
     int packed_iter = -1;
     memory src_layer, src_iter, src_iter_c, dst_layer, dst_iter, dst_iter_c, workspace;
+    memory scratch, b_scratch;  // pointed at Impl::scratchpad before each execution
     std::unordered_map<int, memory> forward_args;
 
     bool has_backward = false;
@@ -166,8 +169,16 @@ struct Rnn::Impl {
   std::vector<Packed> packed;
   std::vector<Accumulator> accumulators;
   Tensor grad_stage;  // flush_grads(): one ldgoi matrix in oneDNN gate order
+  // The primitives' scratchpad, owned here (scratchpad_mode::user) and only ever grown: oneDNN's
+  // own mode allocates one per execution, in a size per shape, and a translation stream's heap
+  // fragmented until its resident memory kept growing (issue 29).
+  Tensor scratchpad;
+  dnnl::primitive_attr scratchpad_attr;
+  void bind_scratchpad(memory& scratch);
 
-  std::map<std::tuple<bool, int64_t, int64_t>, Plan> plans;
+  // Bounded (plan_cache.h): one plan per (pass, T, N) seen.
+  using PlanKey = std::tuple<bool, int64_t, int64_t>;
+  detail::PlanCache<PlanKey, Plan, detail::TupleHash> plans{kMaxPlans};
   RnnTape inference_tape;
   // backward() scratch, reused.
   Tensor zero_h, zero_c, dy_copy, dh_copy, dc_copy, dx_scratch, dh0_scratch, dc0_scratch;
@@ -193,6 +204,7 @@ struct Rnn::Impl {
   void stage();
   void ensure_packed(int index);
   Plan& plan(bool training, int64_t steps, int64_t batch);
+  Plan make_plan(bool training, int64_t steps, int64_t batch);
   void build_backward(Plan& p);
   void forward(const RnnInputs& in, const RnnOutputs& out, RnnTape::Impl& tape, bool training);
   void backward(RnnTape::Impl& tape, const RnnOutputGrads& go, const RnnInputGrads& gi);
@@ -205,6 +217,7 @@ Rnn::Impl::Impl(const RnnConfig& c)
       gates(gate_count(c.cell)),
       bias_gates(c.cell == CellKind::kLstm ? 4 : 3 + 1),  // lbr_gru has the extra u' bias
       data_type(detail::to_dnnl(c.precision)) {
+  scratchpad_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const int64_t h = c.hidden_size;
   bias = Tensor(Shape({bias_gates * h}));
   diff_bias = Tensor(Shape({bias_gates * h}));
@@ -297,10 +310,11 @@ void Rnn::Impl::ensure_packed(int index) {
 }
 
 Rnn::Impl::Plan& Rnn::Impl::plan(bool training, int64_t steps, int64_t batch) {
-  const auto key = std::make_tuple(training, steps, batch);
-  auto it = plans.find(key);
-  if (it != plans.end()) return it->second;
+  return plans.get(std::make_tuple(training, steps, batch),
+                   [&] { return make_plan(training, steps, batch); });
+}
 
+Rnn::Impl::Plan Rnn::Impl::make_plan(bool training, int64_t steps, int64_t batch) {
   const dnnl::engine& eng = detail::engine();
   const int64_t in = config.input_size;
   const int64_t h = config.hidden_size;
@@ -322,20 +336,22 @@ Rnn::Impl::Plan& Rnn::Impl::plan(bool training, int64_t steps, int64_t batch) {
     p.lstm_pd = dnnl::lstm_forward::primitive_desc(
         dnnl::lstm_forward::desc(prop, kLeftToRight, src_layer, src_iter, iter_c, wl, wi,
                                  bias_desc(), dst_layer, src_iter, iter_c),
-        eng);
+        scratchpad_attr, eng);
     p.forward = dnnl::lstm_forward(p.lstm_pd);
     wl_chosen = p.lstm_pd.weights_layer_desc();
     wi_chosen = p.lstm_pd.weights_iter_desc();
     ws_md = p.lstm_pd.workspace_desc();
+    p.scratch = memory(p.lstm_pd.scratchpad_desc(), eng, nullptr);
   } else {
     p.gru_pd = dnnl::lbr_gru_forward::primitive_desc(
         dnnl::lbr_gru_forward::desc(prop, kLeftToRight, src_layer, src_iter, wl, wi, bias_desc(),
                                     dst_layer, src_iter),
-        eng);
+        scratchpad_attr, eng);
     p.forward = dnnl::lbr_gru_forward(p.gru_pd);
     wl_chosen = p.gru_pd.weights_layer_desc();
     wi_chosen = p.gru_pd.weights_iter_desc();
     ws_md = p.gru_pd.workspace_desc();
+    p.scratch = memory(p.gru_pd.scratchpad_desc(), eng, nullptr);
   }
   p.packed_layer = packed_index(wl_chosen, true);
   p.packed_iter = packed_index(wi_chosen, false);
@@ -351,7 +367,8 @@ Rnn::Impl::Plan& Rnn::Impl::plan(bool training, int64_t steps, int64_t batch) {
                     {DNNL_ARG_WEIGHTS_ITER, packed[static_cast<size_t>(p.packed_iter)].mem},
                     {DNNL_ARG_BIAS, memory(bias_desc(), eng, bias.data())},
                     {DNNL_ARG_DST_LAYER, p.dst_layer},
-                    {DNNL_ARG_DST_ITER, p.dst_iter}};
+                    {DNNL_ARG_DST_ITER, p.dst_iter},
+                    {DNNL_ARG_SCRATCHPAD, p.scratch}};
   if (lstm) {
     p.src_iter_c = memory(iter_c, eng, nullptr);
     p.dst_iter_c = memory(iter_c, eng, nullptr);
@@ -362,7 +379,15 @@ Rnn::Impl::Plan& Rnn::Impl::plan(bool training, int64_t steps, int64_t batch) {
     p.workspace = memory(ws_md, eng, nullptr);
     p.forward_args[DNNL_ARG_WORKSPACE] = p.workspace;
   }
-  return plans.emplace(key, std::move(p)).first->second;
+  return p;
+}
+
+void Rnn::Impl::bind_scratchpad(memory& scratch) {
+  const size_t bytes = scratch.get_desc().get_size();
+  if (scratchpad.bytes() < bytes) {
+    scratchpad.resize(Shape({static_cast<int64_t>((bytes + 3) / 4)}));
+  }
+  detail::point(scratch, scratchpad.raw());
 }
 
 void Rnn::Impl::build_backward(Plan& p) {
@@ -389,25 +414,27 @@ void Rnn::Impl::build_backward(Plan& p) {
         dnnl::lstm_backward::desc(bwd, kLeftToRight, src_layer, src_iter, iter_c, wl, wi,
                                   bias_desc(), dst_layer, src_iter, iter_c, d_src_layer, d_state,
                                   d_state, dwl, dwi, bias_desc(), d_dst_layer, d_state, d_state),
-        eng, p.lstm_pd);
+        scratchpad_attr, eng, p.lstm_pd);
     p.backward = dnnl::lstm_backward(pd);
     wl_chosen = pd.weights_layer_desc();
     wi_chosen = pd.weights_iter_desc();
     dwl_chosen = pd.diff_weights_layer_desc();
     dwi_chosen = pd.diff_weights_iter_desc();
     ws_md = pd.workspace_desc();
+    p.b_scratch = memory(pd.scratchpad_desc(), eng, nullptr);
   } else {
     dnnl::lbr_gru_backward::primitive_desc pd(
         dnnl::lbr_gru_backward::desc(bwd, kLeftToRight, src_layer, src_iter, wl, wi, bias_desc(),
                                      dst_layer, src_iter, d_src_layer, d_state, dwl, dwi,
                                      bias_desc(), d_dst_layer, d_state),
-        eng, p.gru_pd);
+        scratchpad_attr, eng, p.gru_pd);
     p.backward = dnnl::lbr_gru_backward(pd);
     wl_chosen = pd.weights_layer_desc();
     wi_chosen = pd.weights_iter_desc();
     dwl_chosen = pd.diff_weights_layer_desc();
     dwi_chosen = pd.diff_weights_iter_desc();
     ws_md = pd.workspace_desc();
+    p.b_scratch = memory(pd.scratchpad_desc(), eng, nullptr);
   }
   HEED_CHECK(ws_md.get_size() == p.workspace_bytes, "rnn backward workspace differs from forward");
   p.bwd_packed_layer = packed_index(wl_chosen, true);
@@ -439,7 +466,8 @@ void Rnn::Impl::build_backward(Plan& p) {
       {DNNL_ARG_DIFF_WEIGHTS_ITER, accumulators[static_cast<size_t>(acc_iter)].mem},
       {DNNL_ARG_DIFF_BIAS, memory(bias_desc(), eng, diff_bias.data())},
       {DNNL_ARG_DIFF_DST_LAYER, p.diff_dst_layer},
-      {DNNL_ARG_DIFF_DST_ITER, p.diff_dst_iter}};
+      {DNNL_ARG_DIFF_DST_ITER, p.diff_dst_iter},
+      {DNNL_ARG_SCRATCHPAD, p.b_scratch}};
   if (lstm) {
     p.b_src_iter_c = memory(iter_c, eng, nullptr);
     p.b_dst_iter_c = memory(iter_c, eng, nullptr);
@@ -514,7 +542,6 @@ void Rnn::Impl::forward(const RnnInputs& in, const RnnOutputs& out, RnnTape::Imp
   stage();  // the bias
 
   tape.owner = this;
-  tape.plan = &p;
   tape.steps = steps;
   tape.batch = batch;
   tape.pending = false;
@@ -540,6 +567,7 @@ void Rnn::Impl::forward(const RnnInputs& in, const RnnOutputs& out, RnnTape::Imp
     detail::point(p.workspace, tape.workspace.raw());
   }
   dnnl::stream& strm = detail::stream();
+  bind_scratchpad(p.scratch);
   p.forward.execute(strm, p.forward_args);
   strm.wait();
   copy_back(out.y, tape.dst_layer, data_type);
@@ -551,7 +579,8 @@ void Rnn::Impl::forward(const RnnInputs& in, const RnnOutputs& out, RnnTape::Imp
 void Rnn::Impl::backward(RnnTape::Impl& tape, const RnnOutputGrads& go, const RnnInputGrads& gi) {
   HEED_CHECK(tape.pending, "rnn backward without a pending forward_training");
   HEED_CHECK(tape.owner == this, "rnn backward with a tape recorded by another Rnn");
-  Plan& p = *static_cast<Plan*>(tape.plan);
+  // By key, not by pointer: the plan may have been evicted (and is then made again).
+  Plan& p = plan(true, tape.steps, tape.batch);
   const int64_t steps = tape.steps;
   const int64_t batch = tape.batch;
   const int64_t h = config.hidden_size;
@@ -589,6 +618,7 @@ void Rnn::Impl::backward(RnnTape::Impl& tape, const RnnOutputGrads& go, const Rn
     detail::point(p.diff_src_iter_c, output_of(gi.dc0, dt::f32, dc0_scratch, state));
   }
   dnnl::stream& strm = detail::stream();
+  bind_scratchpad(p.b_scratch);
   p.backward.execute(strm, p.backward_args);
   strm.wait();
   tape.pending = false;

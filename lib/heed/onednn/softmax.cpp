@@ -7,6 +7,7 @@
 
 #include "heed/common/check.h"
 #include "heed/onednn/internal.h"
+#include "heed/onednn/plan_cache.h"
 
 namespace heed::onednn {
 namespace {
@@ -52,13 +53,12 @@ void run(Op op, const char* where, const tensor::Tensor& x, tensor::Tensor& y) {
   const int64_t cols = op == Op::kExp || op == Op::kTanh ? x.numel() : x.dim(x.rank() - 1);
   const int64_t rows = x.numel() / cols;
   static std::mutex mutex;
-  static std::map<std::tuple<int, int64_t, int64_t>, Plan> plans;
+  // Bounded (plan_cache.h): every (op, rows, cols) seen would otherwise stay.
+  static detail::PlanCache<std::tuple<int, int64_t, int64_t>, Plan, detail::TupleHash> plans(512);
   std::lock_guard<std::mutex> lock(mutex);
   detail::guarded(where, [&] {
-    const auto key = std::make_tuple(static_cast<int>(op), rows, cols);
-    auto it = plans.find(key);
-    if (it == plans.end()) it = plans.emplace(key, make_plan(op, rows, cols)).first;
-    Plan& plan = it->second;
+    Plan& plan = plans.get(std::make_tuple(static_cast<int>(op), rows, cols),
+                           [&] { return make_plan(op, rows, cols); });
     detail::point(plan.src, x.data());
     detail::point(plan.dst, y.data());
     plan.primitive.execute(detail::stream(), {{DNNL_ARG_SRC, plan.src}, {DNNL_ARG_DST, plan.dst}});
