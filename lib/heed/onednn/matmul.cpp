@@ -153,6 +153,7 @@ struct MatMul::Impl {
   uint64_t version = 0;
   detail::PlanCache<Key, Plan, KeyHash> plans{kMaxPlans};
   std::list<Packed> packed;  // most recently used first, at most kMaxPacked
+  size_t packs_made = 0;
   // bf16 conversions of f32 operands, shared by all plans (grown to the largest use).
   Tensor a_scratch, b_scratch;
   // The primitives' scratchpad (scratchpad_mode::user), grown to the largest use: in oneDNN's
@@ -181,6 +182,7 @@ struct MatMul::Impl {
     p.source = memory(source_desc, detail::engine(), nullptr);
     p.reorder = dnnl::reorder(dnnl::reorder::primitive_desc(p.source, p.mem));
     packed.push_front(std::move(p));
+    ++packs_made;
     return packed.front();
   }
 
@@ -206,6 +208,9 @@ Precision MatMul::precision() const {
 }
 size_t MatMul::plan_count() const {
   return impl_->plans.size();
+}
+size_t MatMul::packs_made() const {
+  return impl_->packs_made;
 }
 void MatMul::weights_changed() {
   ++impl_->version;

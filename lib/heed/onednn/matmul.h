@@ -73,8 +73,12 @@ class MatMul {
   void weights_changed();
 
   Precision precision() const;
-  // Number of cached primitives (one per distinct shape/stride/option combination).
+  // Number of cached primitives (one per distinct shape/stride/option combination; at most a
+  // bound, the least recently used going first).
   size_t plan_count() const;
+  // Packed copies of constant B operands made so far (a weight used with many row counts is
+  // packed once per layout and weights_changed(), not once per row count).
+  size_t packs_made() const;
 
  private:
   struct Impl;

@@ -129,6 +129,35 @@ TEST_CASE("matmul: accumulate, bias and tanh", "[onednn][fast]") {
   CHECK(mm.plan_count() == 2);  // cached
 }
 
+TEST_CASE(
+    "matmul: a weight used with hundreds of row counts is packed in a few layouts, and the "
+    "plans stay bounded",
+    "[onednn][fast]") {
+  heed::onednn::set_threads(2);
+  heed::Rng rng = heed::make_rng(5);
+  for (const auto precision : {heed::onednn::Precision::kF32, heed::onednn::Precision::kBF16}) {
+    if (precision == heed::onednn::Precision::kBF16 && !heed::onednn::bf16_supported()) continue;
+    // The output layer's shape in training: rows of every chunk size, weight [V, H] transposed.
+    MatMul mm(precision);
+    Tensor w = heed::test::random_tensor(Shape{300, 512}, rng);
+    MatrixRef b = MatrixRef::of(w);
+    std::swap(b.rows, b.cols);
+    std::swap(b.row_stride, b.col_stride);
+    MatMulOptions constant;
+    constant.constant_b = true;
+    for (int round = 0; round < 2; ++round) {
+      for (int64_t rows = 1; rows <= 300; ++rows) {
+        Tensor a = heed::test::random_tensor(Shape{rows, 512}, rng);
+        Tensor c(Shape{rows, 300});
+        mm.run(MatrixRef::of(a), b, MatrixRef::of(c), constant);
+      }
+    }
+    INFO(heed::onednn::precision_name(precision) << ": " << mm.packs_made() << " packs");
+    CHECK(mm.packs_made() <= 4);
+    CHECK(mm.plan_count() <= 64);
+  }
+}
+
 TEST_CASE("matmul: a constant B is packed once until weights_changed", "[onednn][fast]") {
   heed::onednn::set_threads(1);
   heed::Rng rng = heed::make_rng(4);
