@@ -180,6 +180,12 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
   grid.heads = attention::parse_int_list("heads", heads);
   grid.windows = attention::parse_int_list("window", window);
   grid.threads = attention::parse_int_list("threads", threads, 0);
+  for (const int64_t t : grid.threads) {
+    if (t > cli::kMaxThreads) {
+      throw ConfigError("--threads " + std::to_string(t) + ": at most " +
+                        std::to_string(cli::kMaxThreads));
+    }
+  }
   grid.precisions = words<onednn::Precision>(precision, onednn::parse_precision);
   grid.modes = words<attention::BenchMode>(mode, attention::parse_bench_mode);
   grid.passes = words<attention::BenchPass>(pass, attention::parse_bench_pass);

@@ -193,8 +193,8 @@ CommandLine::CommandLine(ToolInfo info) : info_(std::move(info)) {
       "trace, debug, info, warn, error or off (overrides -v/-q)")(
       "log-file", po::value(&common_.log.file), "also write the log to this file");
   if (!info_.own_threads_option) {
-    groups_.back().add_options()("threads", number(&common_.threads, at_least(0)),
-                                 "worker threads (0 = all cores)");
+    groups_.back().add_options()("threads", number(&common_.threads, between(0, kMaxThreads)),
+                                 "worker threads (0 = all cores; at most 1024)");
   }
   groups_.back().add_options()("seed", number(&common_.seed, at_least(0)),
                                "seed for every random choice")(

@@ -22,6 +22,10 @@ namespace heed::cli {
 
 namespace po = boost::program_options;
 
+// The most --threads a tool takes: more than any machine heed runs on has cores, far fewer than
+// make OpenMP fail (65,536 crashed libgomp, 30,000 hung; issue 29).
+inline constexpr int kMaxThreads = 1024;
+
 struct CommonConfig {
   LogConfig log;
   int threads = 0;         // 0 = all cores

@@ -64,9 +64,9 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
       "lowercase", po::bool_switch(&cfg.bleu_options.lowercase), "lowercase before scoring")(
       "sentence", po::bool_switch(&cfg.sentence),
       "one line per segment: line number, then the metrics (sentence BLEU with effective order)")(
-      "bootstrap", cli::number(&cfg.bootstrap, cli::at_least(0)),
-      "paired bootstrap resampling with this many resamples (0 = off; 1000 is usual)")(
-      "width", cli::number(&cfg.width, cli::between(0, 10)), "decimals printed");
+      "bootstrap", cli::number(&cfg.bootstrap, cli::between(0, 1000000)),
+      "paired bootstrap resampling with this many resamples (0 = off; 1000 is usual; at most "
+      "1,000,000)")("width", cli::number(&cfg.width, cli::between(0, 10)), "decimals printed");
   std::string on_invalid = "error";
   cli::add_on_invalid(cl.group("Input"), &on_invalid, /*allow_skip=*/false);
   cl.positional("hyp", -1);

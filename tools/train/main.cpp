@@ -212,6 +212,9 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads,
                            "f32 or bf16 (bf16 matmuls and RNNs, f32 master weights)")(
           "resume", po::bool_switch(&cfg.resume),
           "continue from DIR/checkpoint.heed exactly where it stopped")(
+          "overwrite", po::bool_switch(&cfg.overwrite),
+          "start a new run in a directory that holds another run's checkpoint (its checkpoint and "
+          "models are removed first; without it that is refused)")(
           "metrics-file", po::value(&cfg.metrics_file),
           "append TSV rows (step, epoch, loss, perplexity, lr, tokens/s, val-ppl, val-BLEU)")(
           "mpi-timeout", cli::number(&mpi_timeout, cli::above(0)),

@@ -18,6 +18,7 @@ int exit_code_for(const std::exception& e) {
   if (dynamic_cast<const WriteError*>(&e)) return code(ExitCode::kIoError);
   if (dynamic_cast<const std::bad_alloc*>(&e)) return code(ExitCode::kOsError);
   if (dynamic_cast<const OutOfMemory*>(&e)) return code(ExitCode::kOsError);
+  if (dynamic_cast<const Busy*>(&e)) return code(ExitCode::kTempFail);
   return code(ExitCode::kSoftware);
 }
 

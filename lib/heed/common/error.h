@@ -18,6 +18,7 @@ enum class ExitCode : int {
   kSoftware = 70,  // EX_SOFTWARE
   kOsError = 71,   // EX_OSERR (out of memory)
   kIoError = 74,   // EX_IOERR
+  kTempFail = 75,  // EX_TEMPFAIL (busy: try again later)
 };
 
 class Error : public std::runtime_error {
@@ -64,6 +65,12 @@ class BrokenPipe : public Error {
 // Memory ran out: what was being read or built is in the message (exit 71, EX_OSERR, as for
 // std::bad_alloc).
 class OutOfMemory : public Error {
+ public:
+  using Error::Error;
+};
+
+// Something another process holds (heed-train's output directory): try again later (exit 75).
+class Busy : public Error {
  public:
   using Error::Error;
 };

@@ -21,10 +21,16 @@ std::string optional_number(double value) {
 
 }  // namespace
 
-void MetricsWriter::write(const MetricsRow& row) const {
+void MetricsWriter::write(const MetricsRow& row) {
   if (path_.empty()) return;
   namespace fs = std::filesystem;
-  const bool fresh = !fs::exists(path_) || fs::file_size(path_) == 0;
+  // A regular file gets the header when it is new or empty; anything else (/dev/null, a FIFO,
+  // /dev/stderr) once per writer.
+  std::error_code ec;
+  const fs::file_status status = fs::status(path_, ec);
+  const bool fresh =
+      fs::is_regular_file(status) ? fs::file_size(path_, ec) == 0 || ec : !header_written_;
+  header_written_ = true;
   std::ofstream out(path_, std::ios::app);
   if (fresh)
     out << "step\tepoch\tloss\tperplexity\tlr\ttokens_per_s\tval_ppl\tval_bleu\telapsed_s\tevent\n";

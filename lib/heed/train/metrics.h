@@ -24,10 +24,11 @@ struct MetricsRow {
 class MetricsWriter {
  public:
   explicit MetricsWriter(std::string path) : path_(std::move(path)) {}  // empty: writes nothing
-  void write(const MetricsRow& row) const;                              // WriteError on failure
+  void write(const MetricsRow& row);                                    // WriteError on failure
 
  private:
   std::string path_;
+  bool header_written_ = false;  // by this writer (a FIFO or /dev/stderr has no size to look at)
 };
 
 }  // namespace heed::train

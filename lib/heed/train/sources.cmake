@@ -3,6 +3,7 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/batcher.cpp
   ${CMAKE_CURRENT_LIST_DIR}/corpus.cpp
   ${CMAKE_CURRENT_LIST_DIR}/leaky_relu.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/output_dir.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/optimizer.cpp

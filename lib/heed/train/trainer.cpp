@@ -23,6 +23,7 @@
 #include "heed/train/communicator.h"
 #include "heed/train/corpus.h"
 #include "heed/train/metrics.h"
+#include "heed/train/output_dir.h"
 #include "heed/train/signals.h"
 #include "heed/train/training_state.h"
 #include "heed/train/update.h"
@@ -89,6 +90,7 @@ class Trainer {
   TrainingState state_;
   Rng rng_;  // rank 0's dropout; other ranks draw from a stream per (rank, step)
   std::string checkpoint_path_, model_path_;
+  std::unique_ptr<OutputDirLock> lock_;  // rank 0's: one run per output directory
   Window window_;
   int64_t last_saved_ = 0;
   int64_t steps_before_ = 0;  // at the start of this run
@@ -271,6 +273,30 @@ void Trainer::start() {
   checkpoint_path_ = (fs::path(config_.output) / "checkpoint.heed").string();
   model_path_ = (fs::path(config_.output) / "model.heed").string();
   fs::create_directories(config_.output);
+  if (writer_) {
+    lock_ = std::make_unique<OutputDirLock>(config_.output);
+    if (const int stale = remove_stale_temporaries(config_.output)) {
+      spdlog::info("{}: removed {} temporary file{} a killed run left", config_.output, stale,
+                   stale > 1 ? "s" : "");
+    }
+    if (!config_.resume && fs::exists(checkpoint_path_)) {
+      if (!config_.overwrite) {
+        throw ConfigError(checkpoint_path_ +
+                          " exists (another run's): --resume to continue it, --overwrite to start "
+                          "again in this directory, or another -o");
+      }
+      // A new run: nothing of the old one may be mistaken for its output.
+      for (const fs::directory_entry& entry : fs::directory_iterator(config_.output)) {
+        const std::string name = entry.path().filename().string();
+        if (name == "checkpoint.heed" || name == "model.heed" ||
+            (name.rfind("model.step-", 0) == 0 && entry.path().extension() == ".heed")) {
+          fs::remove(entry.path());
+        }
+      }
+      spdlog::warn("{}: --overwrite: the previous run's checkpoint and models removed",
+                   config_.output);
+    }
+  }
   io::check_writable(checkpoint_path_);
 
   model::ModelConfig model_config = config_.model;
@@ -620,9 +646,21 @@ std::string to_string(ValidMetric metric) {
 
 TrainResult train(const TrainConfig& config,
                   const std::function<void(const TrainProgress&)>& progress) {
-  config.validate();
-  Trainer trainer(config, progress);
-  return trainer.run();
+  std::error_code ec;
+  const bool existed = !config.output.empty() && fs::exists(config.output, ec);
+  try {
+    config.validate();
+    Trainer trainer(config, progress);
+    return trainer.run();
+  } catch (...) {
+    // A run that failed before writing anything leaves no directory behind (docs/testing.md): the
+    // one it made holds at most its lock file.
+    if (!existed && !config.output.empty()) {
+      fs::remove((fs::path(config.output) / ".lock").string(), ec);
+      if (fs::is_empty(config.output, ec) && !ec) fs::remove(config.output, ec);
+    }
+    throw;
+  }
 }
 
 }  // namespace heed::train

@@ -72,6 +72,7 @@ struct TrainConfig {
   uint64_t seed = 1;
   float init_scale = 0.1f;
   bool resume = false;
+  bool overwrite = false;    // start a new run where another run's checkpoint is (removed first)
   std::string metrics_file;  // TSV; empty = none
   // Metadata stored in every model file (the tokenizer options and BPE codes of the data).
   std::map<std::string, std::string> extra;

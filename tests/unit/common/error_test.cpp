@@ -17,6 +17,7 @@ TEST_CASE("error: exceptions map to sysexits codes", "[common][fast]") {
   CHECK(exit_code_for(BackendError("x")) == 70);
   CHECK(exit_code_for(std::bad_alloc()) == 71);
   CHECK(exit_code_for(OutOfMemory("x")) == 71);
+  CHECK(exit_code_for(Busy("x")) == 75);
   CHECK(exit_code_for(WriteError("x")) == 74);
   CHECK(exit_code_for(Interrupted(2)) == 130);
   CHECK(exit_code_for(Interrupted(15)) == 143);
