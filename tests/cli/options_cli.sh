@@ -38,7 +38,7 @@ check "'--min-count' must be an integer in \[0, " tokenize vocab --min-count -1 
 check "'--max-size' must be an integer in \[0, " tokenize vocab --max-size -3
 check "'--bpe-dropout' must be a number in \[0, 1\]" tokenize --bpe-dropout 1.5
 check "'--seed' must be an integer in \[0, 18446744073709551615\], not '-1'" translate --seed -1
-check "'--threads' must be an integer in \[0, 2147483647\], not '99999999999'" score --threads 99999999999
+check "'--threads' must be an integer in \[0, 1024\], not '99999999999'" score --threads 99999999999
 check "'--beam-size' must be an integer in \[1, 1000\], not '0'" translate --beam-size 0
 check "'--width' must be an integer in \[0, 10\], not '11'" score --width 11
 
