@@ -211,4 +211,11 @@ expect_stopped_cleanly sigint INT "$TMP/o/t.txt" 1 -- "$X" -m "$M" -i "$TMP/fifo
 echo "I like cats." >&7
 expect_stopped_cleanly sigterm TERM "$TMP/o/new.txt" 1 -- "$X" -m "$M" -i "$TMP/fifo" -o "$TMP/o/new.txt"
 exec 7>&-
+# Out of memory reading a line: exit 71 naming the file and line, the lines before it translated
+# and kept in OUT.partial.
+{ printf 'Tom is here.\nI like cats.\nWhere is it?\n'; head -c 150000000 /dev/zero | tr '\0' a; printf '\nfive\n'; } > "$TMP/huge-line"
+(ulimit -v 300000; exec "$X" -m "$M" -i "$TMP/huge-line" -o "$TMP/huge.out" --threads 1) >"$TMP/out" 2>"$TMP/err"
+expect_eq oom-line-exit $? 71
+expect_error_line translate oom-line "huge-line:4: out of memory reading this line.*3 lines before it are in"
+expect_eq oom-line-kept "$(wc -l < "$TMP/huge.out.partial")" 3
 finish

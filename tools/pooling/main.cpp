@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <string>
@@ -123,10 +125,24 @@ std::string key_of(const std::string& row) {
   return row.substr(0, end);
 }
 
-// The rows of an earlier results file (none when it does not exist).
+// The rows of an earlier results file: none when it does not exist or is not a regular file
+// (-o /dev/full, a FIFO: nothing to resume from). Its first bytes must be the header before any
+// line is read whole: -o pointed at a large file of anything else is refused at once, not read
+// into memory (issue 29).
 std::vector<std::string> read_rows(const std::string& path) {
   struct stat info {};
-  if (path == "-" || ::stat(path.c_str(), &info) != 0) return {};
+  if (path == "-" || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return {};
+  if (info.st_size == 0) return {};
+  {
+    std::ifstream head(path, std::ios::binary);
+    std::string start(std::strlen(kHeader) + 1, '\0');
+    head.read(start.data(), std::streamsize(start.size()));
+    start.resize(size_t(head.gcount()));
+    if (start != std::string(kHeader) + "\n" && start != std::string(kHeader) + "\r") {
+      throw DataError(path + ":1: not a heed-pooling results table (header); -o names the table "
+                             "to continue, or a new file");
+    }
+  }
   io::LineReader reader(path);
   std::vector<std::string> rows;
   std::string line;

@@ -149,6 +149,8 @@ int run_stream(const TokenizeCliConfig& cfg) {
         });
   } catch (const DataError& e) {
     throw DataError(e.what() + writer.keep_partial(writer.lines()));
+  } catch (const OutOfMemory& e) {
+    throw OutOfMemory(e.what() + writer.keep_partial(writer.lines()));
   }
   writer.commit();
   spdlog::info("[tokenize] lines={} seconds={:.2f}", lines, timer.seconds());

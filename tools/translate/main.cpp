@@ -199,8 +199,13 @@ int translate_main(int argc, char** argv) {
   const size_t window = size_t(cfg.translation.batch_size) * size_t(cfg.window_batches);
   std::string repaired;
   size_t lines_since_trim = 0;
+  std::pair<long long, long long> batch_lines;  // of the lines being translated
+  // Out of memory (a line too long for it, a batch that does not fit): the translations already
+  // made are kept as for bad input, and the message names the line or the thing being built.
+  try {
   while (reader.next_batch(lines, window)) {
     const long long first = reader.lines_read() - static_cast<long long>(lines.size()) + 1;
+    batch_lines = {first, reader.lines_read()};
     // The lines before one that is not text are translated and written before the error.
     std::optional<DataError> bad_line;
     for (size_t i = 0; i < lines.size() && !bad_line; ++i) {
@@ -225,6 +230,15 @@ int translate_main(int argc, char** argv) {
     }
     if (too_long) bad_line = too_long;  // it comes before any line that is not text
     if (bad_line) throw DataError(bad_line->what() + writer.keep_partial(writer.lines()));
+  }
+  } catch (const OutOfMemory& e) {
+    throw OutOfMemory(e.what() + writer.keep_partial(writer.lines()));
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(reader.display_name() + ":" + std::to_string(batch_lines.first) + "-" +
+                      std::to_string(batch_lines.second) +
+                      ": out of memory translating these lines (a line too long for this memory? "
+                      "--max-input-length cuts them)" +
+                      writer.keep_partial(writer.lines()));
   }
   writer.commit();
   // Throughput without the model load, as benchmarks of decoders report it (bench/).

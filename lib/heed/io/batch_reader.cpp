@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include <new>
+
 #include "heed/common/error.h"
 #include "heed/io/line_reader.h"
 
@@ -43,7 +45,13 @@ bool BatchReader::fill(bool block) {
   }
   constexpr size_t kChunk = 1 << 16;
   const size_t old = buffer_.size();
-  buffer_.resize(old + kChunk);
+  try {
+    buffer_.resize(old + kChunk);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(at_line(display_name(), lines_read_ + 1,
+                              "out of memory reading this line (" +
+                                  std::to_string(old - start_) + " bytes so far)"));
+  }
   ssize_t n;
   do {
     n = ::read(fd_, buffer_.data() + old, kChunk);
@@ -80,21 +88,35 @@ bool BatchReader::take_line(std::string& line) {
 bool BatchReader::next_batch(std::vector<std::string>& lines, size_t max_lines) {
   lines.clear();
   if (max_lines == 0) max_lines = 1;
+  if (pending_error_) {
+    const std::exception_ptr error = pending_error_;
+    pending_error_ = nullptr;
+    std::rethrow_exception(error);
+  }
   std::string line;
-  while (lines.size() < max_lines) {
-    if (take_line(line)) {
-      lines.push_back(std::move(line));
-      continue;
-    }
-    // No complete line buffered: wait for one only if the batch is still empty.
-    if (!fill(lines.empty())) {
-      if (eof_ && take_line(line)) {
+  try {
+    while (lines.size() < max_lines) {
+      if (take_line(line)) {
         lines.push_back(std::move(line));
         continue;
       }
-      break;
+      // No complete line buffered: wait for one only if the batch is still empty.
+      if (!fill(lines.empty())) {
+        if (eof_ && take_line(line)) {
+          lines.push_back(std::move(line));
+          continue;
+        }
+        break;
+      }
     }
+  } catch (const std::bad_alloc&) {
+    pending_error_ = std::make_exception_ptr(
+        OutOfMemory(at_line(display_name(), lines_read_ + 1, "out of memory reading this line")));
+  } catch (...) {
+    pending_error_ = std::current_exception();
   }
+  // The lines before a line that could not be read go first; its error comes with the next call.
+  if (pending_error_ && lines.empty()) return next_batch(lines, max_lines);
   return !lines.empty();
 }
 

@@ -4,6 +4,7 @@
 // read a line, input still open) answers each line at once.
 #pragma once
 
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@ class BatchReader {
   std::string buffer_;
   size_t start_ = 0;  // first unread byte of buffer_
   long long lines_read_ = 0;
+  std::exception_ptr pending_error_;  // raised by the next call, after the lines before it
 };
 
 }  // namespace heed::io

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <new>
 
 #include "heed/common/error.h"
 
@@ -33,6 +34,11 @@ bool LineReader::next(std::string& line) {
     if (std::ferror(file_)) {
       throw FileError("cannot read '" + display_name() + "': " + errno_message(errno));
     }
+    // getline's buffer could not grow (ENOMEM): a line too long for this memory, not the end.
+    if (!std::feof(file_)) {
+      throw OutOfMemory(at_line(display_name(), line_number_ + 1,
+                                "out of memory reading this line (" + errno_message(errno) + ")"));
+    }
     return false;
   }
   size_t len = static_cast<size_t>(n);
@@ -40,7 +46,12 @@ bool LineReader::next(std::string& line) {
   if (len > 0 && buffer_[len - 1] == '\r') --len;
   std::string_view text(buffer_, len);
   if (line_number_ == 0) text = without_bom(text);
-  line.assign(text);
+  try {
+    line.assign(text);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(at_line(display_name(), line_number_ + 1,
+                              "out of memory reading this line (" + std::to_string(len) + " bytes)"));
+  }
   ++line_number_;
   return true;
 }
@@ -84,7 +95,13 @@ std::string read_whole_file(const std::string& path) {
   if (fstat(fileno(file), &info) == 0 && S_ISREG(info.st_mode)) text.reserve(size_t(info.st_size));
   char block[1 << 16];
   size_t n = 0;
-  while ((n = std::fread(block, 1, sizeof block, file)) > 0) text.append(block, n);
+  try {
+    while ((n = std::fread(block, 1, sizeof block, file)) > 0) text.append(block, n);
+  } catch (const std::bad_alloc&) {
+    if (!is_stdin) std::fclose(file);
+    throw OutOfMemory("out of memory reading '" + name + "' (" + std::to_string(text.size()) +
+                      " bytes read)");
+  }
   const bool failed = std::ferror(file) != 0;
   const int error = errno;
   if (!is_stdin) std::fclose(file);

@@ -17,7 +17,8 @@ class LineReader {
 
   // Next line without its "\n" (and without one "\r" before it), and the first line without
   // a leading byte order mark (without_bom). False at end of input. A final line without "\n"
-  // still counts. Throws FileError on a read error.
+  // still counts. Throws FileError on a read error, OutOfMemory (naming the file and line) when
+  // the line does not fit in memory.
   bool next(std::string& line);
 
   // 1-based number of the line last returned by next().

@@ -17,8 +17,18 @@ long long process_lines(LineReader& reader, LineWriter& writer, const PipelineOp
   while (true) {
     const long long first_line = reader.line_number() + 1;
     size_t count = 0;
-    while (count < batch && reader.next(inputs[count])) ++count;
-    if (count == 0) break;
+    // A line that cannot be read (out of memory, a read error) comes after the lines read before
+    // it: they are processed and written first, as for a line that fails the function.
+    std::exception_ptr read_error;
+    try {
+      while (count < batch && reader.next(inputs[count])) ++count;
+    } catch (...) {
+      read_error = std::current_exception();
+    }
+    if (count == 0) {
+      if (read_error) std::rethrow_exception(read_error);
+      break;
+    }
 
     // Each slice records the index of its first failing line (or count) and the error.
     const size_t used = std::min(threads, count);
@@ -52,9 +62,9 @@ long long process_lines(LineReader& reader, LineWriter& writer, const PipelineOp
     }
     for (size_t i = 0; i < first_failure; ++i) writer.write_line(outputs[i]);
     processed += static_cast<long long>(first_failure);
-    if (error) {
+    if (error || read_error) {
       writer.flush();
-      std::rethrow_exception(error);
+      std::rethrow_exception(error ? error : read_error);
     }
     if (options.flush_every_batch) writer.flush();
     if (count < batch) break;
