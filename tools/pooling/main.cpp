@@ -139,8 +139,9 @@ std::vector<std::string> read_rows(const std::string& path) {
     head.read(start.data(), std::streamsize(start.size()));
     start.resize(size_t(head.gcount()));
     if (start != std::string(kHeader) + "\n" && start != std::string(kHeader) + "\r") {
-      throw DataError(path + ":1: not a heed-pooling results table (header); -o names the table "
-                             "to continue, or a new file");
+      throw DataError(path +
+                      ":1: not a heed-pooling results table (header); -o names the table "
+                      "to continue, or a new file");
     }
   }
   io::LineReader reader(path);

@@ -35,8 +35,8 @@ std::string read_text(const std::string& path) {
 }
 
 // Stacked RNN layers and layer widths a model may have.
-const cli::Bounds kLayers = cli::between(1, 64);
-const cli::Bounds kWidth = cli::between(1, 65536);
+const cli::Bounds kLayers = cli::between(1, model::kMaxLayers);
+const cli::Bounds kWidth = cli::between(1, model::kMaxWidth);
 
 // The codes as heed-translate will read them from the model: refused now rather than after
 // training (BpeCodes::parse also refuses invalid UTF-8, which the JSON model header could not

@@ -22,6 +22,7 @@
 #include "heed/io/batch_reader.h"
 #include "heed/io/line_writer.h"
 #include "heed/model/model_file.h"
+#include "heed/model/serialize.h"
 #include "heed/onednn/context.h"
 #include "heed/text/input_check.h"
 
@@ -189,6 +190,7 @@ int translate_main(int argc, char** argv) {
   onednn::set_threads(cfg.threads);
   Timer load_timer;
   model::ModelFile file = model::load_model(cfg.model);
+  model::check_architecture(file.config, file.tensors, cfg.model);  // before any size is believed
   check_memory(cfg, file);
   decode::Translator translator(std::move(file), cfg.model, cfg.translation, cfg.precision);
   const double load_seconds = load_timer.seconds();
@@ -203,34 +205,35 @@ int translate_main(int argc, char** argv) {
   // Out of memory (a line too long for it, a batch that does not fit): the translations already
   // made are kept as for bad input, and the message names the line or the thing being built.
   try {
-  while (reader.next_batch(lines, window)) {
-    const long long first = reader.lines_read() - static_cast<long long>(lines.size()) + 1;
-    batch_lines = {first, reader.lines_read()};
-    // The lines before one that is not text are translated and written before the error.
-    std::optional<DataError> bad_line;
-    for (size_t i = 0; i < lines.size() && !bad_line; ++i) {
-      try {
-        const std::string_view checked = text::checked_line(
-            lines[i], cfg.on_invalid, reader.display_name(), first + long(i), repaired);
-        if (checked.data() != lines[i].data()) lines[i].assign(checked);
-      } catch (const DataError& e) {
-        bad_line = e;
-        lines.resize(i);
+    while (reader.next_batch(lines, window)) {
+      const long long first = reader.lines_read() - static_cast<long long>(lines.size()) + 1;
+      batch_lines = {first, reader.lines_read()};
+      // The lines before one that is not text are translated and written before the error.
+      std::optional<DataError> bad_line;
+      for (size_t i = 0; i < lines.size() && !bad_line; ++i) {
+        try {
+          const std::string_view checked = text::checked_line(
+              lines[i], cfg.on_invalid, reader.display_name(), first + long(i), repaired);
+          if (checked.data() != lines[i].data()) lines[i].assign(checked);
+        } catch (const DataError& e) {
+          bad_line = e;
+          lines.resize(i);
+        }
       }
+      std::optional<DataError> too_long;
+      translator.translate(lines, first, reader.display_name(), outputs, too_long);
+      for (const std::string& out : outputs) writer.write_line(out);
+      writer.flush();
+      // Every sentence brings buffers of new sizes; glibc keeps what they leave free inside its
+      // heap, and a week-long stream's resident memory would creep up with the fragments (issue
+      // 29).
+      if ((lines_since_trim += lines.size()) >= kTrimEveryLines) {
+        ::malloc_trim(0);
+        lines_since_trim = 0;
+      }
+      if (too_long) bad_line = too_long;  // it comes before any line that is not text
+      if (bad_line) throw DataError(bad_line->what() + writer.keep_partial(writer.lines()));
     }
-    std::optional<DataError> too_long;
-    translator.translate(lines, first, reader.display_name(), outputs, too_long);
-    for (const std::string& out : outputs) writer.write_line(out);
-    writer.flush();
-    // Every sentence brings buffers of new sizes; glibc keeps what they leave free inside its heap,
-    // and a week-long stream's resident memory would creep up with the fragments (issue 29).
-    if ((lines_since_trim += lines.size()) >= kTrimEveryLines) {
-      ::malloc_trim(0);
-      lines_since_trim = 0;
-    }
-    if (too_long) bad_line = too_long;  // it comes before any line that is not text
-    if (bad_line) throw DataError(bad_line->what() + writer.keep_partial(writer.lines()));
-  }
   } catch (const OutOfMemory& e) {
     throw OutOfMemory(e.what() + writer.keep_partial(writer.lines()));
   } catch (const std::bad_alloc&) {

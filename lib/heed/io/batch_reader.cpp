@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-
 #include <new>
 
 #include "heed/common/error.h"
@@ -48,9 +47,9 @@ bool BatchReader::fill(bool block) {
   try {
     buffer_.resize(old + kChunk);
   } catch (const std::bad_alloc&) {
-    throw OutOfMemory(at_line(display_name(), lines_read_ + 1,
-                              "out of memory reading this line (" +
-                                  std::to_string(old - start_) + " bytes so far)"));
+    throw OutOfMemory(at_line(
+        display_name(), lines_read_ + 1,
+        "out of memory reading this line (" + std::to_string(old - start_) + " bytes so far)"));
   }
   ssize_t n;
   do {

@@ -49,8 +49,9 @@ bool LineReader::next(std::string& line) {
   try {
     line.assign(text);
   } catch (const std::bad_alloc&) {
-    throw OutOfMemory(at_line(display_name(), line_number_ + 1,
-                              "out of memory reading this line (" + std::to_string(len) + " bytes)"));
+    throw OutOfMemory(
+        at_line(display_name(), line_number_ + 1,
+                "out of memory reading this line (" + std::to_string(len) + " bytes)"));
   }
   ++line_number_;
   return true;

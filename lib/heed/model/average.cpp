@@ -67,6 +67,7 @@ ModelFile average_models(const std::vector<std::string>& paths) {
   // Written in the model's own parameter order, as heed-train writes it: the mean of one model
   // with itself is that model, byte for byte.
   const double n = double(paths.size());
+  check_architecture(first.config, first.tensors, paths[0]);
   Seq2Seq model(first.config);
   for (layers::Parameter* p : model.parameters().all()) {
     const auto found = sums.find(p->name);

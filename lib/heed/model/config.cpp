@@ -67,6 +67,17 @@ void ModelConfig::validate() {
   positive(decoder_layers, "decoder-layers");
   positive(embed, "embed");
   positive(hidden, "hidden");
+  // heed-train's own bounds, so that a model file cannot claim more (issue 29).
+  auto at_most = [](int value, int max, const char* option) {
+    if (value > max) {
+      throw ConfigError(std::string("--") + option + " must be at most " + std::to_string(max));
+    }
+  };
+  at_most(encoder_layers, kMaxLayers, "encoder-layers");
+  at_most(decoder_layers, kMaxLayers, "decoder-layers");
+  at_most(embed, kMaxWidth, "embed");
+  at_most(hidden, kMaxWidth, "hidden");
+  at_most(attention_dim, kMaxWidth, "attention-dim");
   if (bidirectional && hidden % 2 != 0) {
     throw ConfigError(
         "--hidden must be even with a bidirectional encoder (hidden/2 per direction)");

@@ -13,6 +13,10 @@ enum class CellType { kLstm, kGru };
 enum class DecoderType { kLuong, kBahdanau };
 enum class BridgeType { kDense, kZero, kMean, kLast, kFeedForwardPool };
 
+// The largest sizes a model may have (heed-train's option bounds; a model file is held to them).
+inline constexpr int kMaxLayers = 64;
+inline constexpr int kMaxWidth = 65536;
+
 struct ModelConfig {
   CellType cell = CellType::kLstm;               // recurrent cell of encoder and decoder
   std::string attention = "general";             // attention registry name (docs/attention.md)

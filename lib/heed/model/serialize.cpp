@@ -1,5 +1,6 @@
 #include "heed/model/serialize.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "heed/common/error.h"
@@ -62,8 +63,53 @@ void read_parameters(const io::SafeTensors& in, const std::string& source,
   }
 }
 
+void check_architecture(const model::ModelConfig& config, const io::SafeTensors& tensors,
+                        const std::string& source) {
+  auto expect = [&](const std::string& name, const std::vector<int64_t>& want, const char* fields) {
+    if (!tensors.has(name)) {
+      throw FormatError(source + ": parameter '" + name + "' is missing (the config describes " +
+                        config.summary() + ")");
+    }
+    if (tensors.get(name).shape != want) {
+      throw FormatError(source + ": parameter '" + name + "' has shape " +
+                        shape_text(tensors.get(name).shape) + ", the config (" + fields +
+                        ") says " + shape_text(want));
+    }
+  };
+  const int64_t embed = config.embed, hidden = config.hidden;
+  expect("encoder/embedding/weight", {config.src_vocab_size, embed}, "src_vocab_size, embed");
+  expect("decoder/embedding/weight", {config.tgt_vocab_size, embed}, "tgt_vocab_size, embed");
+  const int64_t gates = config.cell == CellType::kLstm ? 4 : 3;
+  expect("decoder/rnn_0/weight_hh", {gates * hidden, hidden}, "cell, hidden");
+  // The layers: the highest index present must be the config's count minus one.
+  auto layers_in_file = [&](const std::string& prefix) {
+    int64_t count = 0;
+    for (const io::StoredTensor& t : tensors.tensors()) {
+      if (t.name.rfind(prefix, 0) != 0) continue;
+      const std::string rest = t.name.substr(prefix.size());
+      const size_t slash = rest.find('/');
+      const std::string digits = rest.substr(0, slash);
+      if (digits.empty() || digits.size() > 6 ||
+          digits.find_first_not_of("0123456789") != std::string::npos) {
+        continue;
+      }
+      count = std::max<int64_t>(count, std::stoll(digits) + 1);
+    }
+    return count;
+  };
+  const int64_t encoder_layers = layers_in_file("encoder/rnn_");
+  const int64_t decoder_layers = layers_in_file("decoder/rnn_");
+  if (encoder_layers != config.encoder_layers || decoder_layers != config.decoder_layers) {
+    throw FormatError(source + ": the config says " + std::to_string(config.encoder_layers) +
+                      " encoder and " + std::to_string(config.decoder_layers) +
+                      " decoder layers, the file holds " + std::to_string(encoder_layers) +
+                      " and " + std::to_string(decoder_layers));
+  }
+}
+
 std::unique_ptr<Seq2Seq> load_seq2seq(const model::ModelFile& file, const std::string& source,
                                       onednn::Precision precision) {
+  check_architecture(file.config, file.tensors, source);
   auto model = std::make_unique<Seq2Seq>(file.config, precision);
   read_parameters(file.tensors, source, model->parameters());
   model->weights_changed();

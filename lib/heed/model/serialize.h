@@ -22,7 +22,16 @@ void write_tensors(const layers::ParameterStore& store, bool gradients, const st
 void read_parameters(const io::SafeTensors& in, const std::string& source,
                      layers::ParameterStore& store);
 
-// A model ready for inference from a loaded model file (source: the path, for messages).
+// Compares the sizes a config declares (vocabularies, embedding and hidden widths, the number of
+// encoder and decoder layers) with the tensors of the file, before a network is built from the
+// config: a crafted config (a million layers, a hidden size of 10⁹) would otherwise allocate
+// what it claims before read_parameters compares (7.9 GB, then bad_alloc; issue 29). FormatError
+// naming source and the field.
+void check_architecture(const model::ModelConfig& config, const io::SafeTensors& tensors,
+                        const std::string& source);
+
+// A model ready for inference from a loaded model file (source: the path, for messages);
+// check_architecture first.
 std::unique_ptr<Seq2Seq> load_seq2seq(const model::ModelFile& file, const std::string& source,
                                       onednn::Precision precision);
 

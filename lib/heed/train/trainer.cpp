@@ -309,6 +309,7 @@ void Trainer::start() {
     if (!resumed->extra.count("train_state")) {
       throw FormatError(checkpoint_path_ + ": not a training checkpoint (no trainer state)");
     }
+    model::check_architecture(resumed->config, resumed->tensors, checkpoint_path_);
     model_config = resumed->config;
     data_ = load_training_data(config_, &resumed->src_vocab, &resumed->tgt_vocab);
   } else {

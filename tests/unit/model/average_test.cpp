@@ -117,3 +117,29 @@ TEST_CASE("tied target embeddings: one matrix, saved once, loaded back into both
   CHECK_THROWS_WITH(model::read_parameters(tensors, "tied.heed", other.parameters()),
                     Catch::Contains("'decoder/output/weight' is missing"));
 }
+
+TEST_CASE(
+    "check_architecture: a config that claims more than the tensors hold is refused before "
+    "anything is built",
+    "[model][fast]") {
+  model::ModelFile file = tiny(1);
+  CHECK_NOTHROW(model::check_architecture(file.config, file.tensors, "m.heed"));
+  model::ModelConfig layers = file.config;
+  layers.encoder_layers = 64;  // within heed-train's bounds, not in the file
+  CHECK_THROWS_WITH(model::check_architecture(layers, file.tensors, "m.heed"),
+                    Catch::Contains("m.heed: the config says 64 encoder and 1 decoder layers, the "
+                                    "file holds 1 and 1"));
+  model::ModelConfig wide = file.config;
+  wide.hidden = 60000;
+  CHECK_THROWS_WITH(model::check_architecture(wide, file.tensors, "m.heed"),
+                    Catch::Contains("'decoder/rnn_0/weight_hh' has shape") &&
+                        Catch::Contains("(cell, hidden) says [240000, 60000]"));
+  model::ModelConfig embed = file.config;
+  embed.embed = 5;
+  CHECK_THROWS_WITH(model::check_architecture(embed, file.tensors, "m.heed"),
+                    Catch::Contains("encoder/embedding/weight"));
+  // Beyond heed-train's bounds the config itself is invalid (a model file cannot claim it).
+  model::ModelConfig huge = file.config;
+  huge.decoder_layers = 1000000;
+  CHECK_THROWS_WITH(huge.validate(), Catch::Contains("--decoder-layers must be at most 64"));
+}
