@@ -50,6 +50,10 @@ expect_eq() { # NAME GOT WANT
   if [ "$2" = "$3" ]; then ok; else fail "$1: got '$2', expected '$3'"; fi
 }
 
+# True under AddressSanitizer (.ci/sanitize.sh exports ASAN_OPTIONS): its shadow memory reserves
+# terabytes of address space, so tests that limit it (ulimit -v) or measure resident memory skip.
+under_sanitizer() { [ -n "${ASAN_OPTIONS:-}" ]; }
+
 finish() {
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" = 0 ]

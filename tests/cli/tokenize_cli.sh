@@ -199,16 +199,18 @@ expect_eq eof-early-lines "$(cat "$TMP/out")" "$(printf 'un deux\ntrois quatre')
 # Out of memory while reading a line is an error naming the file and line (exit 71), never the
 # end of the input; the lines before it are kept (it used to give 3 lines, exit 0). Endless
 # input (/dev/zero) ends the same way. heed-translate and heed-score too.
-{ printf 'one line\ntwo lines\nthree lines\n'; head -c 150000000 /dev/zero | tr '\0' a; printf '\nfive\n'; } > "$TMP/huge-line"
-(ulimit -v 300000; exec "$BIN/heed-tokenize" -i "$TMP/huge-line" -o "$TMP/huge.out") >"$TMP/out" 2>"$TMP/err"
-expect_eq oom-line-exit $? 71
-expect_error_line tokenize oom-line "huge-line:4: out of memory reading this line.*3 lines before it are in"
-expect_eq oom-line-kept "$(wc -l < "$TMP/huge.out.partial")" 3
-[ -e "$TMP/huge.out" ] && fail "oom-line: the truncated output was committed" || ok
-(ulimit -v 300000; exec "$BIN/heed-tokenize" -i /dev/zero) >"$TMP/out" 2>"$TMP/err"
-expect_eq oom-dev-zero-exit $? 71
-expect_error_line tokenize oom-dev-zero "/dev/zero:1: out of memory"
-(ulimit -v 300000; exec "$BIN/heed-score" -r /dev/zero --hyp "$TMP/huge-line") >"$TMP/out" 2>"$TMP/err"
-expect_eq oom-score-exit $? 71
-expect_error_line score oom-score "/dev/zero:1: out of memory"
+if ! under_sanitizer; then
+  { printf 'one line\ntwo lines\nthree lines\n'; head -c 150000000 /dev/zero | tr '\0' a; printf '\nfive\n'; } > "$TMP/huge-line"
+  (ulimit -v 300000; exec "$BIN/heed-tokenize" -i "$TMP/huge-line" -o "$TMP/huge.out") >"$TMP/out" 2>"$TMP/err"
+  expect_eq oom-line-exit $? 71
+  expect_error_line tokenize oom-line "huge-line:4: out of memory reading this line.*3 lines before it are in"
+  expect_eq oom-line-kept "$(wc -l < "$TMP/huge.out.partial")" 3
+  [ -e "$TMP/huge.out" ] && fail "oom-line: the truncated output was committed" || ok
+  (ulimit -v 300000; exec "$BIN/heed-tokenize" -i /dev/zero) >"$TMP/out" 2>"$TMP/err"
+  expect_eq oom-dev-zero-exit $? 71
+  expect_error_line tokenize oom-dev-zero "/dev/zero:1: out of memory"
+  (ulimit -v 300000; exec "$BIN/heed-score" -r /dev/zero --hyp "$TMP/huge-line") >"$TMP/out" 2>"$TMP/err"
+  expect_eq oom-score-exit $? 71
+  expect_error_line score oom-score "/dev/zero:1: out of memory"
+fi
 finish
