@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "heed/common/error.h"
 
@@ -81,6 +82,25 @@ void remove_temp_files_on_signal() {
   }
 }
 
+namespace {
+
+// The file a write to path replaces: path itself, or the end of its chain of symbolic links
+// (relative links resolved against their own directory; at most 40 links, as the kernel allows).
+std::string resolved_target(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path current(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(current, ec))) return current.string();
+    const fs::path next = fs::read_symlink(current, ec);
+    if (ec) return current.string();
+    current = next.is_absolute() ? next : current.parent_path() / next;
+  }
+  throw WriteError("cannot write '" + path + "': too many levels of symbolic links");
+}
+
+}  // namespace
+
 LineWriter::LineWriter(const std::string& path) : path_(path) {
   if (path == "-") {
     file_ = stdout;
@@ -88,21 +108,32 @@ LineWriter::LineWriter(const std::string& path) : path_(path) {
     return;
   }
   struct stat target;
-  if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
+  const bool exists = ::stat(path.c_str(), &target) == 0;
+  if (exists && !S_ISREG(target.st_mode)) {
     file_ = std::fopen(path.c_str(), "wb");
     if (!file_) throw WriteError("cannot write '" + path + "': " + errno_message(errno));
     direct_ = true;
     return;
   }
-  temp_path_ = path + ".tmp-XXXXXX";
+  // A symbolic link is followed: its target is replaced, the link stays a link (issue 29).
+  target_path_ = resolved_target(path);
+  temp_path_ = target_path_ + ".tmp-XXXXXX";
   int fd = ::mkstemp(temp_path_.data());
   if (fd < 0) {
     throw WriteError("cannot write '" + path + "': " + errno_message(errno));
   }
-  // mkstemp creates 0600; give the file the permissions a plain fopen would.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
+  if (exists) {
+    // The replaced file keeps its permissions (and owner, where this process may set it).
+    ::fchmod(fd, target.st_mode & 07777);
+    if (::fchown(fd, target.st_uid, target.st_gid) != 0) {
+      // Not ours to give away: the new file belongs to this user, as a copy would.
+    }
+  } else {
+    // mkstemp creates 0600; give the file the permissions a plain fopen would.
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd, 0666 & ~mask);
+  }
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
     int err = errno;
@@ -166,7 +197,7 @@ void LineWriter::commit() {
     committed_ = true;
     return;
   }
-  rename_temp_file(path_);
+  rename_temp_file(target_path_);
   ::unlink(partial_path().c_str());
 }
 

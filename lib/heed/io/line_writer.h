@@ -4,6 +4,9 @@
 // stdout: renaming over it would replace the device or pipe by a plain file. A writer destroyed
 // without commit() removes its temporary file, so a failed run never leaves a half file; a run
 // stopped by bad input keeps the lines it finished in "<target>.partial" (keep_partial()).
+// A symbolic link is followed (its target is replaced, the link stays), and a replaced file keeps
+// its permissions. Other hard links to a replaced file keep the old contents: that is what an
+// atomic replacement means (as with sed -i).
 #pragma once
 
 #include <cstdio>
@@ -45,6 +48,7 @@ class LineWriter {
   void rename_temp_file(const std::string& final_path);
 
   std::string path_;
+  std::string target_path_;  // path_, or the file its symbolic links lead to
   std::string temp_path_;
   std::FILE* file_ = nullptr;
   bool direct_ = false;  // stdout or a target that is not a regular file: no temporary file

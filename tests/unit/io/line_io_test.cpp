@@ -104,6 +104,34 @@ TEST_CASE("line_writer: a target that is not a regular file is written, not repl
   CHECK(S_ISFIFO(after.st_mode));
 }
 
+TEST_CASE("line_writer: a symbolic link is followed and the replaced file keeps its permissions",
+          "[io][fast]") {
+  test::TempDir dir;
+  write_file(dir.path("target"), "old\n");
+  ::chmod(dir.path("target").c_str(), 0640);
+  ::mkdir(dir.path("sub").c_str(), 0755);
+  REQUIRE(::symlink("../target", dir.path("sub/link").c_str()) == 0);
+  REQUIRE(::symlink("sub/link", dir.path("chain").c_str()) == 0);
+  io::write_file_atomically(dir.path("chain"), "new\n");
+  CHECK(read_file(dir.path("target")) == "new\n");
+  struct stat info {};
+  REQUIRE(::lstat(dir.path("chain").c_str(), &info) == 0);
+  CHECK(S_ISLNK(info.st_mode));  // still a link, not a file put in its place
+  REQUIRE(::lstat(dir.path("sub/link").c_str(), &info) == 0);
+  CHECK(S_ISLNK(info.st_mode));
+  REQUIRE(::stat(dir.path("target").c_str(), &info) == 0);
+  CHECK((info.st_mode & 07777) == 0640);
+  // A link to a file that does not exist yet makes it.
+  REQUIRE(::symlink("fresh", dir.path("dangling").c_str()) == 0);
+  io::write_file_atomically(dir.path("dangling"), "made\n");
+  CHECK(read_file(dir.path("fresh")) == "made\n");
+  // A loop of links is a WriteError naming the path, not a hang.
+  REQUIRE(::symlink("loop-b", dir.path("loop-a").c_str()) == 0);
+  REQUIRE(::symlink("loop-a", dir.path("loop-b").c_str()) == 0);
+  CHECK_THROWS_WITH(io::write_file_atomically(dir.path("loop-a"), "x"),
+                    Catch::Contains("loop-a") && Catch::Contains("symbolic links"));
+}
+
 TEST_CASE("line_writer: unwritable directory and full disk are WriteErrors", "[io][fast]") {
   CHECK_THROWS_AS(io::LineWriter("/nonexistent-dir/x.txt"), WriteError);
   CHECK_THROWS_AS(io::check_writable("/nonexistent-dir/x.txt"), WriteError);
