@@ -53,6 +53,20 @@ printf 'metrics = bleu,ter\n' > "$TMP/metrics.cfg"
 check "$TMP/metrics.cfg:1: --metrics: unknown value 'ter'" score --config "$TMP/metrics.cfg" -r a --hyp b
 printf 'merges\n' > "$TMP/syntax.cfg"
 check "$TMP/syntax.cfg:1: " tokenize learn-bpe --config "$TMP/syntax.cfg"
+# What Boost let through or reported without a line (issue 29): sections, a nested config, a key
+# given twice, a directory; a byte order mark is dropped.
+printf '[model]\nmode = aggressive\n' > "$TMP/section.cfg"
+check "$TMP/section.cfg:1: sections \('\[model\]'\)" tokenize --config "$TMP/section.cfg"
+printf 'mode = aggressive\nconfig = other.cfg\n' > "$TMP/nested.cfg"
+check "$TMP/nested.cfg:2: a config file cannot name another" tokenize --config "$TMP/nested.cfg"
+printf 'mode = aggressive\n\nmode = conservative\n' > "$TMP/twice.cfg"
+check "$TMP/twice.cfg:3: 'mode' given twice \(first on line 1\)" tokenize --config "$TMP/twice.cfg"
+mkdir -p "$TMP/cfg-dir"
+expect_exit 66 config-directory -- "$BIN/heed-tokenize" --config "$TMP/cfg-dir"
+expect_error_line tokenize config-directory "cfg-dir: cannot open config file: is a directory"
+printf '\xef\xbb\xbfmode = aggressive\n' > "$TMP/bom.cfg"
+expect_exit 0 config-bom -- sh -c "echo \"l'eau\" | '$BIN/heed-tokenize' --config '$TMP/bom.cfg'"
+expect_eq config-bom-applied "$(cat "$TMP/out")" "l ￭'￭ eau"
 
 # Subcommands.
 check "unknown subcommand 'frob' \(expected: tokenize, detokenize, learn-bpe or vocab\)" tokenize frob

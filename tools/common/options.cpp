@@ -3,14 +3,17 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <thread>
 #include <typeinfo>
 
 #include "heed/common/error.h"
 #include "heed/common/version.h"
+#include "heed/io/line_reader.h"
 #include "heed/text/input_check.h"
 
 namespace heed::cli {
@@ -91,16 +94,52 @@ void refuse_placeholders(const std::string& text, const std::string& where) {
 
 void store_config_file(const std::string& path, const po::options_description& all,
                        po::variables_map& values) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw FileError(path + ": cannot open config file: is a directory");
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) throw FileError(path + ": cannot open config file: " + errno_message(errno));
-  std::ostringstream text;
-  text << file.rdbuf();
-  std::istringstream lines(text.str());
+  std::ostringstream read;
+  read << file.rdbuf();
+  // A byte order mark (some editors write one) is not part of the first key.
+  const std::string text(io::without_bom(read.str()));
+  std::istringstream lines(text);
   std::string line;
   long long number = 0;
+  std::map<std::string, long long> first_line_of;
   while (std::getline(lines, line)) {
     ++number;
     refuse_placeholders(line, path + ":" + std::to_string(number));
+    // What Boost would accept silently or report without a line: sections, a nested --config,
+    // an option given twice.
+    const size_t begin = line.find_first_not_of(" \t\r");
+    if (begin != std::string::npos && line[begin] == '[') {
+      throw ConfigError(
+          at_line(path, number,
+                  "sections ('" + line.substr(begin) + "') are not part of heed's config files"));
+    }
+    const size_t equals = line.find('=');
+    if (begin != std::string::npos && line[begin] != '#' && equals != std::string::npos) {
+      std::string key = line.substr(begin, equals - begin);
+      key.erase(key.find_last_not_of(" \t") + 1);
+      if (key == "config") {
+        throw ConfigError(
+            at_line(path, number, "a config file cannot name another (config = ...)"));
+      }
+      const po::option_description* option = all.find_nothrow(key, false);
+      // Options that collect several values (--hyp, -i: std::vector) may be given on many lines.
+      const auto* typed =
+          option ? dynamic_cast<const po::typed_value_base*>(option->semantic().get()) : nullptr;
+      const bool many = typed != nullptr &&
+                        std::string(typed->value_type().name()).find("vector") != std::string::npos;
+      const auto [seen, fresh] = first_line_of.emplace(key, number);
+      if (!fresh && !many) {
+        throw ConfigError(at_line(
+            path, number,
+            "'" + key + "' given twice (first on line " + std::to_string(seen->second) + ")"));
+      }
+    }
     std::istringstream one(line);
     po::variables_map scratch;
     try {
@@ -109,7 +148,7 @@ void store_config_file(const std::string& path, const po::options_description& a
       throw ConfigError(at_line(path, number, e.what()));
     }
   }
-  std::istringstream whole(text.str());
+  std::istringstream whole(text);
   po::store(po::parse_config_file(whole, all), values);
 }
 
