@@ -181,6 +181,15 @@ expect_eq stale-temporaries "$(ls -A "$TMP/own" | grep -c 'tmp-')" 0
 expect_exit 0 overwrite -- "$T" "${tiny[@]}" -o "$TMP/own" --max-steps 2 --overwrite --keep-models 1 --save-every 1
 expect_eq overwrite-left "$(ls "$TMP/own" | tr '\n' ' ')" "checkpoint.heed model.heed model.step-2.heed "
 
+# --resume keeps the checkpoint's architecture and rate: each option given that differs is named.
+"$T" "${data[@]}" --hidden 24 --embed 8 --vocab-size 300 --batch-size 16 --threads 1 --seed 5 \
+  --attention dot --lr 0.5 -o "$TMP/own" --max-steps 6 --resume >"$TMP/out" 2>"$TMP/err"
+expect_eq resume-conflicts-exit $? 0
+grep -q "the checkpoint's --hidden 16 is kept" "$TMP/err" && ok || fail "resume-conflicts: no --hidden warning"
+grep -q "the checkpoint's --attention general is kept" "$TMP/err" && ok || fail "resume-conflicts: no --attention warning"
+grep -q "the checkpoint's --lr .* is kept" "$TMP/err" && ok || fail "resume-conflicts: no --lr warning"
+grep -q "checkpoint's --embed" "$TMP/err" && fail "resume-conflicts: --embed 8 agrees but was named" || ok
+
 # Errors before training leave no directory behind, whatever found them; /dev/null is a metrics file.
 expect_exit 64 heads-error -- "$T" "${tiny[@]}" -o "$TMP/noheads" --max-steps 2 --attention multi-head --heads 5
 [ -e "$TMP/noheads" ] && fail "heads-error: left $TMP/noheads" || ok

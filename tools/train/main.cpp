@@ -253,6 +253,11 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads,
   cfg.schedule.type = train::parse_lr_schedule(schedule);
   cfg.valid_metric = train::parse_valid_metric(valid_metric);
   cfg.seed = cl.common().seed;
+  for (const char* option : {"attention", "decoder", "cell", "hidden", "embed", "attention-dim",
+                             "layers", "encoder-layers", "decoder-layers", "bridge", "dropout",
+                             "tie-embeddings", "unidirectional", "lr"}) {
+    if (cl.given(option)) cfg.given.insert(option);
+  }
   threads = cl.threads();
   text::TokenizerOptions tok;
   tok.mode = text::parse_tokenize_mode(tok_mode);

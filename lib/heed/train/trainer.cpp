@@ -70,6 +70,7 @@ class Trainer {
   // The stop signal any rank received (0: none), and the clock of the slowest rank.
   int agree_on_stop_and_clock();
   void save_checkpoint();
+  void warn_overridden(const model::ModelConfig& checkpoint) const;
   void save_model(const std::string& path);
   void keep_model();  // DIR/model.step-K.heed, the oldest beyond --keep-models removed
   model::ModelFile model_file() const;
@@ -269,6 +270,45 @@ int Trainer::agree_on_stop_and_clock() {
   return int(values[0]);
 }
 
+// On --resume the checkpoint's architecture and learning-rate state win over the command line:
+// every option the user gave that says otherwise is named, so that nobody believes it applied.
+void Trainer::warn_overridden(const model::ModelConfig& checkpoint) const {
+  const model::ModelConfig& asked = config_.model;
+  std::vector<std::string> ignored;
+  auto differs = [&](const char* option, bool different, const std::string& kept) {
+    if (config_.given.count(option) && different) {
+      ignored.push_back(std::string("--") + option + " " + kept);
+    }
+  };
+  differs("attention", asked.attention != checkpoint.attention, checkpoint.attention);
+  differs("decoder", asked.decoder != checkpoint.decoder, model::to_string(checkpoint.decoder));
+  differs("cell", asked.cell != checkpoint.cell, model::to_string(checkpoint.cell));
+  differs("hidden", asked.hidden != checkpoint.hidden, std::to_string(checkpoint.hidden));
+  differs("embed", asked.embed != checkpoint.embed, std::to_string(checkpoint.embed));
+  differs("attention-dim", asked.attention_dim != checkpoint.attention_dim,
+          std::to_string(checkpoint.attention_dim));
+  differs(
+      "layers",
+      asked.encoder_layers != checkpoint.encoder_layers ||
+          asked.decoder_layers != checkpoint.decoder_layers,
+      std::to_string(checkpoint.encoder_layers) + "/" + std::to_string(checkpoint.decoder_layers));
+  differs("encoder-layers", asked.encoder_layers != checkpoint.encoder_layers,
+          std::to_string(checkpoint.encoder_layers));
+  differs("decoder-layers", asked.decoder_layers != checkpoint.decoder_layers,
+          std::to_string(checkpoint.decoder_layers));
+  differs("bridge", asked.bridge != checkpoint.bridge, model::to_string(checkpoint.bridge));
+  differs("dropout", asked.dropout != checkpoint.dropout, std::to_string(checkpoint.dropout));
+  differs("tie-embeddings", asked.tie_target_embeddings != checkpoint.tie_target_embeddings,
+          checkpoint.tie_target_embeddings ? "tied" : "untied");
+  differs("unidirectional", asked.bidirectional != checkpoint.bidirectional,
+          checkpoint.bidirectional ? "bidirectional" : "unidirectional");
+  differs("lr", config_.schedule.lr != state_.lr_current,
+          fmt::format("{:.3g} (the rate as its schedule left it)", state_.lr_current));
+  for (const std::string& option : ignored) {
+    spdlog::warn("--resume: the checkpoint's {} is kept; the command line's is ignored", option);
+  }
+}
+
 void Trainer::start() {
   checkpoint_path_ = (fs::path(config_.output) / "checkpoint.heed").string();
   model_path_ = (fs::path(config_.output) / "model.heed").string();
@@ -373,6 +413,7 @@ void Trainer::start() {
     }
     std::istringstream rng(state_.rng);
     rng >> rng_;
+    warn_overridden(model_config);
     spdlog::info("resumed from {} at step {} (epoch {}){}", checkpoint_path_, state_.step,
                  state_.epoch + 1,
                  state_.world_size != world_.size()

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include "heed/model/config.h"
@@ -72,7 +73,10 @@ struct TrainConfig {
   uint64_t seed = 1;
   float init_scale = 0.1f;
   bool resume = false;
-  bool overwrite = false;    // start a new run where another run's checkpoint is (removed first)
+  bool overwrite = false;  // start a new run where another run's checkpoint is (removed first)
+  // The architecture and schedule options the user gave (names without "--"): on --resume the
+  // checkpoint's values win, and each given one that differs is named in a warning.
+  std::set<std::string> given;
   std::string metrics_file;  // TSV; empty = none
   // Metadata stored in every model file (the tokenizer options and BPE codes of the data).
   std::map<std::string, std::string> extra;
