@@ -112,4 +112,8 @@ if [ -f "$HANSARDS/test.talp" ]; then
 else
   echo "SKIPPED: $HANSARDS not found (the Hansards group)"
 fi
+# Empty gold and test alignments: nothing to score is an error, not AER 0.00.
+: > "$TMP/empty"
+expect_exit 65 empty-input -- "$BIN/heed-align" score --gold "$TMP/empty" --test "$TMP/empty"
+expect_error_line align empty-input "empty: nothing to score"
 finish

@@ -99,4 +99,11 @@ expect_stopped_cleanly sigint INT "$TMP/o/s.tsv" 0 -- \
   "$S" -r "$TMP/ref-900" --hyp "$TMP/hyp-900" --hyp "$TMP/ref-900" --bootstrap 1000000 -o "$TMP/o/s.tsv"
 expect_stopped_cleanly sigterm TERM "$TMP/o/new.tsv" 0 -- \
   "$S" -r "$TMP/ref-900" --hyp "$TMP/hyp-900" --hyp "$TMP/ref-900" --bootstrap 1000000 -o "$TMP/o/new.tsv"
+# Standard input is read once: '-' for both the reference and the hypothesis is a usage error.
+echo "a b" > "$TMP/one"
+expect_exit 64 two-stdin -- sh -c "'$BIN/heed-score' -r - --hyp - < '$TMP/one'"
+expect_error_line score two-stdin "only one of the --ref and --hyp files can be '-'"
+# A path with a line end in it still makes one error line.
+expect_exit 66 newline-path -- "$BIN/heed-score" -r "$(printf '%s/no\nfile' "$TMP")" --hyp "$TMP/one"
+expect_error_line score newline-path 'no\\nfile'
 finish

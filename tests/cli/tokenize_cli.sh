@@ -213,4 +213,9 @@ if ! under_sanitizer; then
   expect_eq oom-score-exit $? 71
   expect_error_line score oom-score "/dev/zero:1: out of memory"
 fi
+# An empty BPE codes file is refused (it would leave every word in characters), here and in
+# heed-train --bpe.
+: > "$TMP/empty.codes"
+expect_exit 65 empty-codes -- sh -c "echo 'a b' | '$BIN/heed-tokenize' --bpe '$TMP/empty.codes'"
+expect_error_line tokenize empty-codes "empty.codes: no merges"
 finish

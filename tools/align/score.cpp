@@ -65,6 +65,8 @@ class Score final : public align_tool::Subcommand {
     io::LineReader test(test_);
     for (std::string line; test.next(line);) test_lines.push_back(line);
     const long long sentences = static_cast<long long>(test_lines.size());
+    // AER of nothing against nothing is undefined, not 0.00 (heed-score refuses empty input too).
+    if (sentences == 0) throw DataError("'" + test.display_name() + "' is empty: nothing to score");
     if (cl.given("sentences") && sentences_ != sentences) {
       throw DataError("'" + test.display_name() + "' has " + std::to_string(sentences) +
                       " lines but --sentences is " + std::to_string(sentences_));

@@ -18,7 +18,18 @@ namespace {
 
 int report(const std::string& tool, const std::string& what, int code) {
   std::fflush(stdout);
-  std::fprintf(stderr, "heed-%s: error: %s\n", tool.c_str(), what.c_str());
+  // One line whatever the message holds (a path with a newline in it): line ends are escaped.
+  std::string line;
+  for (const char c : what) {
+    if (c == '\n') {
+      line += "\\n";
+    } else if (c == '\r') {
+      line += "\\r";
+    } else {
+      line += c;
+    }
+  }
+  std::fprintf(stderr, "heed-%s: error: %s\n", tool.c_str(), line.c_str());
   return code;
 }
 

@@ -2,6 +2,7 @@
 // paired bootstrap resampling between systems (Koehn 2004).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -75,6 +76,12 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
   for (const auto& m : split(metrics, ",")) {
     (m == "bleu" ? cfg.bleu : cfg.chrf) = true;
   }
+  // Standard input can be read once: one file may be '-', not two.
+  int from_stdin = 0;
+  for (const auto* files : {&cfg.references, &cfg.hypotheses}) {
+    from_stdin += int(std::count(files->begin(), files->end(), std::string("-")));
+  }
+  if (from_stdin > 1) throw ConfigError("only one of the --ref and --hyp files can be '-'");
   cfg.bleu_options.tokenizer = eval::parse_bleu_tokenizer(tokenize);
   cfg.chrf_options.lowercase = cfg.bleu_options.lowercase;
   cfg.on_invalid = text::parse_on_invalid(on_invalid, /*allow_skip=*/false);

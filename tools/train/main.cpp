@@ -43,7 +43,10 @@ const cli::Bounds kWidth = cli::between(1, model::kMaxWidth);
 // hold).
 std::string checked_bpe_codes(const std::string& path) {
   std::string codes = read_text(path);
-  text::BpeCodes::parse(codes, path);
+  if (text::BpeCodes::parse(codes, path).merges().empty()) {
+    throw FormatError(path +
+                      ": no merges (an empty BPE codes file leaves every word in characters)");
+  }
   return codes;
 }
 

@@ -46,12 +46,13 @@ ModelFile load_model(const std::string& path) {
   }
   auto version = meta.find("format_version");
   if (version == meta.end()) throw fail("has no format_version");
-  int v = 0;
-  try {
-    v = std::stoi(version->second);
-  } catch (const std::exception&) {
-    throw fail("has a malformed format_version '" + version->second + "'");
+  // Digits only: "2abc", "2.9" and " 2" are not version 2.
+  const std::string& digits = version->second;
+  if (digits.empty() || digits.size() > 6 ||
+      digits.find_first_not_of("0123456789") != std::string::npos) {
+    throw fail("has a malformed format_version '" + digits + "'");
   }
+  const int v = std::stoi(digits);
   if (v > kModelFormatVersion) {
     throw fail("has model format version " + std::to_string(v) + ", newer than this heed reads (" +
                std::to_string(kModelFormatVersion) + "): use a newer heed");

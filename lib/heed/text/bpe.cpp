@@ -96,7 +96,14 @@ std::atomic<uint64_t> next_owner{1};
 // Codes files
 
 BpeCodes BpeCodes::load(const std::string& path) {
-  return parse(io::read_whole_file(path), path);
+  BpeCodes codes = parse(io::read_whole_file(path), path);
+  // A codes file without a merge (an empty file given by mistake) would leave every word in
+  // characters, silently.
+  if (codes.merges_.empty()) {
+    throw FormatError(path +
+                      ": no merges (an empty BPE codes file leaves every word in characters)");
+  }
+  return codes;
 }
 
 BpeCodes BpeCodes::parse(std::string_view text, const std::string& name) {

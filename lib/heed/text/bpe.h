@@ -37,7 +37,8 @@ class BpeCodes {
   // Reads subword-nmt codes (with or without the "#version: 0.2" header). Throws FileError
   // if the file cannot be opened and FormatError naming file:line for a malformed line or
   // one that is not text (find_invalid_text). A leading byte order mark is ignored. A file
-  // without a header is version 0.1, as subword-nmt reads it.
+  // without a header is version 0.1, as subword-nmt reads it. A file without any merge is a
+  // FormatError too (parse() accepts it: codes may be empty, a file given as codes may not).
   static BpeCodes load(const std::string& path);
   // Same from text already in memory; name is used in messages.
   static BpeCodes parse(std::string_view text, const std::string& name);

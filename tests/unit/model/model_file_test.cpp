@@ -70,6 +70,16 @@ TEST_CASE("model file: truncated, corrupt, foreign and newer files fail clearly"
             .find("version 9, newer than this heed reads (" +
                   std::to_string(model::kModelFormatVersion) + ")") != std::string::npos);
 
+  // Versions that are not plain digits are malformed, not read as their leading number.
+  for (const std::string bad : {"2abc", "2.9", " 2"}) {
+    io::SafeTensors odd = io::SafeTensors::load(dir.path("m"));
+    odd.set_metadata("format_version", bad);
+    odd.save(dir.path("odd"));
+    INFO(bad);
+    CHECK(load_error(dir.path("odd")).find("malformed format_version '" + bad + "'") !=
+          std::string::npos);
+  }
+
   CHECK_THROWS_AS(model::load_model(dir.path("absent")), FileError);
 }
 
