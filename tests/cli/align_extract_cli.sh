@@ -84,4 +84,13 @@ expect_exit 0 train-linear -- "$T" --train-src "$TMP/bpe.en" --train-tgt "$TMP/b
   --attention linear --hidden 16 --embed 8 --max-steps 1 --threads 1 -q -o "$TMP/lin"
 expect_exit 65 no-weights -- "$A" -m "$TMP/lin/model.heed" "$TMP/src" "$TMP/tgt"
 expect_error_line align no-weights "linear.*no weights"
+# A pair with a side longer than --max-length (default 1000 tokens) stops the run naming its line,
+# after the pairs before it are written (one 10,000-word pair took 4.2 GB).
+{ echo "Tom is here. ||| Tom est ici."; echo "I like cats. ||| J'aime les chats.";
+  printf 'word%.0s ' $(seq 1200); echo "||| mot"; echo "Where is it? ||| Où est-il ?"; } > "$TMP/long-pair"
+expect_exit 65 long-pair -- "$BIN/heed-align" -m "$M" -i "$TMP/long-pair" -o "$TMP/long.links"
+expect_error_line align long-pair "long-pair:3: a side of [0-9]+ tokens, more than --max-length 1000"
+expect_eq long-pair-kept "$(wc -l < "$TMP/long.links.partial")" 2
+expect_exit 0 long-pair-allowed -- "$BIN/heed-align" -m "$M" -i "$TMP/long-pair" --max-length 5000
+expect_eq long-pair-allowed-lines "$(wc -l < "$TMP/out")" 4
 finish

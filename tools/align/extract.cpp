@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -74,6 +75,9 @@ class Extract final : public Subcommand {
             "text is space-separated model tokens (no tokenizer, no BPE); words = tokens")(
             "batch-size", cli::number(&cfg_.translation.batch_size, cli::at_least(1)),
             "sentence pairs force-decoded together")(
+            "max-length", cli::number(&cfg_.translation.max_pair_length, cli::between(1, 100000)),
+            "refuse a pair with a side longer than this many tokens (memory grows with the "
+            "product of the two lengths)")(
             "precision", cli::checked(&precision_, onednn::parse_precision), "f32 or bf16");
     cli::add_on_invalid(cl.group("Input"), &on_invalid_, /*allow_skip=*/false);
     cl.positional("input", 2);
@@ -114,40 +118,54 @@ class Extract final : public Subcommand {
     Timer timer;
     long long pairs = 0;
     bool more = true;
-    while (more) {
-      sources.clear();
-      targets.clear();
-      const long long first = reader->line_number() + 1;
-      // A pair that cannot be read (mismatched files, no separator, not text) ends the run
-      // after the pairs before it are aligned and written.
-      std::optional<DataError> bad_pair;
-      try {
-        while (sources.size() < window && (more = reader->next(source, target))) {
-          const long long line = reader->line_number();
-          for (auto [side, name] : {std::pair{&source, reader->source_name()},
-                                    std::pair{&target, reader->target_name()}}) {
-            const std::string_view checked =
-                text::checked_line(*side, cfg_.on_invalid, name, line, repaired);
-            if (checked.data() != side->data()) side->assign(checked);
+    long long batch_first = 1;
+    // Out of memory: the pairs already aligned are kept, as for bad input.
+    try {
+      while (more) {
+        sources.clear();
+        targets.clear();
+        const long long first = reader->line_number() + 1;
+        batch_first = first;
+        // A pair that cannot be read (mismatched files, no separator, not text) ends the run
+        // after the pairs before it are aligned and written.
+        std::optional<DataError> bad_pair;
+        try {
+          while (sources.size() < window && (more = reader->next(source, target))) {
+            const long long line = reader->line_number();
+            for (auto [side, name] : {std::pair{&source, reader->source_name()},
+                                      std::pair{&target, reader->target_name()}}) {
+              const std::string_view checked =
+                  text::checked_line(*side, cfg_.on_invalid, name, line, repaired);
+              if (checked.data() != side->data()) side->assign(checked);
+            }
+            sources.push_back(std::move(source));
+            targets.push_back(std::move(target));
           }
-          sources.push_back(std::move(source));
-          targets.push_back(std::move(target));
+        } catch (const DataError& e) {
+          bad_pair = e;
+          more = false;
         }
-      } catch (const DataError& e) {
-        bad_pair = e;
-        more = false;
+        std::optional<DataError> too_long;
+        const auto matrices =
+            translator.attend(sources, targets, first, reader->source_name(), &too_long);
+        if (too_long) bad_pair = too_long;  // it comes before any pair after it
+        for (const align::SoftAlignment& pair : matrices) {
+          out.write_line(align::to_pharaoh(align::extract_links(pair.weights, pair.source_words,
+                                                                pair.target_words, cfg_.links)));
+          if (soft) soft->write_line(align::to_json_line(pair));
+        }
+        pairs += static_cast<long long>(matrices.size());
+        if (bad_pair) {
+          if (soft) soft->keep_partial(soft->lines());
+          throw DataError(bad_pair->what() + out.keep_partial(out.lines()));
+        }
       }
-      const auto matrices = translator.attend(sources, targets, first, reader->source_name());
-      for (const align::SoftAlignment& pair : matrices) {
-        out.write_line(align::to_pharaoh(
-            align::extract_links(pair.weights, pair.source_words, pair.target_words, cfg_.links)));
-        if (soft) soft->write_line(align::to_json_line(pair));
-      }
-      pairs += static_cast<long long>(matrices.size());
-      if (bad_pair) {
-        if (soft) soft->keep_partial(soft->lines());
-        throw DataError(bad_pair->what() + out.keep_partial(out.lines()));
-      }
+    } catch (const std::bad_alloc&) {
+      if (soft) soft->keep_partial(soft->lines());
+      throw OutOfMemory(reader->source_name() + ":" + std::to_string(batch_first) +
+                        ": out of memory aligning the pairs from this line (--batch-size or "
+                        "--max-length lower)" +
+                        out.keep_partial(out.lines()));
     }
     out.commit();
     if (soft) soft->commit();

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <new>
 
 #include "heed/common/error.h"
 #include "heed/io/line_writer.h"
@@ -75,6 +76,14 @@ int run_tool(int argc, char** argv, const std::string& tool, const ToolMain& bod
   } catch (const boost::program_options::error& e) {
     return report(tool, std::string(e.what()) + " (see heed-" + tool + " --help)",
                   static_cast<int>(ExitCode::kUsage));
+  } catch (const std::bad_alloc&) {
+    // Reading and translating say what they were doing (OutOfMemory); an allocation anywhere
+    // else at least says what ran out.
+    return report(
+        tool,
+        "out of memory (a size too large for this machine? see the options' limits in heed-" +
+            tool + "(1))",
+        static_cast<int>(ExitCode::kOsError));
   } catch (const std::exception& e) {
     return report(tool, e.what(), exit_code_for(e));
   } catch (...) {

@@ -212,7 +212,8 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
 std::vector<align::SoftAlignment> Translator::attend(const std::vector<std::string>& sources,
                                                      const std::vector<std::string>& targets,
                                                      long long first_line,
-                                                     const std::string& input_name) {
+                                                     const std::string& input_name,
+                                                     std::optional<DataError>* too_long) {
   const model::ModelConfig& config = model_->config();
   if (!attention::attention_info(config.attention).traits.position_weights) {
     throw DataError(path_ + ": the model's attention '" + config.attention +
@@ -230,8 +231,22 @@ std::vector<align::SoftAlignment> Translator::attend(const std::vector<std::stri
     pair.target = tokenize(targets[i]);
     pair.source_words = word_indices(pair.source);
     pair.target_words = word_indices(pair.target);
+    std::optional<DataError> error;
     if (limit > 0 && int64_t(pair.source.size()) > limit) {
-      throw too_long_error(input_name, first_line + long(i), pair.source.size());
+      error = too_long_error(input_name, first_line + long(i), pair.source.size());
+    } else if (std::max(pair.source.size(), pair.target.size()) >
+               size_t(options_.max_pair_length)) {
+      error = DataError(at_line(
+          input_name, first_line + long(i),
+          "a side of " + std::to_string(std::max(pair.source.size(), pair.target.size())) +
+              " tokens, more than --max-length " + std::to_string(options_.max_pair_length)));
+    }
+    if (error) {
+      if (!too_long) throw *error;
+      *too_long = error;
+      pairs.resize(i);
+      examples.resize(i);
+      break;
     }
     if (pair.source.empty() || pair.target.empty()) continue;
     examples[i].src = source_ids(pair.source);

@@ -33,6 +33,7 @@ struct TranslationOptions {
   DecodeConfig decode;
   int batch_size = 32;         // sentences decoded (or force-decoded) together
   int max_input_length = 250;  // longer inputs are truncated, with a warning naming the line
+  int max_pair_length = 1000;  // attend(): a side longer than this (tokens) is refused
   bool pretokenized = false;   // tokens in and out: no tokenizer, no BPE
   AlignmentOutput alignment = AlignmentOutput::kNone;
   align::ExtractOptions links;  // for kLinks: argmax or threshold
@@ -71,11 +72,14 @@ class Translator {
 
   // Forced decoding (teacher forcing, no search) of target given source, batched: the
   // attention of every decoder step, as heed-align extract writes it (soft_alignment.h). Pairs
-  // with an empty side get no rows. Throws DataError naming input_name and the line (first_line
-  // + i) for a source longer than the model's attention can score.
+  // with an empty side get no rows. A pair with a side longer than max_pair_length tokens (one
+  // 10,000-word pair took 4.2 GB), or a source longer than the model's attention can score, is a
+  // DataError naming input_name and the line (first_line + i): thrown, or with too_long given,
+  // stored there and the pairs before it returned.
   std::vector<align::SoftAlignment> attend(const std::vector<std::string>& sources,
                                            const std::vector<std::string>& targets,
-                                           long long first_line, const std::string& input_name);
+                                           long long first_line, const std::string& input_name,
+                                           std::optional<DataError>* too_long = nullptr);
 
   // Decoder steps of the written best hypotheses (</s> included): throughput in logs.
   long long target_tokens() const { return target_tokens_; }

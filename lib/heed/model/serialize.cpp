@@ -50,7 +50,12 @@ void read_parameters(const io::SafeTensors& in, const std::string& source,
     if (stored.type == io::StoredType::kF32) {
       std::memcpy(p->value.data(), stored.bytes.data(), stored.bytes.size());
     } else {
-      const std::vector<float> values = stored.as_f32();  // throws, naming the tensor
+      std::vector<float> values;
+      try {
+        values = stored.as_f32();
+      } catch (const FormatError& e) {
+        throw FormatError(source + ": " + e.what());  // the tensor named, and now the file
+      }
       std::memcpy(p->value.data(), values.data(), values.size() * sizeof(float));
     }
   }
