@@ -178,6 +178,9 @@ expect_exit 64 huge-input-length -- "$X" -m "$M" --max-input-length 100000000 -i
 expect_error_line translate huge-input-length "--max-input-length 100000000: .*lower --max-input-length$"
 expect_exit 64 huge-length-ratio -- "$X" -m "$M" --max-length-ratio 1e9 -i "$TMP/in"
 expect_error_line translate huge-length-ratio "--max-length-ratio 1000000000: .*lower --max-length-ratio$"
+# The refusal names the option that is too large (it said "lower --beam-size" here).
+expect_exit 64 huge-length-offset -- "$X" -m "$M" --max-length-offset 1000000000 -i "$TMP/in"
+expect_error_line translate huge-length-offset "--max-length-offset 1000000000: .*lower --max-length-offset$"
 
 # location scores at most --max-positions source tokens: heed-train refuses a --max-length above
 # it (64); heed-translate refuses a longer line (65, naming it) after writing the lines before.

@@ -143,3 +143,20 @@ TEST_CASE(
   huge.decoder_layers = 1000000;
   CHECK_THROWS_WITH(huge.validate(), Catch::Contains("--decoder-layers must be at most 64"));
 }
+
+TEST_CASE("read_parameters: a tensor of the wrong type names the model file and the tensor",
+          "[model][fast]") {
+  const model::ModelFile file = tiny(1);
+  io::SafeTensors tensors;
+  for (const io::StoredTensor& t : file.tensors.tensors()) {
+    if (t.name != "bridge/bias") {
+      tensors.add(t);
+      continue;
+    }
+    const std::vector<int32_t> ints(size_t(t.numel()), 1);
+    tensors.add_i32(t.name, t.shape, ints.data());
+  }
+  model::Seq2Seq net(file.config);
+  CHECK_THROWS_WITH(model::read_parameters(tensors, "typed.heed", net.parameters()),
+                    Catch::Contains("typed.heed: ") && Catch::Contains("bridge/bias"));
+}
