@@ -239,8 +239,8 @@ int translate_main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     throw OutOfMemory(reader.display_name() + ":" + std::to_string(batch_lines.first) + "-" +
                       std::to_string(batch_lines.second) +
-                      ": out of memory translating these lines (a line too long for this memory? "
-                      "--max-input-length cuts them)" +
+                      ": out of memory translating these lines (lower --batch-size, --beam-size or "
+                      "--max-input-length)" +
                       writer.keep_partial(writer.lines()));
   }
   writer.commit();
