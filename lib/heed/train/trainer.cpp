@@ -694,10 +694,12 @@ TrainResult train(const TrainConfig& config,
     config.validate();
     Trainer trainer(config, progress);
     return trainer.run();
+  } catch (const Interrupted&) {
+    throw;  // its checkpoint is saved (or being saved by rank 0): the directory is the run's
   } catch (...) {
     // A run that failed before writing anything leaves no directory behind (docs/testing.md): the
-    // one it made holds at most its lock file.
-    if (!existed && !config.output.empty()) {
+    // one it made holds at most its lock file. Rank 0 alone decides (it holds the lock).
+    if (!existed && !config.output.empty() && world().rank() == 0) {
       fs::remove((fs::path(config.output) / ".lock").string(), ec);
       if (fs::is_empty(config.output, ec) && !ec) fs::remove(config.output, ec);
     }
