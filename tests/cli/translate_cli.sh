@@ -241,4 +241,8 @@ for claim in encoder_layers=1000000 encoder_layers=60 hidden=60000; do
   expect_eq "crafted-$claim-exit" $? 65
   expect_error_line translate "crafted-$claim" "crafted.heed.*(at most 64|says)"
 done
+# An endless line from input that is not a regular file: 65 naming it, after the lines before it.
+expect_exit 65 dev-zero -- sh -c "{ echo 'Tom is here.'; cat /dev/zero; } | '$X' -m '$M' -o '$TMP/zero.out'"
+expect_error_line translate dev-zero "<stdin>:2: a line longer than 64 MiB.*the line before it is in"
+expect_eq dev-zero-kept "$(wc -l < "$TMP/zero.out.partial")" 1
 finish

@@ -236,6 +236,10 @@ int translate_main(int argc, char** argv) {
     }
   } catch (const OutOfMemory& e) {
     throw OutOfMemory(e.what() + writer.keep_partial(writer.lines()));
+  } catch (const DataError& e) {
+    // A line the reader refused (longer than a stream may make one): the lines before it are
+    // written, as for a line that is not text (a DataError raised above already kept them).
+    throw DataError(e.what() + writer.keep_partial(writer.lines()));
   } catch (const std::bad_alloc&) {
     throw OutOfMemory(reader.display_name() + ":" + std::to_string(batch_lines.first) + "-" +
                       std::to_string(batch_lines.second) +

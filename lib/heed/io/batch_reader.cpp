@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,11 +16,13 @@ namespace heed::io {
 BatchReader::BatchReader(const std::string& path) : path_(path) {
   if (path == "-") {
     fd_ = STDIN_FILENO;
-    return;
+  } else {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw FileError("cannot open '" + path + "': " + errno_message(errno));
+    owns_fd_ = true;
   }
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) throw FileError("cannot open '" + path + "': " + errno_message(errno));
-  owns_fd_ = true;
+  struct stat info {};
+  regular_ = ::fstat(fd_, &info) == 0 && S_ISREG(info.st_mode);
 }
 
 BatchReader::~BatchReader() {
@@ -65,13 +68,21 @@ bool BatchReader::fill(bool block) {
 }
 
 bool BatchReader::take_line(std::string& line) {
-  size_t newline = buffer_.find('\n', start_);
+  // Bytes already searched are not searched again: a long line arrives in many reads.
+  size_t newline = buffer_.find('\n', start_ + scanned_);
   size_t end;
   if (newline != std::string::npos) {
     end = newline;
   } else if (eof_ && start_ < buffer_.size()) {
     end = buffer_.size();  // a last line without "\n"
   } else {
+    // A stream may never end its line (/dev/zero): beyond the cap it is bad input, not memory.
+    if (!regular_ && buffer_.size() - start_ > kMaxStreamLineBytes) {
+      throw DataError(at_line(display_name(), lines_read_ + 1,
+                              "a line longer than " + std::to_string(kMaxStreamLineBytes >> 20) +
+                                  " MiB in input that is not a regular file (no line ends?)"));
+    }
+    scanned_ = buffer_.size() - start_;
     return false;
   }
   size_t stop = end;
@@ -80,6 +91,7 @@ bool BatchReader::take_line(std::string& line) {
   if (lines_read_ == 0) text = without_bom(text);
   line.assign(text);
   start_ = newline != std::string::npos ? newline + 1 : buffer_.size();
+  scanned_ = 0;
   ++lines_read_;
   return true;
 }

@@ -37,8 +37,10 @@ class BatchReader {
   bool owns_fd_ = false;
   bool eof_ = false;
   std::string buffer_;
-  size_t start_ = 0;  // first unread byte of buffer_
+  size_t start_ = 0;    // first unread byte of buffer_
+  size_t scanned_ = 0;  // bytes after start_ known to hold no line end
   long long lines_read_ = 0;
+  bool regular_ = false;              // a regular file (else lines are capped: kMaxStreamLineBytes)
   std::exception_ptr pending_error_;  // raised by the next call, after the lines before it
 };
 

@@ -20,6 +20,8 @@ LineReader::LineReader(const std::string& path) : path_(path) {
     }
     owns_file_ = true;
   }
+  struct stat info {};
+  regular_ = ::fstat(fileno(file_), &info) == 0 && S_ISREG(info.st_mode);
 }
 
 LineReader::~LineReader() {
@@ -27,7 +29,45 @@ LineReader::~LineReader() {
   if (owns_file_) std::fclose(file_);
 }
 
+// A line of a stream, read up to kMaxStreamLineBytes.
+bool LineReader::next_from_stream(std::string& line) {
+  std::string& text = stream_line_;
+  text.clear();
+  int c = EOF;
+  bool any = false;
+  while ((c = getc_unlocked(file_)) != EOF) {
+    any = true;
+    if (c == '\n') break;
+    if (text.size() >= kMaxStreamLineBytes) {
+      throw DataError(at_line(display_name(), line_number_ + 1,
+                              "a line longer than " + std::to_string(kMaxStreamLineBytes >> 20) +
+                                  " MiB in input that is not a regular file (no line ends?)"));
+    }
+    text.push_back(static_cast<char>(c));
+  }
+  if (c == EOF && std::ferror(file_)) {
+    throw FileError("cannot read '" + display_name() + "': " + errno_message(errno));
+  }
+  if (!any) return false;
+  finish_line(text, line);
+  return true;
+}
+
+void LineReader::finish_line(std::string_view text, std::string& line) {
+  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  if (line_number_ == 0) text = without_bom(text);
+  try {
+    line.assign(text);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(
+        at_line(display_name(), line_number_ + 1,
+                "out of memory reading this line (" + std::to_string(text.size()) + " bytes)"));
+  }
+  ++line_number_;
+}
+
 bool LineReader::next(std::string& line) {
+  if (!regular_) return next_from_stream(line);
   errno = 0;
   ssize_t n = getline(&buffer_, &capacity_, file_);
   if (n < 0) {
@@ -43,17 +83,7 @@ bool LineReader::next(std::string& line) {
   }
   size_t len = static_cast<size_t>(n);
   if (len > 0 && buffer_[len - 1] == '\n') --len;
-  if (len > 0 && buffer_[len - 1] == '\r') --len;
-  std::string_view text(buffer_, len);
-  if (line_number_ == 0) text = without_bom(text);
-  try {
-    line.assign(text);
-  } catch (const std::bad_alloc&) {
-    throw OutOfMemory(
-        at_line(display_name(), line_number_ + 1,
-                "out of memory reading this line (" + std::to_string(len) + " bytes)"));
-  }
-  ++line_number_;
+  finish_line(std::string_view(buffer_, len), line);
   return true;
 }
 

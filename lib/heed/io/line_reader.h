@@ -7,6 +7,12 @@
 
 namespace heed::io {
 
+// The longest line read from input that is not a regular file (a pipe, a device, stdin from
+// one): such input can be endless without a line end (/dev/zero), and a longer line is a
+// DataError naming it instead of a read until memory runs out. Regular files are bounded by their
+// size (and an allocation that fails is OutOfMemory, naming the line).
+inline constexpr size_t kMaxStreamLineBytes = size_t(64) << 20;
+
 class LineReader {
  public:
   // Opens path ("-" = stdin). Throws FileError if it cannot be opened.
@@ -34,6 +40,10 @@ class LineReader {
   char* buffer_ = nullptr;
   size_t capacity_ = 0;
   long long line_number_ = 0;
+  bool regular_ = false;     // a regular file: lines are bounded by its size
+  std::string stream_line_;  // next_from_stream's buffer
+  bool next_from_stream(std::string& line);
+  void finish_line(std::string_view text, std::string& line);
 };
 
 // text without a leading UTF-8 byte order mark (EF BB BF), which some editors write at the start
