@@ -135,10 +135,17 @@ def convergence_table(runs):
     return "\n".join(lines)
 
 
+def planned_runs():
+    """The number of (variant, seed) runs in run.sh's default QUEUE, beside this file."""
+    text = (pathlib.Path(__file__).parent / "run.sh").read_text(encoding="utf-8")
+    match = re.search(r"QUEUE=\$\{QUEUE:-([^}]*)\}", text)
+    return len(match.group(1).split()) if match else 0
+
+
 def render(runs, variants):
     done = len(runs)
     return "\n\n".join([
-        f"{done} run{'s' if done != 1 else ''} finished "
+        f"{done} of {planned_runs()} runs done "
         f"(`experiments/convergence/results/`; the queue is in `run.sh`).",
         "What each variant gives at the end of its budget (test2016, lowercased BLEU; the beam's "
         "length penalty α chosen on the validation set for each run):",
