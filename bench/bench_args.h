@@ -1,5 +1,6 @@
-// Helpers shared by the benchmark programs in bench/ (not installed): command-line numbers, the
-// median, and the model of train_speed.sh / translate_speed.sh that the phase benchmarks build.
+// Helpers shared by the benchmark programs in bench/ (not installed): command-line numbers
+// and the model of train_speed.sh / translate_speed.sh that the phase benchmarks build (medians:
+// heed/common/stats.h).
 #pragma once
 
 #include <algorithm>
@@ -22,12 +23,6 @@ inline int64_t parse_count(const std::string& flag, const std::string& text) {
     throw ConfigError(flag + " must be a positive integer, not '" + text + "'");
   }
   return value;
-}
-
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // The options the phase benchmarks share: the model, its precision, the threads, the repeats and

@@ -4,7 +4,7 @@
 #
 # The table is learnt by heed-align ibm2 (fast_align's recommended settings) on the BPE'd
 # training corpus the model was trained on, so that its words are the model's units. BLEU is
-# scored as share/heed/recipes/multi30k.sh scores it (heed-score --lowercase against the
+# scored as experiments/multi30k/run.sh scores it (heed-score --lowercase against the
 # lowercased reference). Speed: sentences per second of the translation loop (model loading
 # excluded: 1,000 / the seconds heed-translate -v reports), the median of REPEATS runs per side,
 # the runs interleaved (without, with, without, with …) so that drift hits both; speedup is the
@@ -30,7 +30,7 @@ FREQUENT=${FREQUENT:-100}
 BEST=${BEST:-50}
 for f in "$WORK/train.bpe.de" "$WORK/train.bpe.en" "$WORK/test.ref.lc.en" "$MODEL" \
   "$DATA/test_2016_flickr.de"; do
-  [ -f "$f" ] || { echo "shortlist.sh: $f not found (run share/heed/recipes/multi30k.sh)" >&2; exit 66; }
+  [ -f "$f" ] || { echo "shortlist.sh: $f not found (run experiments/multi30k/run.sh)" >&2; exit 66; }
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

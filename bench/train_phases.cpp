@@ -24,13 +24,14 @@
 #include <vector>
 
 #include "bench_args.h"
-#include "heed/attention/bench.h"
 #include "heed/common/error.h"
 #include "heed/common/profile.h"
+#include "heed/common/stats.h"
 #include "heed/model/batch.h"
 #include "heed/model/flops.h"
 #include "heed/model/seq2seq.h"
 #include "heed/onednn/context.h"
+#include "heed/onednn/matmul_peak.h"
 #include "heed/text/vocab.h"
 #include "heed/train/optimizer.h"
 #include "heed/train/update.h"
@@ -46,7 +47,7 @@ struct Settings : heed::bench::ModelOptions {
   int64_t warmup = 3;
 };
 
-using heed::bench::median;
+using heed::median;
 using heed::bench::parse_count;
 
 Settings parse(int argc, char** argv) {
@@ -74,8 +75,8 @@ Settings parse(int argc, char** argv) {
 int run(const Settings& s) {
   heed::onednn::set_threads(s.threads);
   const heed::onednn::BackendInfo backend = heed::onednn::backend_info();
-  const heed::attention::MatmulPeak peak =
-      heed::attention::measure_matmul_peak(s.peak_size, s.threads, 3);
+  const heed::onednn::MatmulPeak peak =
+      heed::onednn::measure_matmul_peak(s.peak_size, s.threads, 3);
   const bool bf16 = s.precision == "bf16";
   const double peak_gflops = bf16 ? peak.bf16_gflops : peak.f32_gflops;
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The convergence study of docs/benchmarks.md ("Train to convergence"): each (variant, seed) of
-# QUEUE is one run of share/heed/recipes/multi30k.sh — UPDATES updates (a budget in updates, never
+# QUEUE is one run of experiments/multi30k/run.sh — UPDATES updates (a budget in updates, never
 # seconds), STAGES kept models, test2016 greedy and beam after each — with the variant's options
 # from variants.tsv. Finished runs are skipped (their rows are in results/), an interrupted one
 # resumes from its checkpoint; after each run the table in docs/benchmarks.md is regenerated.
@@ -21,6 +21,9 @@ QUEUE=${QUEUE:-cosine-ema:1 cosine-ema-d4:1 plateau-p0:1 cosine-ema-tied:1 cosin
 results=${RESULTS:-$here/results}
 page=${PAGE:-$root/docs/benchmarks.md}
 mkdir -p "$results"
+# On a shared machine libgomp's spin-waiting starves the run (measured here: 200 target tokens/s
+# beside builds, 1,800 passive); waiting passively changes the speed, never the numbers.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 for item in $QUEUE; do
   variant=${item%%:*} seed=${item##*:}
   run=$variant-s$seed
@@ -33,7 +36,7 @@ for item in $QUEUE; do
   IFS=$'\t' read -r _ precision train_options model_options <<< "$line"
   echo "convergence: $run ($UPDATES updates, $precision) started $(date -u +%H:%M)" >&2
   PRECISION=$precision SEED=$seed RUN=$run TRAIN_OPTIONS=$train_options MODEL_OPTIONS=$model_options \
-    bash "$root/share/heed/recipes/multi30k.sh" > "$results/$run.rows.tsv.tmp"
+    bash "$root/experiments/multi30k/run.sh" > "$results/$run.rows.tsv.tmp"
   cp "$WORK/metrics-$run.tsv" "$results/$run.metrics.tsv"
   mv "$results/$run.rows.tsv.tmp" "$results/$run.rows.tsv"
   echo "convergence: $run finished $(date -u +%H:%M)" >&2

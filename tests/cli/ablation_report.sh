@@ -1,4 +1,4 @@
-# The ablation's report generator (share/heed/recipes/ablation_report.py) on a small fixture of
+# The ablation's report generator (experiments/ablation/report.py) on a small fixture of
 # result files: every placeholder of the template is replaced, the figures come from the files
 # (means and standard deviations over seeds, the bootstrap p-value from bootstrap.tsv, the speed
 # rounds' medians, the diagonal AER), runs not finished yet are left out rather than invented, the
@@ -39,9 +39,9 @@ printf 'mechanism\thidden\tmedian_ms\ndot\t128\t1.0\ndot\t512\t2.5\ndot\t1024\t4
 printf 'aer\tprecision\trecall\tpredicted\tsure\tpossible\tsentences\n74.43\t25\t25\t1\t1\t1\t508\n' > "$R/aer-diagonal.tsv"
 printf 'steps\t1000\nseeds\t1 2 3\nprecision\tbf16\nthreads\t2\nvalid_every\t250\nquick\t0\nplanned_runs\t48\n' > "$R/settings.tsv"
 
-python3 "$SRC/share/heed/recipes/ablation_report.py" --results "$R" \
-  --template "$SRC/share/heed/recipes/ablation.md.in" --output "$TMP/page.md" \
-  --pooling "$SRC/docs/results/pooling.tsv" || fail "the generator exited $?"
+python3 "$SRC/experiments/ablation/report.py" --results "$R" \
+  --template "$SRC/experiments/ablation/ablation.md.in" --output "$TMP/page.md" \
+  --pooling "$SRC/experiments/pooling/results/pooling.tsv" || fail "the generator exited $?"
 [ -s "$TMP/page.md" ] || { echo "FAIL: no page written" >&2; exit 1; }
 [ -e "$TMP/page.md.tmp" ] && fail "a temporary file was left"
 grep -n '{{' "$TMP/page.md" && fail "placeholders left in the page"

@@ -1,5 +1,5 @@
 // heed-bench-attn: what each attention mechanism costs on this machine, against the machine's
-// own matmul peak (issue 16). Parses the grid and hands it to lib/heed/attention/bench.h.
+// own matmul peak (issue 16). Parses the grid and hands it to grid.h, run.h and report.h.
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -10,14 +10,14 @@
 #include "common/options.h"
 #include "common/progress.h"
 #include "common/run.h"
-#include "heed/attention/bench.h"
-#include "heed/attention/bench_plot.h"
-#include "heed/attention/bench_stats.h"
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
 #include "heed/io/line_writer.h"
 #include "heed/onednn/context.h"
+#include "plot.h"
+#include "report.h"
+#include "saturation.h"
 
 namespace {
 
@@ -25,13 +25,13 @@ using namespace heed;
 namespace po = boost::program_options;
 
 struct BenchCliConfig {
-  attention::BenchGrid grid;
-  attention::BenchFormat format = attention::BenchFormat::kTsv;
+  bench_attn::BenchGrid grid;
+  bench_attn::BenchFormat format = bench_attn::BenchFormat::kTsv;
   int64_t peak_size = 2048;
   int64_t peak_repeats = 3;
   std::string plot;  // an SVG file to draw time against source length in; empty: none
   bool stats = false;
-  attention::StatsConfig stats_config;
+  bench_attn::StatsConfig stats_config;
 };
 
 // The options of the timing grid, which --stats does not read (--source-length it does).
@@ -71,13 +71,13 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
                        1,
                        {},
                        /*own_threads_option=*/true});
-  attention::BenchGrid& grid = cfg.grid;
+  bench_attn::BenchGrid& grid = cfg.grid;
   std::string mechanisms, batch = "64", source = "10,20,50,100,200,500", target = "50",
                           hidden = "512", heads = "4", window = "10", threads = "0",
                           precision = "f32", mode = "all-steps,step",
                           pass = "forward,forward-backward", precompute = "on", format;
   const auto sizes = [](const char* option) {
-    return [option](const std::string& v) { return attention::parse_int_list(option, v); };
+    return [option](const std::string& v) { return bench_attn::parse_int_list(option, v); };
   };
   cl.group("Grid").add_options()("attention",
                                  list(&mechanisms,
@@ -95,7 +95,7 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
       "window", list(&window, sizes("window")), "half window D (mechanisms with --window)")(
       "threads",
       list(&threads,
-           [](const std::string& v) { return attention::parse_int_list("threads", v, 0); }),
+           [](const std::string& v) { return bench_attn::parse_int_list("threads", v, 0); }),
       "oneDNN thread counts (0 = all cores)")(
       "precision",
       list(&precision,
@@ -105,20 +105,20 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
       "f32, bf16")("mode",
                    list(&mode,
                         [](const std::string& v) {
-                          return words<attention::BenchMode>(v, attention::parse_bench_mode);
+                          return words<bench_attn::BenchMode>(v, bench_attn::parse_bench_mode);
                         }),
                    "all-steps (every target step in one call), step (one call per step)")(
       "pass",
       list(&pass,
            [](const std::string& v) {
-             return words<attention::BenchPass>(v, attention::parse_bench_pass);
+             return words<bench_attn::BenchPass>(v, bench_attn::parse_bench_pass);
            }),
       "forward, forward-backward")(
       "precompute",
       list(&precompute,
            [](const std::string& v) {
              return words<bool>(
-                 v, [](const std::string& w) { return attention::parse_on_off("precompute", w); });
+                 v, [](const std::string& w) { return bench_attn::parse_on_off("precompute", w); });
            }),
       "on, off: the key-side precomputation once per batch, or again at every step (step "
       "mode, mechanisms that have one)");
@@ -130,7 +130,7 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
           "size of the square GEMMs that measure the matmul peak (0 = do not measure)")(
           "peak-repeats", cli::number(&cfg.peak_repeats, cli::at_least(1)),
           "timed GEMMs per precision and thread count (the best counts)")(
-          "format", list(&format, attention::parse_bench_format),
+          "format", list(&format, bench_attn::parse_bench_format),
           "table, tsv or json (default: table on a terminal, tsv otherwise)")(
           "plot", po::value(&cfg.plot),
           "also draw the median time against the source length on log-log axes, one line per "
@@ -147,7 +147,7 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
           "input",
           list(&inputs,
                [](const std::string& v) {
-                 return words<attention::StatsInput>(v, attention::parse_stats_input);
+                 return words<bench_attn::StatsInput>(v, bench_attn::parse_stats_input);
                }),
           "normal (N(0,1) components), tanh (tanh of N(0,1): bounded like RNN outputs)");
   if (!cl.parse(argc, argv)) return false;
@@ -160,12 +160,12 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
       }
     }
     if (cl.given("source-length")) {
-      const std::vector<int64_t> lengths = attention::parse_int_list("source-length", source);
+      const std::vector<int64_t> lengths = bench_attn::parse_int_list("source-length", source);
       if (lengths.size() != 1) throw ConfigError("--stats takes one --source-length");
       cfg.stats_config.source_length = lengths.front();
     }
-    cfg.stats_config.dims = attention::parse_int_list("dims", dims);
-    cfg.stats_config.inputs = words<attention::StatsInput>(inputs, attention::parse_stats_input);
+    cfg.stats_config.dims = bench_attn::parse_int_list("dims", dims);
+    cfg.stats_config.inputs = words<bench_attn::StatsInput>(inputs, bench_attn::parse_stats_input);
   } else {
     if (cfg.plot == "-") throw ConfigError("--plot takes a file name: stdout holds the report");
     for (const char* option : kStatsOptions) {
@@ -173,13 +173,13 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
     }
   }
   if (!mechanisms.empty()) grid.mechanisms = split(mechanisms, ",");
-  grid.batch = attention::parse_int_list("batch", batch);
-  grid.source_lengths = attention::parse_int_list("source-length", source);
-  grid.target_lengths = attention::parse_int_list("target-length", target);
-  grid.hidden = attention::parse_int_list("hidden", hidden);
-  grid.heads = attention::parse_int_list("heads", heads);
-  grid.windows = attention::parse_int_list("window", window);
-  grid.threads = attention::parse_int_list("threads", threads, 0);
+  grid.batch = bench_attn::parse_int_list("batch", batch);
+  grid.source_lengths = bench_attn::parse_int_list("source-length", source);
+  grid.target_lengths = bench_attn::parse_int_list("target-length", target);
+  grid.hidden = bench_attn::parse_int_list("hidden", hidden);
+  grid.heads = bench_attn::parse_int_list("heads", heads);
+  grid.windows = bench_attn::parse_int_list("window", window);
+  grid.threads = bench_attn::parse_int_list("threads", threads, 0);
   for (const int64_t t : grid.threads) {
     if (t > cli::kMaxThreads) {
       throw ConfigError("--threads " + std::to_string(t) + ": at most " +
@@ -187,14 +187,14 @@ bool parse_options(int argc, char** argv, BenchCliConfig& cfg) {
     }
   }
   grid.precisions = words<onednn::Precision>(precision, onednn::parse_precision);
-  grid.modes = words<attention::BenchMode>(mode, attention::parse_bench_mode);
-  grid.passes = words<attention::BenchPass>(pass, attention::parse_bench_pass);
+  grid.modes = words<bench_attn::BenchMode>(mode, bench_attn::parse_bench_mode);
+  grid.passes = words<bench_attn::BenchPass>(pass, bench_attn::parse_bench_pass);
   grid.precompute = words<bool>(
-      precompute, [](const std::string& w) { return attention::parse_on_off("precompute", w); });
+      precompute, [](const std::string& w) { return bench_attn::parse_on_off("precompute", w); });
   grid.seed = cl.common().seed;
-  cfg.format = !format.empty()         ? attention::parse_bench_format(format)
-               : isatty(STDOUT_FILENO) ? attention::BenchFormat::kTable
-                                       : attention::BenchFormat::kTsv;
+  cfg.format = !format.empty()         ? bench_attn::parse_bench_format(format)
+               : isatty(STDOUT_FILENO) ? bench_attn::BenchFormat::kTable
+                                       : bench_attn::BenchFormat::kTsv;
   return true;
 }
 
@@ -209,25 +209,25 @@ int bench_attn_main(int argc, char** argv) {
   if (!parse_options(argc, argv, cfg)) return 0;
   if (cfg.stats) {
     std::ostringstream report;
-    attention::write_stats_report(report, cfg.format,
-                                  attention::saturation_stats(cfg.stats_config));
+    bench_attn::write_stats_report(report, cfg.format,
+                                   bench_attn::saturation_stats(cfg.stats_config));
     write_stdout(report.str());
     return 0;
   }
-  const std::vector<attention::BenchPoint> points = attention::expand_grid(cfg.grid);
+  const std::vector<bench_attn::BenchPoint> points = bench_attn::expand_grid(cfg.grid);
   if (!cfg.plot.empty()) io::check_writable(cfg.plot);  // before the work, not after
 
-  attention::BenchMachine machine;
+  bench_attn::BenchMachine machine;
   const onednn::BackendInfo backend = onednn::backend_info();
   machine.cpu_model = backend.cpu_model;
   machine.isa = backend.isa;
   machine.onednn_version = backend.onednn_version;
   machine.peak_size = cfg.peak_size;
   if (cfg.peak_size > 0) {
-    for (const attention::BenchPoint& point : points) {
+    for (const bench_attn::BenchPoint& point : points) {
       if (machine.peak.count(point.threads)) continue;
-      const attention::MatmulPeak peak =
-          attention::measure_matmul_peak(cfg.peak_size, int(point.threads), cfg.peak_repeats);
+      const onednn::MatmulPeak peak =
+          onednn::measure_matmul_peak(cfg.peak_size, int(point.threads), cfg.peak_repeats);
       machine.peak[point.threads] = peak;
       spdlog::info("[bench] matmul peak threads={} size={} f32={:.1f} GFLOP/s bf16={:.1f} GFLOP/s",
                    point.threads, cfg.peak_size, peak.f32_gflops, peak.bf16_gflops);
@@ -235,25 +235,25 @@ int bench_attn_main(int argc, char** argv) {
   }
   spdlog::info("[bench] cpu='{}' isa={} points={}", machine.cpu_model, machine.isa, points.size());
 
-  std::vector<attention::BenchResult> results;
+  std::vector<bench_attn::BenchResult> results;
   cli::Progress bar;
   for (size_t i = 0; i < points.size(); ++i) {
-    const attention::BenchPoint& p = points[i];
+    const bench_attn::BenchPoint& p = points[i];
     const std::string what =
-        p.mechanism + " " + attention::to_string(p.mode) + " " + attention::to_string(p.pass) +
+        p.mechanism + " " + bench_attn::to_string(p.mode) + " " + bench_attn::to_string(p.pass) +
         " S=" + std::to_string(p.source_length) + " T=" + std::to_string(p.target_length);
     bar.update(double(i) / double(points.size()),
                std::to_string(i + 1) + "/" + std::to_string(points.size()) + " " + what);
-    results.push_back(attention::run_point(p, cfg.grid.warmup, cfg.grid.repeats, cfg.grid.seed));
+    results.push_back(bench_attn::run_point(p, cfg.grid.warmup, cfg.grid.repeats, cfg.grid.seed));
     spdlog::debug("[bench] {}: median_ms={:.4f}", what, results.back().median_ms);
   }
   bar.clear();
 
   std::ostringstream report;
-  attention::write_bench_report(report, cfg.format, machine, results);
+  bench_attn::write_bench_report(report, cfg.format, machine, results);
   write_stdout(report.str());
   if (!cfg.plot.empty()) {
-    io::write_file_atomically(cfg.plot, attention::bench_plot_svg(results));
+    io::write_file_atomically(cfg.plot, bench_attn::bench_plot_svg(results));
     spdlog::info("[bench] plot written to {}", cfg.plot);
   }
   return 0;

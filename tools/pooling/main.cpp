@@ -21,7 +21,7 @@
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 #include "heed/onednn/context.h"
-#include "heed/train/pooling_task.h"
+#include "task.h"
 
 namespace {
 
@@ -34,10 +34,10 @@ const char* const kHeader =
 constexpr size_t kKeyColumns = 4;  // task, T, lengths, model: a row's identity
 
 struct PoolingCliConfig {
-  std::vector<train::PoolingProblem> problems;
+  std::vector<pooling::PoolingProblem> problems;
   std::vector<int64_t> lengths;
-  std::vector<train::PoolingKind> kinds;
-  train::PoolingRunConfig run;  // task and kind are set per row
+  std::vector<pooling::PoolingKind> kinds;
+  pooling::PoolingRunConfig run;  // task and kind are set per row
   int64_t max_params = 200000000;
   std::string output = "-";
 };
@@ -65,7 +65,7 @@ bool parse_options(int argc, char** argv, PoolingCliConfig& cfg) {
                        LogLevel::kWarn, 1});
   std::string task = "both", lengths = "50,100,500,1000,5000,10000", models = "ff-pool,mean,dense";
   bool variable = false;
-  train::PoolingRunConfig& run = cfg.run;
+  pooling::PoolingRunConfig& run = cfg.run;
   run.budget_steps = 20000;
   cl.group("Experiment")
       .add_options()(
@@ -80,7 +80,7 @@ bool parse_options(int argc, char** argv, PoolingCliConfig& cfg) {
           "models",
           cli::checked(&models,
                        [](const std::string& list) {
-                         for (const auto& m : split(list, ",")) train::parse_pooling_kind(m);
+                         for (const auto& m : split(list, ",")) pooling::parse_pooling_kind(m);
                        }),
           "ff-pool, mean, dense (comma-separated)")(
           "variable-length", po::bool_switch(&variable),
@@ -104,12 +104,12 @@ bool parse_options(int argc, char** argv, PoolingCliConfig& cfg) {
     throw ConfigError("--budget-steps and --budget-seconds cannot both be 0");
   }
   if (task == "both") {
-    cfg.problems = {train::PoolingProblem::kAddition, train::PoolingProblem::kMultiplication};
+    cfg.problems = {pooling::PoolingProblem::kAddition, pooling::PoolingProblem::kMultiplication};
   } else {
-    cfg.problems = {train::parse_pooling_problem(task)};
+    cfg.problems = {pooling::parse_pooling_problem(task)};
   }
   cfg.lengths = parse_lengths(lengths);
-  for (const auto& m : split(models, ",")) cfg.kinds.push_back(train::parse_pooling_kind(m));
+  for (const auto& m : split(models, ",")) cfg.kinds.push_back(pooling::parse_pooling_kind(m));
   run.task.variable_length = variable;
   run.seed = cl.common().seed;
   onednn::set_threads(cl.threads());
@@ -162,8 +162,8 @@ std::vector<std::string> read_rows(const std::string& path) {
   return rows;
 }
 
-std::string format_row(const train::PoolingRunConfig& run, const std::string& solved,
-                       const train::PoolingRunResult& result, const std::string& note) {
+std::string format_row(const pooling::PoolingRunConfig& run, const std::string& solved,
+                       const pooling::PoolingRunResult& result, const std::string& note) {
   const bool ran = solved == "yes" || solved == "no";
   char numbers[256];
   if (ran) {
@@ -177,8 +177,8 @@ std::string format_row(const train::PoolingRunConfig& run, const std::string& so
   std::snprintf(tail, sizeof tail, "%lld\t%.1f\t%lld\t%g",
                 static_cast<long long>(result.parameters), result.seconds,
                 static_cast<long long>(run.budget_steps), run.budget_seconds);
-  return train::to_string(run.task.problem) + "\t" + std::to_string(run.task.length) + "\t" +
-         (run.task.variable_length ? "variable" : "fixed") + "\t" + train::to_string(run.kind) +
+  return pooling::to_string(run.task.problem) + "\t" + std::to_string(run.task.length) + "\t" +
+         (run.task.variable_length ? "variable" : "fixed") + "\t" + pooling::to_string(run.kind) +
          "\t" + solved + "\t" + numbers + "\t" + tail + "\t" + (note.empty() ? "-" : note);
 }
 
@@ -197,11 +197,11 @@ int pooling_main(int argc, char** argv) {
     io::write_file_atomically(cfg.output, text);
   };
 
-  std::vector<train::PoolingRunConfig> cells;
+  std::vector<pooling::PoolingRunConfig> cells;
   for (auto problem : cfg.problems) {
     for (int64_t length : cfg.lengths) {
       for (auto kind : cfg.kinds) {
-        train::PoolingRunConfig run = cfg.run;
+        pooling::PoolingRunConfig run = cfg.run;
         run.task.problem = problem;
         run.task.length = length;
         run.kind = kind;
@@ -212,21 +212,22 @@ int pooling_main(int argc, char** argv) {
   }
   cli::Progress bar;
   for (size_t index = 0; index < cells.size(); ++index) {
-    const train::PoolingRunConfig& run = cells[index];
-    const std::string name = train::to_string(run.task.problem) +
+    const pooling::PoolingRunConfig& run = cells[index];
+    const std::string name = pooling::to_string(run.task.problem) +
                              " T=" + std::to_string(run.task.length) + " " +
-                             train::to_string(run.kind);
-    train::PoolingRunResult result;
-    result.parameters = train::PoolingModel::count_parameters(run.kind, run.task.length, run.width);
+                             pooling::to_string(run.kind);
+    pooling::PoolingRunResult result;
+    result.parameters =
+        pooling::PoolingModel::count_parameters(run.kind, run.task.length, run.width);
     std::string row;
-    if (const std::string reason = train::not_applicable_reason(run.kind, run.task);
+    if (const std::string reason = pooling::not_applicable_reason(run.kind, run.task);
         !reason.empty()) {
       row = format_row(run, "n/a", result, reason);
     } else if (result.parameters > cfg.max_params) {
       row = format_row(run, "skipped", result,
                        "more parameters than --max-params " + std::to_string(cfg.max_params));
     } else {
-      result = train::run_pooling(run, [&](const train::PoolingProgress& p) {
+      result = pooling::run_pooling(run, [&](const pooling::PoolingProgress& p) {
         if (!bar.active()) return;
         const double within =
             std::max(run.budget_steps > 0 ? double(p.step) / double(run.budget_steps) : 0.0,

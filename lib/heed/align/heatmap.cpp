@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "heed/common/error.h"
+#include "heed/common/strings.h"
 
 namespace heed::align {
 namespace {
@@ -34,39 +35,6 @@ std::string number(double value) {
   return s == "-0" ? "0" : s;
 }
 
-// Decodes the UTF-8 sequence at text[i], advancing i; an ill-formed sequence is one U+FFFD, an
-// overlong one too. (align may include only common, so it cannot use text/unicode.h; the JSON
-// reader has already refused ill-formed UTF-8, this only keeps the XML well-formed whatever
-// the caller passes.)
-char32_t next_code_point(std::string_view text, size_t& i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  const int length = lead < 0x80         ? 1
-                     : (lead >> 5) == 6  ? 2
-                     : (lead >> 4) == 14 ? 3
-                     : (lead >> 3) == 30 ? 4
-                                         : 0;
-  if (length == 0 || i + length > text.size()) {
-    ++i;
-    return 0xFFFD;
-  }
-  char32_t cp = length == 1 ? lead : lead & (0x7F >> length);
-  for (int k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) {
-      ++i;
-      return 0xFFFD;
-    }
-    cp = (cp << 6) | (byte(i + k) & 0x3F);
-  }
-  static const char32_t kShortest[5] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kShortest[length]) {
-    ++i;
-    return 0xFFFD;
-  }
-  i += length;
-  return cp;
-}
-
 // A token as it is shown: the tokenizer's joiner U+FFED (text/markers.h) has no glyph in the
 // fonts browsers fall back to on Debian (a box is drawn), so it is shown as U+25AA, the small
 // black square DejaVu Sans and the usual system fonts have; the tooltips keep the token exact.
@@ -86,13 +54,13 @@ std::string axis_label(std::string_view raw) {
   const std::string_view token = shown;
   size_t i = 0, chars = 0;
   while (i < token.size() && chars < kMaxLabelChars - 1) {
-    next_code_point(token, i);
+    next_code_point_checked(token, i);
     ++chars;
   }
   if (i >= token.size()) return std::string(token);
   size_t rest = i, more = 0;
   while (rest < token.size() && more < 2) {
-    next_code_point(token, rest);
+    next_code_point_checked(token, rest);
     ++more;
   }
   if (more < 2) return std::string(token);  // exactly kMaxLabelChars characters
@@ -105,7 +73,7 @@ std::string axis_label(std::string_view raw) {
 double text_width(std::string_view text) {
   double width = 0;
   for (size_t i = 0; i < text.size();) {
-    const char32_t cp = next_code_point(text, i);
+    const char32_t cp = next_code_point_checked(text, i);
     const bool combining = cp >= 0x300 && cp < 0x370;
     const bool wide = (cp >= 0x1100 && cp < 0x1160) || (cp >= 0x2E80 && cp < 0xA4D0) ||
                       (cp >= 0xAC00 && cp < 0xD7A4) || (cp >= 0xF900 && cp < 0xFB00) ||
@@ -158,51 +126,6 @@ std::string colour_bar(double x, double top, double height) {
 }
 
 }  // namespace
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    const size_t start = i;
-    const char32_t cp = next_code_point(text, i);
-    switch (cp) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      // Kept as references: an attribute value would turn them into spaces.
-      case '\t':
-        out += "&#9;";
-        break;
-      case '\n':
-        out += "&#10;";
-        break;
-      case '\r':
-        out += "&#13;";
-        break;
-      default:
-        // U+FFFD itself also stands for an ill-formed sequence, whose bytes must not be copied.
-        if (cp < 0x20 || (cp >= 0xD800 && cp < 0xE000) || cp == 0xFFFD || cp == 0xFFFE ||
-            cp == 0xFFFF || cp > 0x10FFFF) {
-          out += "\uFFFD";
-        } else {
-          out.append(text.substr(start, i - start));
-        }
-    }
-  }
-  return out;
-}
 
 std::string heatmap_shade(float weight) {
   const double w = std::isnan(weight) ? 0.0 : std::clamp(double(weight), 0.0, 1.0);

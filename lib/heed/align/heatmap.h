@@ -41,11 +41,6 @@ std::string heatmap_html(const std::vector<SoftAlignment>& pairs,
 // 1 (weights outside [0, 1] are clamped).
 std::string heatmap_shade(float weight);
 
-// text escaped for XML character data and attribute values (&, <, >, " and '), with the
-// characters XML 1.0 cannot hold at all (C0 controls other than tab, newline and carriage
-// return; U+FFFE, U+FFFF) replaced by U+FFFD. text is UTF-8 (as the JSON reader guarantees).
-std::string xml_escape(std::string_view text);
-
 // Throws DataError naming file:line when a link's source word is not one of the pair's source
 // words or its target word not one of its target words.
 void check_links_fit(const Alignment& links, const SoftAlignment& pair, const std::string& file,

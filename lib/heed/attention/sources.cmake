@@ -16,9 +16,6 @@ file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/generated/heed/attention/built
 list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/additive_scores.cpp
   ${CMAKE_CURRENT_LIST_DIR}/attention.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/bench.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/bench_plot.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/bench_stats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/feed_forward_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/local_attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/normalization.cpp

@@ -21,4 +21,14 @@ bool ends_with(std::string_view text, std::string_view suffix);
 // anything else, out-of-range values included.
 std::optional<int64_t> parse_int64(std::string_view text);
 
+// Decodes the UTF-8 sequence at text[i], advancing i; an ill-formed sequence is one U+FFFD, an
+// overlong one too (text/unicode.h's next_code_point trusts its input, for speed). For code below
+// text/ that must stay well-formed whatever it is given: an SVG's labels.
+char32_t next_code_point_checked(std::string_view text, size_t& i);
+
+// text escaped for XML character data and attribute values (&, <, >, " and '), with the
+// characters XML 1.0 cannot hold at all (C0 controls other than tab, newline and carriage
+// return; U+FFFE, U+FFFF) replaced by U+FFFD. text is UTF-8.
+std::string xml_escape(std::string_view text);
+
 }  // namespace heed

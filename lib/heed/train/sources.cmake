@@ -2,12 +2,10 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/adam.cpp
   ${CMAKE_CURRENT_LIST_DIR}/batcher.cpp
   ${CMAKE_CURRENT_LIST_DIR}/corpus.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/leaky_relu.cpp
   ${CMAKE_CURRENT_LIST_DIR}/output_dir.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/optimizer.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/pooling_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sgd.cpp
   ${CMAKE_CURRENT_LIST_DIR}/signals.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp

@@ -1,5 +1,5 @@
-# Shared by demo.sh and test.sh: install what is missing (Debian 12), then build heed.
-# Sourced, not run. Works from any directory and when re-run.
+# Shared by demo.sh and test.sh (source tree only, never installed): install what is missing
+# (Debian 12), then build heed. Sourced, not run. Works from any directory and when re-run.
 set -euo pipefail
 HEED_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 HEED_BUILD=${HEED_BUILD:-$HEED_ROOT/build}

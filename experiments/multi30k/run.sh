@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Multi30k German→English with heed, scored as the PyTorch peer (../shared/peers/
+# multi30k_quality.py) is: lowercased text, one joint BPE of 8,000 merges, test2016 BLEU of the
+# detokenized output against the raw lowercased reference (13a, as sacreBLEU -lc).
+#
+# One training run of UPDATES updates (a budget in updates, never in seconds, so that the load of
+# the machine cannot change a result), which keeps the model of each of STAGES equal stages;
+# after training, the beam's length penalty is chosen on the validation set with the last model,
+# and every stage's model translates test2016 greedily and with the beam. It prints a TSV:
+#
+#   stage  updates  minutes  val_ppl  val_bleu  test2016_greedy  test2016_beam  alpha
+#
+# minutes are heed-train's own training time up to the stage (validation included; they grow
+# with the load of the machine, the updates do not). On an idle AMD EPYC Zen 5 (2 threads, bf16)
+# 10,200 updates take about 30 minutes (docs/benchmarks.md).
+#
+#   bash experiments/multi30k/run.sh                      # 10,200 updates, seed 1
+#   SEED=2 UPDATES=3400 STAGES=2 bash experiments/multi30k/run.sh
+#   TRAIN_OPTIONS="--lr-schedule plateau" RUN=plateau bash experiments/multi30k/run.sh
+#
+# Resumable: an interrupted run continues from its checkpoint (heed-train --resume), finished
+# stages are not translated again (WORK/rows-RUN.tsv), and the table is printed at the end.
+#
+# Environment: BIN (heed binaries, default build/bin), DATA (multi30k/raw), WORK (scratch,
+# /tmp/heed-multi30k), UPDATES (10200), STAGES (6), PRECISION (bf16 where the CPU has it, else
+# f32), THREADS (2), SEED (1), BEAM (5), ALPHAS (length penalties tried on the validation set,
+# "0.0 0.2 0.4 0.6 0.8 1.0 1.2"; ALPHA=X skips the search), TRAIN_OPTIONS (the schedule and
+# averaging) and MODEL_OPTIONS (the sizes and dropout; defaults below), EXTRA (more heed-train options, e.g. "--attention dot") and RUN (the
+# run's name under WORK, default PRECISION-sSEED; runs share WORK's tokenized data).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+BIN=${BIN:-$root/build/bin}
+DATA=${DATA:-$root/../shared/data/multi30k/raw}
+WORK=${WORK:-/tmp/heed-multi30k}
+UPDATES=${UPDATES:-10200}
+STAGES=${STAGES:-6}
+if [ -z "${PRECISION:-}" ]; then
+  PRECISION=f32
+  grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo && PRECISION=bf16
+fi
+THREADS=${THREADS:-2}
+SEED=${SEED:-1}
+BEAM=${BEAM:-5}
+ALPHAS=${ALPHAS:-0.0 0.2 0.4 0.6 0.8 1.0 1.2}
+# The defaults that docs/benchmarks.md's convergence table chose ("Train to convergence").
+TRAIN_OPTIONS=${TRAIN_OPTIONS:---lr 0.001 --lr-schedule cosine --warmup-steps 500 --min-lr 1e-5 --exponential-smoothing 1e-3}
+MODEL_OPTIONS=${MODEL_OPTIONS:---hidden 512 --embed 256 --dropout 0.3}
+EXTRA=${EXTRA:-}
+RUN=${RUN:-$PRECISION-s$SEED}
+source "$here/data.sh"
+
+if [ $((UPDATES % (2 * STAGES))) != 0 ]; then
+  echo "multi30k: UPDATES ($UPDATES) must be a multiple of 2 × STAGES ($STAGES)" >&2
+  exit 64
+fi
+stage_updates=$((UPDATES / STAGES))
+
+# 1. Tokenize (lowercased), learn one joint BPE on German and English, apply it.
+multi30k_prepare "$BIN" "$DATA" "$WORK" "$THREADS"
+
+# 2. Train: one run, validated twice a stage, the model of every stage kept.
+run=$WORK/run-$RUN
+metrics=$WORK/metrics-$RUN.tsv
+rows=$WORK/rows-$RUN.tsv
+# shellcheck disable=SC2086
+train=("$BIN/heed-train" --train-src "$WORK/train.bpe.de" --train-tgt "$WORK/train.bpe.en"
+       --valid-src "$WORK/val.bpe.de" --valid-tgt "$WORK/val.bpe.en"
+       --bpe "$WORK/codes" --tokenizer-mode aggressive --tokenizer-lowercase
+       $MODEL_OPTIONS --label-smoothing 0.1 --clip 5 --batch-size 64
+       --vocab-size 10000 --max-steps "$UPDATES" --valid-every $((stage_updates / 2))
+       --save-every "$stage_updates" --keep-models "$STAGES" --seed "$SEED"
+       --precision "$PRECISION" --threads "$THREADS" --metrics-file "$metrics" -o "$run"
+       $TRAIN_OPTIONS $EXTRA)
+last=$run/model.step-$UPDATES.heed
+if [ ! -f "$last" ]; then
+  resume=()
+  if [ -f "$run/checkpoint.heed" ]; then
+    resume=(--resume)
+  else
+    rm -rf "$run" "$metrics" "$rows"
+  fi
+  "${train[@]}" "${resume[@]}" -q
+fi
+
+translate() {  # MODEL INPUT OUTPUT BEAM [ALPHA]
+  "$BIN/heed-translate" -m "$1" --beam-size "$4" --length-penalty "${5:-0}" --precision "$PRECISION" \
+    --threads "$THREADS" -i "$2" -o "$3"
+}
+bleu() {  # HYP REF
+  "$BIN/heed-score" --lowercase -m bleu -r "$2" --hyp "$1" | sed 's/^[^=]*= \([0-9.]*\) .*/\1/'
+}
+
+# 3. The length penalty (GNMT's alpha) that gives the last model its best validation BLEU.
+tr '[:upper:]' '[:lower:]' < "$DATA/val.en" > "$WORK/val.ref.lc.en"
+if [ -z "${ALPHA:-}" ]; then
+  best=-1
+  for alpha in $ALPHAS; do
+    out=$WORK/val.hyp.$RUN.a$alpha
+    [ -s "$out" ] || translate "$last" "$DATA/val.de" "$out" "$BEAM" "$alpha"
+    score=$(bleu "$out" "$WORK/val.ref.lc.en")
+    echo "multi30k: $RUN: beam $BEAM, alpha $alpha: validation BLEU $score" >&2
+    if awk -v a="$score" -v b="$best" 'BEGIN { exit !(a > b) }'; then best=$score ALPHA=$alpha; fi
+  done
+fi
+
+# 4. Every stage's model: test2016, greedy and beam.
+[ -s "$rows" ] || printf 'stage\tupdates\tminutes\tval_ppl\tval_bleu\ttest2016_greedy\ttest2016_beam\talpha\n' > "$rows"
+for stage in $(seq "$STAGES"); do
+  updates=$((stage * stage_updates))
+  awk -F'\t' -v u="$updates" -v a="$ALPHA" '$2 == u && $8 == a { f = 1 } END { exit !f }' "$rows" && continue
+  model=$run/model.step-$updates.heed
+  translate "$model" "$DATA/test_2016_flickr.de" "$WORK/test.greedy.$RUN.$updates" 1
+  translate "$model" "$DATA/test_2016_flickr.de" "$WORK/test.beam.$RUN.$updates" "$BEAM" "$ALPHA"
+  awk -F'\t' -v u="$updates" -v g="$(bleu "$WORK/test.greedy.$RUN.$updates" "$WORK/test.ref.lc.en")" \
+      -v b="$(bleu "$WORK/test.beam.$RUN.$updates" "$WORK/test.ref.lc.en")" -v s="$stage" -v a="$ALPHA" '
+    $1 == u && $7 != "" { row = sprintf("%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s", s, u, $9 / 60, $7, $8, g, b, a) }
+    END { if (row == "") exit 1; print row }' "$metrics" >> "$rows"  # a resumed run may log a step twice: the last
+done
+awk -F'\t' -v a="$ALPHA" 'NR == 1 || $8 == a' "$rows"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `cmake --install` gives a working installation: into a temporary prefix, then from there every
+# tool's --help, its man page, the sample, and the demo's first step (tokenizing the sample);
+# and nothing installed that cannot run from the prefix (no build-from-source scripts, no
+# experiments, no benchmarks). Usage: install.sh BUILD_DIR
+BUILD=${1:?usage: install.sh BUILD_DIR}
+source "$(dirname "$0")/lib.sh" "$BUILD/bin"
+PREFIX=$TMP/prefix
+expect_exit 0 "cmake --install" -- cmake --install "$BUILD" --prefix "$PREFIX"
+tools=(tokenize train translate align score average pooling bench-attn)
+for tool in "${tools[@]}"; do
+  expect_exit 0 "heed-$tool --help from the prefix" -- "$PREFIX/bin/heed-$tool" --help
+  if grep -q "^Usage: heed-$tool" "$TMP/out"; then ok; else fail "heed-$tool --help: no usage line"; fi
+  if [ -s "$PREFIX/share/man/man1/heed-$tool.1" ]; then ok; else fail "no man page for heed-$tool"; fi
+done
+# Exactly the tools: a binary installed without a test here is a binary nobody checked.
+installed=$(cd "$PREFIX/bin" && ls | sort | tr '\n' ' ')
+want=$(printf 'heed-%s\n' "${tools[@]}" | sort | tr '\n' ' ')
+if [ "$installed" = "$want" ]; then ok; else fail "installed binaries: $installed; expected $want"; fi
+# share/heed: the sample and the demo only.
+shared=$(cd "$PREFIX/share/heed" && find . -maxdepth 1 -mindepth 1 | sort | tr '\n' ' ')
+if [ "$shared" = "./demo.sh ./sample " ]; then ok; else fail "share/heed holds: $shared"; fi
+# The demo's first step runs from the prefix, with the prefix's binaries, in a fresh directory.
+expect_exit 0 "demo (tokenize) from the prefix" -- env DEMO_STEP=tokenize bash \
+  "$PREFIX/share/heed/demo.sh" "$TMP/demo"
+if [ "$(wc -l < "$TMP/demo/train.tok.en")" = "$(wc -l < "$PREFIX/share/heed/sample/train.en")" ]; then
+  ok
+else
+  fail "demo: train.tok.en does not have a line per sample line"
+fi
+# Without binaries beside it, the demo says so (69) instead of failing halfway.
+mkdir -p "$TMP/lonely/share/heed" && cp "$PREFIX/share/heed/demo.sh" "$TMP/lonely/share/heed/"
+expect_exit 69 "demo without binaries" -- bash "$TMP/lonely/share/heed/demo.sh" "$TMP/demo2"
+finish
