@@ -2,88 +2,16 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <functional>
-#include <map>
 #include <random>
 
 #include "heed/common/error.h"
+#include "support/scripted_scorer.h"
 
 using namespace heed;
+using namespace heed::test;
 using decode::DecodeConfig;
 
 namespace {
-
-constexpr int32_t kBos = 2, kEos = 3, kA = 4, kB = 5, kC = 6;
-constexpr int kVocab = 7;
-
-// A model given as a table: the next-token distribution after each prefix. The scorer follows
-// the search's parents/tokens bookkeeping, so wrong bookkeeping shows as wrong prefixes.
-class ScriptedScorer : public decode::StepScorer {
- public:
-  using Table = std::function<std::vector<float>(int sentence, const std::vector<int32_t>& prefix)>;
-  ScriptedScorer(Table table, std::vector<int> source_lengths)
-      : table_(std::move(table)), lengths_(std::move(source_lengths)) {}
-
-  int vocab_size() const override { return kVocab; }
-  int32_t eos_id() const override { return kEos; }
-  int32_t bos_id() const override { return kBos; }
-  int source_length(int s) const override { return lengths_[static_cast<size_t>(s)]; }
-
-  Scores step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
-              bool want_attention) override {
-    std::vector<float>& log_probs = log_probs_;
-    std::vector<float>* attention = want_attention ? &attention_ : nullptr;
-    std::vector<std::pair<int, std::vector<int32_t>>> next;
-    for (size_t r = 0; r < parents.size(); ++r) {
-      if (first_) {
-        CHECK(tokens[r] == kBos);
-        next.push_back({parents[r], {}});
-      } else {
-        auto row = rows_.at(static_cast<size_t>(parents[r]));
-        row.second.push_back(tokens[r]);
-        next.push_back(row);
-      }
-    }
-    first_ = false;
-    rows_ = next;
-    ++steps_;
-    max_rows_ = std::max(max_rows_, rows_.size());
-    log_probs.clear();
-    int max_source = 0;
-    for (int l : lengths_) max_source = std::max(max_source, l);
-    if (attention) attention->assign(rows_.size() * static_cast<size_t>(max_source), 0.0f);
-    for (size_t r = 0; r < rows_.size(); ++r) {
-      std::vector<float> p = table_(rows_[r].first, rows_[r].second);
-      p.resize(kVocab, 0.0f);
-      for (float x : p) log_probs.push_back(x > 0 ? std::log(x) : -1e9f);
-      // Attention: all on source position (step mod length).
-      if (attention) {
-        const int len = lengths_[static_cast<size_t>(rows_[r].first)];
-        (*attention)[r * static_cast<size_t>(max_source) +
-                     rows_[r].second.size() % static_cast<size_t>(len)] = 1.0f;
-      }
-    }
-    Scores scores;
-    scores.log_probs = log_probs_.data();
-    if (want_attention) scores.attention = attention_.data();
-    return scores;
-  }
-  int steps_ = 0;
-  size_t max_rows_ = 0;
-
- private:
-  Table table_;
-  std::vector<int> lengths_;
-  bool first_ = true;
-  std::vector<std::pair<int, std::vector<int32_t>>> rows_;
-  std::vector<float> log_probs_, attention_;
-};
-
-std::vector<float> dist(std::map<int32_t, float> p) {
-  std::vector<float> v(kVocab, 0.0f);
-  for (auto [t, x] : p) v[static_cast<size_t>(t)] = x;
-  return v;
-}
 
 // After <s>: A 0.6, B 0.4. After A: A, B, C, </s> 0.25 each. After B: </s> 0.9, C 0.1.
 // Greedy takes A then </s> (0.6·0.25 = 0.15); the best sentence is B </s> (0.4·0.9 = 0.36).
@@ -263,4 +191,18 @@ TEST_CASE("search: the best continuations of a row are those of a full sort", "[
       }
     }
   }
+}
+
+TEST_CASE("search: make_search follows the configuration", "[decode][fast]") {
+  CHECK(dynamic_cast<decode::GreedySearch*>(decode::make_search(plain(1)).get()));
+  CHECK(dynamic_cast<decode::BeamSearch*>(decode::make_search(plain(4)).get()));
+}
+
+TEST_CASE("search: a strategy that chooses nothing is a bug, not a lost sentence",
+          "[decode][fast]") {
+  struct Nothing final : decode::SearchStrategy {
+    void choose(const decode::SentenceStep&, std::vector<decode::Candidate>&) override {}
+  } nothing;
+  ScriptedScorer scorer(garden_path, {3});
+  CHECK_THROWS_AS(decode::search(scorer, 1, plain(1), nothing), InternalError);
 }
