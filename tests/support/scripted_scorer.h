@@ -1,6 +1,6 @@
 // The search's test model: a table of next-token distributions, one per prefix, behind the
 // StepScorer interface. It follows the search's parents/tokens bookkeeping, so wrong bookkeeping
-// shows as wrong prefixes; the search's strategies are tested on it.
+// shows as wrong prefixes; the search's strategies (greedy, beam, sampling) are tested on it.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -22,6 +22,9 @@ class ScriptedScorer : public decode::StepScorer {
   using Table = std::function<std::vector<float>(int sentence, const std::vector<int32_t>& prefix)>;
   ScriptedScorer(Table table, std::vector<int> source_lengths)
       : table_(std::move(table)), lengths_(std::move(source_lengths)) {}
+
+  // Scores only these tokens (ascending), as a scorer with a lexical shortlist does.
+  void set_shortlist(std::vector<int32_t> token_ids) { shortlist_ = std::move(token_ids); }
 
   int vocab_size() const override { return kVocab; }
   int32_t eos_id() const override { return kEos; }
@@ -54,7 +57,14 @@ class ScriptedScorer : public decode::StepScorer {
     for (size_t r = 0; r < rows_.size(); ++r) {
       std::vector<float> p = table_(rows_[r].first, rows_[r].second);
       p.resize(kVocab, 0.0f);
-      for (float x : p) log_probs.push_back(x > 0 ? std::log(x) : -1e9f);
+      if (shortlist_.empty()) {
+        for (float x : p) log_probs.push_back(x > 0 ? std::log(x) : -1e9f);
+      } else {
+        for (int32_t t : shortlist_) {
+          const float x = p[static_cast<size_t>(t)];
+          log_probs.push_back(x > 0 ? std::log(x) : -1e9f);
+        }
+      }
       // Attention: all on source position (step mod length).
       if (attention) {
         const int len = lengths_[static_cast<size_t>(rows_[r].first)];
@@ -65,6 +75,10 @@ class ScriptedScorer : public decode::StepScorer {
     Scores scores;
     scores.log_probs = log_probs_.data();
     if (want_attention) scores.attention = attention_.data();
+    if (!shortlist_.empty()) {
+      scores.columns = static_cast<int>(shortlist_.size());
+      scores.token_ids = shortlist_.data();
+    }
     return scores;
   }
   int steps_ = 0;
@@ -73,6 +87,7 @@ class ScriptedScorer : public decode::StepScorer {
  private:
   Table table_;
   std::vector<int> lengths_;
+  std::vector<int32_t> shortlist_;
   bool first_ = true;
   std::vector<std::pair<int, std::vector<int32_t>>> rows_;
   std::vector<float> log_probs_, attention_;

@@ -36,7 +36,8 @@ class ModelScorer : public StepScorer {
 };
 
 // search() over a batch (over the shortlist's target ids only, when given) with strategy, or
-// without one the strategy make_search(config) gives; hypotheses per sentence, best first.
+// without one the strategy make_search(config, …) gives (sentence s sampling on stream s);
+// hypotheses per sentence, best first.
 std::vector<std::vector<Hypothesis>> translate_batch(
     model::Seq2Seq& model, const model::Batch& batch, const DecodeConfig& config,
     const std::vector<int32_t>* shortlist = nullptr, SearchStrategy* strategy = nullptr);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "heed/common/error.h"
@@ -26,6 +27,14 @@ float coverage_term(const std::vector<float>& coverage, int source_length, float
         std::max(1e-9, std::min(1.0, static_cast<double>(coverage[static_cast<size_t>(i)]))));
   }
   return static_cast<float>(static_cast<double>(beta) * sum);
+}
+
+// The column of token in step's scores, -1 if none (a shortlist's token ids are ascending).
+int column_of(const SentenceStep& step, int32_t token) {
+  if (token < 0 || step.token_ids == nullptr) return token < step.columns ? token : -1;
+  const int32_t* end = step.token_ids + step.columns;
+  const int32_t* found = std::lower_bound(step.token_ids, end, token);
+  return found != end && *found == token ? static_cast<int>(found - step.token_ids) : -1;
 }
 
 }  // namespace
@@ -74,6 +83,11 @@ void DecodeConfig::validate() const {
   if (!(max_length_ratio > 0.0f)) throw ConfigError("--max-length-ratio must be positive");
   if (max_length_offset < 0) throw ConfigError("--max-length-offset must not be negative");
   if (min_length < 0) throw ConfigError("--min-length must not be negative");
+  sampling.validate();
+  if (sampling.enabled() && beam_size != 1) {
+    throw ConfigError("--sampling draws one translation per line: it needs --beam-size 1, not " +
+                      std::to_string(beam_size));
+  }
 }
 
 LengthNormalization parse_normalization(const std::string& name) {
@@ -115,14 +129,38 @@ void BeamSearch::choose(const SentenceStep& step, std::vector<Candidate>& chosen
   if (chosen.size() > k) chosen.resize(k);
 }
 
-std::unique_ptr<SearchStrategy> make_search(const DecodeConfig& config) {
+SamplingSearch::SamplingSearch(const SamplingOptions& options,
+                               const std::vector<std::uint64_t>& streams)
+    : sampler_(options) {
+  rngs_.reserve(streams.size());
+  for (const std::uint64_t stream : streams) rngs_.push_back(make_rng(options.seed, stream));
+}
+
+void SamplingSearch::choose(const SentenceStep& step, std::vector<Candidate>& chosen) {
+  if (step.sentence >= static_cast<int>(rngs_.size())) {
+    throw InternalError("sampling: no random stream for sentence " + std::to_string(step.sentence));
+  }
+  Rng& rng = rngs_[static_cast<size_t>(step.sentence)];
+  for (int r = step.first_row; r < step.end_row; ++r) {
+    const float* log_probs = step.row(r);
+    const int column =
+        sampler_.draw(log_probs, step.columns, column_of(step, step.excluded[r]), rng);
+    chosen.push_back(Candidate{step.prefix[r] + log_probs[column], r, step.token(column)});
+  }
+}
+
+std::unique_ptr<SearchStrategy> make_search(const DecodeConfig& config,
+                                            const std::vector<std::uint64_t>& streams) {
+  if (config.sampling.enabled()) return std::make_unique<SamplingSearch>(config.sampling, streams);
   if (config.beam_size == 1) return std::make_unique<GreedySearch>();
   return std::make_unique<BeamSearch>();
 }
 
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
                                             const DecodeConfig& config) {
-  return search(scorer, sentences, config, *make_search(config));
+  std::vector<std::uint64_t> streams(static_cast<size_t>(std::max(0, sentences)));
+  std::iota(streams.begin(), streams.end(), std::uint64_t{0});
+  return search(scorer, sentences, config, *make_search(config, streams));
 }
 
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,

@@ -1,14 +1,17 @@
 // Search over an abstract step scorer, batched across sentences and beams: one loop keeps the
 // hypotheses (rows, parents, attention, coverage, finished ones), and a SearchStrategy chooses
-// each step's continuations — greedy or beam, as CTranslate2's SearchStrategy. The model side
-// (decode/model_scorer) implements StepScorer; tests drive the search with a scripted scorer whose
-// best paths are known.
+// each step's continuations — greedy, beam or sampling, as CTranslate2's SearchStrategy and
+// Sampler. The model side (decode/model_scorer) implements StepScorer; tests drive the search
+// with a scripted scorer whose best paths are known.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "heed/common/rng.h"
+#include "heed/decode/sampler.h"
 
 namespace heed::decode {
 
@@ -28,6 +31,7 @@ struct DecodeConfig {
   int max_length_offset = 10;
   int min_length = 0;           // </s> not allowed before this many tokens
   bool keep_attention = false;  // keep each hypothesis' attention rows
+  SamplingOptions sampling;     // enabled: draw each token at random (beam_size must be 1)
   // ConfigError for impossible values (n_best > beam_size, non-positive beam, …).
   void validate() const;
 };
@@ -128,14 +132,29 @@ class BeamSearch final : public SearchStrategy {
   void choose(const SentenceStep& step, std::vector<Candidate>& chosen) override;
 };
 
-// The strategy config asks for: greedy for beam size 1, else beam.
-std::unique_ptr<SearchStrategy> make_search(const DecodeConfig& config);
+// One token drawn per row (beam size 1: one row) by a Sampler. Sentence s draws from its own
+// generator, make_rng(options.seed, streams[s]), so its draws depend on no other sentence of the
+// batch: given the same scores, not on the batch size or order, nor on the thread count.
+class SamplingSearch final : public SearchStrategy {
+ public:
+  SamplingSearch(const SamplingOptions& options, const std::vector<std::uint64_t>& streams);
+  void choose(const SentenceStep& step, std::vector<Candidate>& chosen) override;
+
+ private:
+  Sampler sampler_;
+  std::vector<Rng> rngs_;  // per sentence
+};
+
+// The strategy config asks for: sampling when config.sampling is enabled (sentence s of the batch
+// on stream streams[s]; heed-translate gives its line number), greedy for beam size 1, else beam.
+std::unique_ptr<SearchStrategy> make_search(const DecodeConfig& config,
+                                            const std::vector<std::uint64_t>& streams);
 
 // For each of `sentences` sentences, up to n_best hypotheses, best first, each step's
 // continuations chosen by strategy.
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
                                             const DecodeConfig& config, SearchStrategy& strategy);
-// The same with make_search(config).
+// The same with make_search(config, …), sentence s sampling (if at all) on stream s.
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
                                             const DecodeConfig& config);
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
+#include <set>
 
 #include "heed/common/error.h"
 #include "support/scripted_scorer.h"
@@ -193,9 +194,49 @@ TEST_CASE("search: the best continuations of a row are those of a full sort", "[
   }
 }
 
-TEST_CASE("search: make_search follows the configuration", "[decode][fast]") {
-  CHECK(dynamic_cast<decode::GreedySearch*>(decode::make_search(plain(1)).get()));
-  CHECK(dynamic_cast<decode::BeamSearch*>(decode::make_search(plain(4)).get()));
+namespace {
+
+DecodeConfig sampling(const std::string& spec, std::uint64_t seed = 1, float temperature = 1.0f) {
+  DecodeConfig c = plain(1);
+  c.sampling = decode::parse_sampling(spec);
+  c.sampling.seed = seed;
+  c.sampling.temperature = temperature;
+  return c;
+}
+
+// A, B and C equally likely for 12 tokens, then </s>: 3^12 outputs, so two streams agree by
+// chance once in half a million.
+std::vector<float> uniform_abc(int, const std::vector<int32_t>& prefix) {
+  if (prefix.size() < 12) return dist({{kA, 1 / 3.f}, {kB, 1 / 3.f}, {kC, 1 / 3.f}});
+  return dist({{kEos, 1.0f}});
+}
+
+// A 0.5, B 0.3, C 0.15, </s> 0.05 for 6 tokens, then </s>.
+std::vector<float> skewed(int, const std::vector<int32_t>& prefix) {
+  if (prefix.size() < 6) return dist({{kA, 0.5f}, {kB, 0.3f}, {kC, 0.15f}, {kEos, 0.05f}});
+  return dist({{kEos, 1.0f}});
+}
+
+// The tokens of sentence s's one hypothesis.
+std::vector<int32_t> tokens_of(const std::vector<std::vector<decode::Hypothesis>>& result,
+                               size_t s) {
+  REQUIRE(result[s].size() == 1);
+  return result[s][0].tokens;
+}
+
+}  // namespace
+
+TEST_CASE("search: make_search follows the configuration", "[decode][sampling][fast]") {
+  const std::vector<std::uint64_t> streams = {0};
+  CHECK(dynamic_cast<decode::GreedySearch*>(decode::make_search(plain(1), streams).get()));
+  CHECK(dynamic_cast<decode::BeamSearch*>(decode::make_search(plain(4), streams).get()));
+  CHECK(dynamic_cast<decode::SamplingSearch*>(
+      decode::make_search(sampling("topk:3"), streams).get()));
+  // Sampling draws one hypothesis: with a beam it is refused, naming both options.
+  DecodeConfig beam = sampling("full");
+  beam.beam_size = 5;
+  CHECK_THROWS_WITH(beam.validate(),
+                    "--sampling draws one translation per line: it needs --beam-size 1, not 5");
 }
 
 TEST_CASE("search: a strategy that chooses nothing is a bug, not a lost sentence",
@@ -205,4 +246,100 @@ TEST_CASE("search: a strategy that chooses nothing is a bug, not a lost sentence
   } nothing;
   ScriptedScorer scorer(garden_path, {3});
   CHECK_THROWS_AS(decode::search(scorer, 1, plain(1), nothing), InternalError);
+}
+
+TEST_CASE("search: sampling is seeded", "[decode][sampling][fast]") {
+  const auto run = [](std::uint64_t seed) {
+    ScriptedScorer scorer(uniform_abc, {5});
+    return decode::search(scorer, 1, sampling("full", seed));
+  };
+  const auto first = run(1);
+  CHECK(tokens_of(first, 0).size() == 12);
+  CHECK(first[0][0].log_prob == Approx(12 * std::log(1 / 3.0)));  // the model's, untempered
+  CHECK(first[0][0].finished);
+  CHECK(tokens_of(run(1), 0) == tokens_of(first, 0));
+  CHECK(tokens_of(run(2), 0) != tokens_of(first, 0));
+}
+
+TEST_CASE("search: a sentence's draws depend on its stream, not on its batch",
+          "[decode][sampling][fast]") {
+  const DecodeConfig config = sampling("topk:2", 42);
+  ScriptedScorer batch_scorer(uniform_abc, {4, 9, 2});
+  decode::SamplingSearch batch_strategy(config.sampling, {10, 11, 12});
+  const auto batch = decode::search(batch_scorer, 3, config, batch_strategy);
+  CHECK(tokens_of(batch, 0) != tokens_of(batch, 1));
+  CHECK(tokens_of(batch, 1) != tokens_of(batch, 2));
+  for (size_t s = 0; s < 3; ++s) {
+    ScriptedScorer alone_scorer(uniform_abc, {5});
+    decode::SamplingSearch alone_strategy(config.sampling, {10 + s});
+    INFO("sentence " << s);
+    CHECK(tokens_of(decode::search(alone_scorer, 1, config, alone_strategy), 0) ==
+          tokens_of(batch, s));
+  }
+}
+
+TEST_CASE("search: sampled tokens stay in the top-k and the nucleus", "[decode][sampling][fast]") {
+  constexpr int kSentences = 200;  // one stream each
+  const std::vector<std::pair<std::string, std::set<int32_t>>> cases = {
+      {"topk:1", {kA}},
+      {"topk:2", {kA, kB}},
+      {"topk:3", {kA, kB, kC}},
+      {"nucleus:0.45", {kA}},
+      {"nucleus:0.75", {kA, kB}},
+      {"nucleus:0.9", {kA, kB, kC}},
+      {"full", {kA, kB, kC, kEos}}};
+  for (const auto& [spec, expected] : cases) {
+    ScriptedScorer scorer(skewed, std::vector<int>(kSentences, 5));
+    const auto result = decode::search(scorer, kSentences, sampling(spec));
+    // The tokens drawn before the end (</s> ends a hypothesis: it counts when one is short).
+    std::set<int32_t> drawn;
+    for (size_t s = 0; s < kSentences; ++s) {
+      const std::vector<int32_t> tokens = tokens_of(result, s);
+      drawn.insert(tokens.begin(), tokens.end());
+      if (tokens.size() < 6) drawn.insert(kEos);
+    }
+    INFO(spec);
+    CHECK(drawn == expected);
+  }
+}
+
+TEST_CASE("search: sampling near temperature 0 is greedy search", "[decode][sampling][fast]") {
+  // Distinct probabilities at every step (ties would be drawn at random, not by token order).
+  const auto table = [](int, const std::vector<int32_t>& prefix) {
+    const int32_t best = prefix.size() % 2 ? kB : kC;
+    if (prefix.size() < 5) return dist({{best, 0.4f}, {kA, 0.35f}, {kEos, 0.25f}});
+    return dist({{kEos, 0.6f}, {kA, 0.4f}});
+  };
+  ScriptedScorer greedy_scorer(table, {3});
+  const auto greedy = decode::search(greedy_scorer, 1, plain(1));
+  CHECK(tokens_of(greedy, 0) == std::vector<int32_t>{kC, kB, kC, kB, kC});
+  for (const char* spec : {"full", "topk:2", "nucleus:0.9"}) {
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      ScriptedScorer scorer(table, {3});
+      const auto cold = decode::search(scorer, 1, sampling(spec, seed, 1e-3f));
+      INFO(spec << ", seed " << seed);
+      CHECK(tokens_of(cold, 0) == tokens_of(greedy, 0));
+      CHECK(cold[0][0].log_prob == greedy[0][0].log_prob);
+    }
+  }
+}
+
+TEST_CASE("search: sampling keeps --min-length and draws from a shortlist only",
+          "[decode][sampling][fast]") {
+  constexpr int kSentences = 50;
+  const auto table = [](int, const std::vector<int32_t>&) {
+    return dist({{kEos, 0.5f}, {kA, 0.2f}, {kB, 0.2f}, {kC, 0.1f}});
+  };
+  DecodeConfig config = sampling("full");
+  config.min_length = 2;
+  ScriptedScorer scorer(table, std::vector<int>(kSentences, 4));
+  scorer.set_shortlist({kEos, kA, kC});  // </s> is column 0, excluded before 2 tokens
+  const auto result = decode::search(scorer, kSentences, config);
+  std::set<int32_t> drawn;
+  for (size_t s = 0; s < kSentences; ++s) {
+    const std::vector<int32_t> tokens = tokens_of(result, s);
+    CHECK(tokens.size() >= 2);
+    drawn.insert(tokens.begin(), tokens.end());
+  }
+  CHECK(drawn == std::set<int32_t>{kA, kC});
 }
