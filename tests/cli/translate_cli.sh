@@ -166,6 +166,55 @@ expect_error_line translate shortlist-missing "nothing.tsv"
 expect_exit 64 shortlist-best-alone -- "$X" -m "$M" -i "$TMP/in" --shortlist-best 3
 expect_error_line translate shortlist-best-alone "--shortlist-best need --shortlist"
 
+# --sampling (with -b 1): one output line per input line; the same --seed gives the same output
+# whatever the batching and threads (each line draws from a stream of the seed and its line
+# number), another seed other samples, and a repeated line other samples each time; topk:1 is
+# greedy search; --print-config replays. Bad values: 64 and one line naming the option.
+for i in 1 2 3 4 5 6 7 8 9 10; do cat "$TMP/in"; done > "$TMP/in40"
+S=("$X" -m "$M" -i "$TMP/in40" -b 1)
+expect_exit 0 sampling -- "${S[@]}" --sampling nucleus:0.95 --seed 3
+cp "$TMP/out" "$TMP/sample3"
+expect_eq sampling-lines "$(wc -l < "$TMP/sample3")" 40
+expect_eq sampling-empty-lines "$(grep -c '^$' "$TMP/sample3")" 10
+expect_exit 0 sampling-batch-1 -- "${S[@]}" --sampling nucleus:0.95 --seed 3 --batch-size 1 --threads 1
+expect_same sampling-same-seed "$TMP/sample3" "$TMP/out"
+expect_exit 0 sampling-batch-7 -- "${S[@]}" --sampling nucleus:0.95 --seed 3 --batch-size 7 --threads 2
+expect_same sampling-same-seed-batched "$TMP/sample3" "$TMP/out"
+expect_exit 0 sampling-other-seed -- "${S[@]}" --sampling nucleus:0.95 --seed 4
+cmp -s "$TMP/sample3" "$TMP/out" && fail "sampling: seeds 3 and 4 drew the same 40 lines" || ok
+[ "$(sed -n '1~4p' "$TMP/sample3" | sort -u | wc -l)" -gt 1 ] && ok ||
+  fail "sampling: line 1 repeated 10 times drew one translation: $(sed -n 1p "$TMP/sample3")"
+expect_exit 0 sampling-print-config -- "${S[@]}" --sampling nucleus:0.95 --seed 3 --print-config
+cp "$TMP/out" "$TMP/sampling.cfg"
+expect_exit 0 sampling-replay -- "$X" --config "$TMP/sampling.cfg"
+expect_same sampling-replay-same "$TMP/sample3" "$TMP/out"
+expect_exit 0 sampling-top1 -- "${S[@]}" --sampling topk:1 --temperature 3 --alignment hard
+cp "$TMP/out" "$TMP/top1"
+expect_exit 0 greedy -- "${S[@]}" --alignment hard
+expect_same sampling-top1-is-greedy "$TMP/out" "$TMP/top1"
+expect_exit 0 sampling-full -- "${S[@]}" --sampling full --temperature 0.7 --min-length 1
+expect_eq sampling-full-lines "$(wc -l < "$TMP/out")" 40
+for bad in topk:0 topk:-2 topk:2.5 topk:99999999999 nucleus:0 nucleus:1.5 nucleus:nan topk beam; do
+  expect_exit 64 "sampling-$bad" -- "${S[@]}" --sampling "$bad"
+  expect_error_line translate "sampling-$bad" "^heed-translate: error: --sampling"
+done
+expect_exit 64 sampling-beam -- "$X" -m "$M" -i "$TMP/in" --sampling topk:5
+expect_error_line translate sampling-beam \
+  "--sampling draws one translation per line: it needs --beam-size 1, not 5$"
+expect_exit 64 sampling-n-best -- "${S[@]}" --sampling topk:5 --n-best 2
+expect_error_line translate sampling-n-best "n-best"
+for bad in 0 -1 nan inf; do
+  expect_exit 64 "temperature-$bad" -- "${S[@]}" --sampling full --temperature "$bad"
+  expect_error_line translate "temperature-$bad" "option '--temperature' must be a finite number > 0, not '$bad'"
+done
+expect_exit 64 temperature-underflow -- "${S[@]}" --sampling full --temperature 1e-50
+expect_error_line translate temperature-underflow "--temperature must be a finite number > 0$"
+expect_exit 64 temperature-alone -- "${S[@]}" --temperature 0.5
+expect_error_line translate temperature-alone "--temperature needs --sampling$"
+printf 'beam-size = 1\nsampling = nucleus:2\n' > "$TMP/sampling-bad.cfg"
+expect_exit 64 sampling-config -- "$X" -m "$M" -i "$TMP/in" --config "$TMP/sampling-bad.cfg"
+expect_error_line translate sampling-config "sampling-bad.cfg:2: --sampling nucleus:P: P must be a number in \(0, 1\], not '2'$"
+
 # Sizes that cannot fit in memory are refused before any work, naming the option to lower.
 expect_exit 64 huge-beam -- "$X" -m "$M" -b 100000 -i "$TMP/in"
 expect_error_line translate huge-beam "^heed-translate: error: option '--beam-size' must be an integer in \\[1, 1000\\], not '100000'"

@@ -49,7 +49,7 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
                        "one output line per input line, in input order, flushed after every "
                        "batch.",
                        LogLevel::kWarn});
-  std::string normalize = "gnmt", alignment, precision = "f32";
+  std::string normalize = "gnmt", alignment, precision = "f32", sampling = "none";
   cl.group("Translation")
       .add_options()("model,m", po::value(&cfg.model)->required(),
                      "model file (heed-train's model.heed)")(
@@ -85,6 +85,17 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
           "above it)")("replace-unk", po::bool_switch(&cfg.translation.replace_unk),
                        "replace <unk> by the most attended source token")(
           "precision", cli::checked(&precision, onednn::parse_precision), "f32 or bf16");
+  decode::SamplingOptions& sample = cfg.translation.decode.sampling;
+  cl.group("Sampling")
+      .add_options()(
+          "sampling",
+          cli::checked(&sampling, [](const std::string& v) { decode::parse_sampling(v); }),
+          "draw each token at random instead of searching (with --beam-size 1): full "
+          "(the whole distribution), topk:K (the K most probable tokens) or nucleus:P "
+          "(the fewest most probable tokens holding probability P); line N's draws "
+          "depend on --seed and N alone")(
+          "temperature", cli::number(&sample.temperature, cli::above(0)),
+          "with --sampling: divide the log-probabilities by this (< 1 sharper, > 1 flatter)");
   cl.group("Shortlist")
       .add_options()("shortlist", po::value(&cfg.translation.shortlist.table),
                      "score only a shortlist of target words per batch: the translations of its "
@@ -99,6 +110,15 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
   cli::add_on_invalid(cl.group("Input"), &on_invalid, /*allow_skip=*/false);
   if (!cl.parse(argc, argv)) return false;
   cfg.translation.decode.normalization = decode::parse_normalization(normalize);
+  const float temperature = sample.temperature;
+  sample = decode::parse_sampling(sampling);
+  sample.temperature = temperature;
+  sample.seed = cl.common().seed;
+  // Refused without --sampling when set to anything but its default (which --print-config
+  // writes and a replay gives back).
+  if (!sample.enabled() && temperature != decode::SamplingOptions().temperature) {
+    throw ConfigError("--temperature needs --sampling");
+  }
   auto& translation = cfg.translation;
   if (alignment == "hard") {
     translation.alignment = decode::AlignmentOutput::kLinks;

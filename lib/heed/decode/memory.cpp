@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "heed/common/rng.h"
+
 namespace heed::decode {
 
 double decoding_bytes(const model::ModelConfig& model, const DecodeConfig& config,
@@ -34,7 +36,11 @@ double decoding_bytes(const model::ModelConfig& model, const DecodeConfig& confi
   const double candidates = beam * std::min(2.0 * beam, vocab);
   // Encoder: embeddings and, per layer, outputs and the RNN's workspace.
   const double encoder = batch * source * (embed + 8.0 * double(model.encoder_layers) * hidden);
-  return kFloat * (rows * per_row + encoder) + kCandidate * candidates;
+  // Sampling: the sampler's weight (a double) and place in the order (an int) of every token,
+  // and a generator per sentence.
+  const double sampler =
+      config.sampling.enabled() ? 12.0 * vocab + batch * double(sizeof(Rng)) : 0.0;
+  return kFloat * (rows * per_row + encoder) + kCandidate * candidates + sampler;
 }
 
 MemoryEstimate translation_memory(const model::ModelConfig& model, long long parameters,

@@ -18,7 +18,8 @@ struct DecodeSizes {
 // of sizes.max_source_length tokens, every sentence keeping config.beam_size hypotheses to the
 // maximum output length: per live hypothesis its log-probabilities over the target vocabulary,
 // the decoder states, its copy of the attention keys and their projection, and the search's
-// token (and attention) history; per sentence the candidate list; the encoder's outputs.
+// token (and attention) history; per sentence the candidate list; the encoder's outputs; with
+// sampling, the sampler's scratch over the vocabulary.
 // A double: absurd options give absurd numbers instead of overflowing.
 double decoding_bytes(const model::ModelConfig& model, const DecodeConfig& config,
                       const DecodeSizes& sizes);

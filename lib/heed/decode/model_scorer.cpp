@@ -59,10 +59,13 @@ StepScorer::Scores ModelScorer::step(const std::vector<int32_t>& parents,
 std::vector<std::vector<Hypothesis>> translate_batch(model::Seq2Seq& model,
                                                      const model::Batch& batch,
                                                      const DecodeConfig& config,
-                                                     const std::vector<int32_t>* shortlist) {
+                                                     const std::vector<int32_t>* shortlist,
+                                                     SearchStrategy* strategy) {
   ModelScorer scorer(model);
   scorer.start(batch, shortlist);
-  return search(scorer, static_cast<int>(batch.size), config);
+  const int sentences = static_cast<int>(batch.size);
+  return strategy ? search(scorer, sentences, config, *strategy)
+                  : search(scorer, sentences, config);
 }
 
 }  // namespace heed::decode

@@ -35,10 +35,11 @@ class ModelScorer : public StepScorer {
   tensor::Tensor out_, log_probs_, weights_;
 };
 
-// Greedy or beam search over a batch (over the shortlist's target ids only, when given);
+// search() over a batch (over the shortlist's target ids only, when given) with strategy, or
+// without one the strategy make_search(config, …) gives (sentence s sampling on stream s);
 // hypotheses per sentence, best first.
 std::vector<std::vector<Hypothesis>> translate_batch(
     model::Seq2Seq& model, const model::Batch& batch, const DecodeConfig& config,
-    const std::vector<int32_t>* shortlist = nullptr);
+    const std::vector<int32_t>* shortlist = nullptr, SearchStrategy* strategy = nullptr);
 
 }  // namespace heed::decode

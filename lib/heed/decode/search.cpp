@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <string>
 
 #include "heed/common/error.h"
 
@@ -25,6 +27,14 @@ float coverage_term(const std::vector<float>& coverage, int source_length, float
         std::max(1e-9, std::min(1.0, static_cast<double>(coverage[static_cast<size_t>(i)]))));
   }
   return static_cast<float>(static_cast<double>(beta) * sum);
+}
+
+// The column of token in step's scores, -1 if none (a shortlist's token ids are ascending).
+int column_of(const SentenceStep& step, int32_t token) {
+  if (token < 0 || step.token_ids == nullptr) return token < step.columns ? token : -1;
+  const int32_t* end = step.token_ids + step.columns;
+  const int32_t* found = std::lower_bound(step.token_ids, end, token);
+  return found != end && *found == token ? static_cast<int>(found - step.token_ids) : -1;
 }
 
 }  // namespace
@@ -73,6 +83,11 @@ void DecodeConfig::validate() const {
   if (!(max_length_ratio > 0.0f)) throw ConfigError("--max-length-ratio must be positive");
   if (max_length_offset < 0) throw ConfigError("--max-length-offset must not be negative");
   if (min_length < 0) throw ConfigError("--min-length must not be negative");
+  sampling.validate();
+  if (sampling.enabled() && beam_size != 1) {
+    throw ConfigError("--sampling draws one translation per line: it needs --beam-size 1, not " +
+                      std::to_string(beam_size));
+  }
 }
 
 LengthNormalization parse_normalization(const std::string& name) {
@@ -94,8 +109,62 @@ float normalized_score(float log_prob, int length, const DecodeConfig& config) {
   return log_prob;
 }
 
+void GreedySearch::choose(const SentenceStep& step, std::vector<Candidate>& chosen) {
+  for (int r = step.first_row; r < step.end_row; ++r) {
+    add_best_of_row(step.row(r), step.columns, step.token_ids, step.prefix[r], r, step.excluded[r],
+                    1, chosen);
+  }
+}
+
+void BeamSearch::choose(const SentenceStep& step, std::vector<Candidate>& chosen) {
+  // The best 2k continuations of each row, then of the sentence: enough to fill k live slots
+  // even if k of them end with </s>.
+  const size_t k = static_cast<size_t>(step.slots);
+  const size_t per_row = std::min(2 * k, static_cast<size_t>(step.columns));
+  for (int r = step.first_row; r < step.end_row; ++r) {
+    add_best_of_row(step.row(r), step.columns, step.token_ids, step.prefix[r], r, step.excluded[r],
+                    per_row, chosen);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  if (chosen.size() > k) chosen.resize(k);
+}
+
+SamplingSearch::SamplingSearch(const SamplingOptions& options,
+                               const std::vector<std::uint64_t>& streams)
+    : sampler_(options) {
+  rngs_.reserve(streams.size());
+  for (const std::uint64_t stream : streams) rngs_.push_back(make_rng(options.seed, stream));
+}
+
+void SamplingSearch::choose(const SentenceStep& step, std::vector<Candidate>& chosen) {
+  if (step.sentence >= static_cast<int>(rngs_.size())) {
+    throw InternalError("sampling: no random stream for sentence " + std::to_string(step.sentence));
+  }
+  Rng& rng = rngs_[static_cast<size_t>(step.sentence)];
+  for (int r = step.first_row; r < step.end_row; ++r) {
+    const float* log_probs = step.row(r);
+    const int column =
+        sampler_.draw(log_probs, step.columns, column_of(step, step.excluded[r]), rng);
+    chosen.push_back(Candidate{step.prefix[r] + log_probs[column], r, step.token(column)});
+  }
+}
+
+std::unique_ptr<SearchStrategy> make_search(const DecodeConfig& config,
+                                            const std::vector<std::uint64_t>& streams) {
+  if (config.sampling.enabled()) return std::make_unique<SamplingSearch>(config.sampling, streams);
+  if (config.beam_size == 1) return std::make_unique<GreedySearch>();
+  return std::make_unique<BeamSearch>();
+}
+
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
                                             const DecodeConfig& config) {
+  std::vector<std::uint64_t> streams(static_cast<size_t>(std::max(0, sentences)));
+  std::iota(streams.begin(), streams.end(), std::uint64_t{0});
+  return search(scorer, sentences, config, *make_search(config, streams));
+}
+
+std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
+                                            const DecodeConfig& config, SearchStrategy& strategy) {
   config.validate();
   const int V = scorer.vocab_size();
   const int32_t eos = scorer.eos_id();
@@ -137,17 +206,29 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
       rows[static_cast<size_t>(s)].coverage.assign(static_cast<size_t>(max_source), 0.0f);
   }
 
-  std::vector<Candidate> candidates;
+  std::vector<Candidate> chosen;
+  std::vector<float> prefix;
+  std::vector<int32_t> excluded;
   while (!rows.empty()) {
     const StepScorer::Scores scores = scorer.step(parents, tokens, need_attention);
     if (scores.log_probs == nullptr || (need_attention && scores.attention == nullptr)) {
       throw InternalError("the scorer returned no scores");
     }
-    const int columns = scores.columns > 0 ? scores.columns : V;
-    const int32_t* token_ids = scores.columns > 0 ? scores.token_ids : nullptr;
-    if (scores.columns > 0 && (token_ids == nullptr || scores.columns > V)) {
+    SentenceStep step;
+    step.log_probs = scores.log_probs;
+    step.columns = scores.columns > 0 ? scores.columns : V;
+    step.token_ids = scores.columns > 0 ? scores.token_ids : nullptr;
+    if (scores.columns > 0 && (step.token_ids == nullptr || scores.columns > V)) {
       throw InternalError("the scorer's shortlist has no token ids or exceeds the vocabulary");
     }
+    prefix.resize(rows.size());
+    excluded.resize(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+      prefix[r] = rows[r].log_prob;
+      excluded[r] = static_cast<int>(rows[r].tokens.size()) >= config.min_length ? -1 : eos;
+    }
+    step.prefix = prefix.data();
+    step.excluded = excluded.data();
     std::vector<Row> next;
     std::vector<int32_t> next_parents, next_tokens;
     size_t begin = 0;
@@ -156,21 +237,18 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
       size_t end = begin;
       while (end < rows.size() && rows[end].sentence == s) ++end;
       const int k = slots[static_cast<size_t>(s)];
-      // The best 2k continuations of each row, then of the sentence: enough to fill k live
-      // slots even if k of them end with </s>.
-      candidates.clear();
-      const size_t per_row =
-          std::min<size_t>(static_cast<size_t>(2 * k), static_cast<size_t>(columns));
-      for (size_t r = begin; r < end; ++r) {
-        const float* lp = scores.log_probs + r * static_cast<size_t>(columns);
-        const bool may_end = static_cast<int>(rows[r].tokens.size()) >= config.min_length;
-        add_best_of_row(lp, columns, token_ids, rows[r].log_prob, static_cast<int>(r),
-                        may_end ? -1 : eos, per_row, candidates);
+      step.sentence = s;
+      step.slots = k;
+      step.first_row = static_cast<int>(begin);
+      step.end_row = static_cast<int>(end);
+      chosen.clear();
+      strategy.choose(step, chosen);
+      if (chosen.empty() || chosen.size() > static_cast<size_t>(k)) {
+        throw InternalError("the search strategy chose " + std::to_string(chosen.size()) +
+                            " continuations for " + std::to_string(k) + " slots");
       }
-      std::sort(candidates.begin(), candidates.end());
-      int used = 0, ended = 0;
-      for (const Candidate& c : candidates) {
-        if (used == k) break;
+      int ended = 0;
+      for (const Candidate& c : chosen) {
         const Row& parent = rows[static_cast<size_t>(c.row)];
         std::vector<float> step_attention;
         if (need_attention) {
@@ -178,7 +256,6 @@ std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
               scores.attention + static_cast<size_t>(c.row) * static_cast<size_t>(max_source);
           step_attention.assign(a, a + scorer.source_length(s));
         }
-        ++used;
         if (c.token == eos) {
           Row done = parent;
           if (need_attention) {

@@ -1,11 +1,17 @@
-// Greedy and beam search over an abstract step scorer, batched across sentences and beams.
-// The model side (decode/model_scorer) implements StepScorer; tests drive the search with a
-// scripted scorer whose best paths are known.
+// Search over an abstract step scorer, batched across sentences and beams: one loop keeps the
+// hypotheses (rows, parents, attention, coverage, finished ones), and a SearchStrategy chooses
+// each step's continuations — greedy, beam or sampling, as CTranslate2's SearchStrategy and
+// Sampler. The model side (decode/model_scorer) implements StepScorer; tests drive the search
+// with a scripted scorer whose best paths are known.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "heed/common/rng.h"
+#include "heed/decode/sampler.h"
 
 namespace heed::decode {
 
@@ -25,6 +31,7 @@ struct DecodeConfig {
   int max_length_offset = 10;
   int min_length = 0;           // </s> not allowed before this many tokens
   bool keep_attention = false;  // keep each hypothesis' attention rows
+  SamplingOptions sampling;     // enabled: draw each token at random (beam_size must be 1)
   // ConfigError for impossible values (n_best > beam_size, non-positive beam, …).
   void validate() const;
 };
@@ -67,16 +74,12 @@ struct Hypothesis {
   std::vector<std::vector<float>> attention;
 };
 
-// For each of `sentences` sentences, up to n_best hypotheses, best first.
-std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
-                                            const DecodeConfig& config);
-
 // Normalized score of a hypothesis (exposed for tests and n-best output).
 float normalized_score(float log_prob, int length, const DecodeConfig& config);
 
 // A continuation of a row during search, ordered best first (ties: lower row, then lower token).
 struct Candidate {
-  float total;
+  float total;  // the row's log-probability and the token's
   int row;
   int32_t token;
   bool operator<(const Candidate& o) const {
@@ -85,6 +88,75 @@ struct Candidate {
     return token < o.token;
   }
 };
+
+// One sentence's live rows at one step: what a strategy chooses from. Row r's scores are
+// row(r), `columns` log-probabilities (StepScorer::Scores), column c being token(c).
+struct SentenceStep {
+  int sentence = 0;                // its index in the batch
+  int slots = 0;                   // continuations to choose, at most: its open beam slots
+  int first_row = 0, end_row = 0;  // its rows of the step, [first_row, end_row)
+  const float* log_probs = nullptr;
+  int columns = 0;
+  const int32_t* token_ids = nullptr;  // null: column c is token c
+  const float* prefix = nullptr;       // per row of the step: its log-probability so far
+  // Per row of the step: a token it may not take (-1: none), </s> before --min-length.
+  const int32_t* excluded = nullptr;
+  const float* row(int r) const {
+    return log_probs + static_cast<size_t>(r) * static_cast<size_t>(columns);
+  }
+  int32_t token(int column) const { return token_ids ? token_ids[column] : column; }
+};
+
+// How each step's continuations are chosen: the seam where a new decoding method goes in.
+// search() does the bookkeeping (a continuation ending with </s> finishes a hypothesis and
+// closes its slot; one reaching the maximum length is cut), so a strategy only picks tokens.
+class SearchStrategy {
+ public:
+  virtual ~SearchStrategy() = default;
+  // Appends to `chosen` (empty on entry) the continuations step's sentence takes, at most
+  // step.slots, best first: rows of the step, total = prefix[row] + the token's log-probability.
+  // At least one when some row has a token it may take.
+  virtual void choose(const SentenceStep& step, std::vector<Candidate>& chosen) = 0;
+};
+
+// The most probable token of each row (beam size 1: one row); ties go to the smaller token. A
+// beam of one slot, without the sort.
+class GreedySearch final : public SearchStrategy {
+ public:
+  void choose(const SentenceStep& step, std::vector<Candidate>& chosen) override;
+};
+
+// The best `slots` continuations over all the sentence's rows.
+class BeamSearch final : public SearchStrategy {
+ public:
+  void choose(const SentenceStep& step, std::vector<Candidate>& chosen) override;
+};
+
+// One token drawn per row (beam size 1: one row) by a Sampler. Sentence s draws from its own
+// generator, make_rng(options.seed, streams[s]), so its draws depend on no other sentence of the
+// batch: given the same scores, not on the batch size or order, nor on the thread count.
+class SamplingSearch final : public SearchStrategy {
+ public:
+  SamplingSearch(const SamplingOptions& options, const std::vector<std::uint64_t>& streams);
+  void choose(const SentenceStep& step, std::vector<Candidate>& chosen) override;
+
+ private:
+  Sampler sampler_;
+  std::vector<Rng> rngs_;  // per sentence
+};
+
+// The strategy config asks for: sampling when config.sampling is enabled (sentence s of the batch
+// on stream streams[s]; heed-translate gives its line number), greedy for beam size 1, else beam.
+std::unique_ptr<SearchStrategy> make_search(const DecodeConfig& config,
+                                            const std::vector<std::uint64_t>& streams);
+
+// For each of `sentences` sentences, up to n_best hypotheses, best first, each step's
+// continuations chosen by strategy.
+std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
+                                            const DecodeConfig& config, SearchStrategy& strategy);
+// The same with make_search(config, …), sentence s sampling (if at all) on stream s.
+std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
+                                            const DecodeConfig& config);
 
 // Appends the n best continuations (base + log_probs[v]) of one row to out, best first; ties go
 // to the smaller token, as in Candidate's order (token_ids, when given, are ascending: the

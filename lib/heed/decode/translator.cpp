@@ -179,8 +179,15 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
       shortlist_words_ += static_cast<long long>(candidates.size());
       ++shortlist_batches_;
     }
-    const auto results =
-        translate_batch(*model_, batch, options_.decode, shortlist_ ? &candidates : nullptr);
+    // Each sentence samples (if asked to) on the stream of its line number: its output does not
+    // depend on the lines it is batched with.
+    std::vector<std::uint64_t> line_numbers(members.size());
+    for (size_t k = 0; k < members.size(); ++k) {
+      line_numbers[k] = static_cast<std::uint64_t>(first_line + static_cast<long long>(members[k]));
+    }
+    const std::unique_ptr<SearchStrategy> strategy = make_search(options_.decode, line_numbers);
+    const auto results = translate_batch(*model_, batch, options_.decode,
+                                         shortlist_ ? &candidates : nullptr, strategy.get());
     for (size_t k = 0; k < members.size(); ++k) {
       const size_t line = members[k];
       const auto& hyps = results[k];

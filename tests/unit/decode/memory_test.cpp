@@ -38,6 +38,12 @@ TEST_CASE("decode memory: the estimate scales with hypotheses and source length"
   // Kept attention rows grow with source x output length.
   config.keep_attention = true;
   CHECK(decode::decoding_bytes(model, config, sizes) > 1.3 * usual);
+  // Sampling adds the sampler's scratch over the vocabulary (a double and an int per token).
+  config.keep_attention = false;
+  config.beam_size = 1;
+  const double greedy = decode::decoding_bytes(model, config, sizes);
+  config.sampling = decode::parse_sampling("nucleus:0.9");
+  CHECK(decode::decoding_bytes(model, config, sizes) - greedy >= 12.0 * 32000);
 }
 
 TEST_CASE("decode memory: impossible sizes give huge finite numbers, not overflow",

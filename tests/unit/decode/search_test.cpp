@@ -2,88 +2,17 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <functional>
-#include <map>
 #include <random>
+#include <set>
 
 #include "heed/common/error.h"
+#include "support/scripted_scorer.h"
 
 using namespace heed;
+using namespace heed::test;
 using decode::DecodeConfig;
 
 namespace {
-
-constexpr int32_t kBos = 2, kEos = 3, kA = 4, kB = 5, kC = 6;
-constexpr int kVocab = 7;
-
-// A model given as a table: the next-token distribution after each prefix. The scorer follows
-// the search's parents/tokens bookkeeping, so wrong bookkeeping shows as wrong prefixes.
-class ScriptedScorer : public decode::StepScorer {
- public:
-  using Table = std::function<std::vector<float>(int sentence, const std::vector<int32_t>& prefix)>;
-  ScriptedScorer(Table table, std::vector<int> source_lengths)
-      : table_(std::move(table)), lengths_(std::move(source_lengths)) {}
-
-  int vocab_size() const override { return kVocab; }
-  int32_t eos_id() const override { return kEos; }
-  int32_t bos_id() const override { return kBos; }
-  int source_length(int s) const override { return lengths_[static_cast<size_t>(s)]; }
-
-  Scores step(const std::vector<int32_t>& parents, const std::vector<int32_t>& tokens,
-              bool want_attention) override {
-    std::vector<float>& log_probs = log_probs_;
-    std::vector<float>* attention = want_attention ? &attention_ : nullptr;
-    std::vector<std::pair<int, std::vector<int32_t>>> next;
-    for (size_t r = 0; r < parents.size(); ++r) {
-      if (first_) {
-        CHECK(tokens[r] == kBos);
-        next.push_back({parents[r], {}});
-      } else {
-        auto row = rows_.at(static_cast<size_t>(parents[r]));
-        row.second.push_back(tokens[r]);
-        next.push_back(row);
-      }
-    }
-    first_ = false;
-    rows_ = next;
-    ++steps_;
-    max_rows_ = std::max(max_rows_, rows_.size());
-    log_probs.clear();
-    int max_source = 0;
-    for (int l : lengths_) max_source = std::max(max_source, l);
-    if (attention) attention->assign(rows_.size() * static_cast<size_t>(max_source), 0.0f);
-    for (size_t r = 0; r < rows_.size(); ++r) {
-      std::vector<float> p = table_(rows_[r].first, rows_[r].second);
-      p.resize(kVocab, 0.0f);
-      for (float x : p) log_probs.push_back(x > 0 ? std::log(x) : -1e9f);
-      // Attention: all on source position (step mod length).
-      if (attention) {
-        const int len = lengths_[static_cast<size_t>(rows_[r].first)];
-        (*attention)[r * static_cast<size_t>(max_source) +
-                     rows_[r].second.size() % static_cast<size_t>(len)] = 1.0f;
-      }
-    }
-    Scores scores;
-    scores.log_probs = log_probs_.data();
-    if (want_attention) scores.attention = attention_.data();
-    return scores;
-  }
-  int steps_ = 0;
-  size_t max_rows_ = 0;
-
- private:
-  Table table_;
-  std::vector<int> lengths_;
-  bool first_ = true;
-  std::vector<std::pair<int, std::vector<int32_t>>> rows_;
-  std::vector<float> log_probs_, attention_;
-};
-
-std::vector<float> dist(std::map<int32_t, float> p) {
-  std::vector<float> v(kVocab, 0.0f);
-  for (auto [t, x] : p) v[static_cast<size_t>(t)] = x;
-  return v;
-}
 
 // After <s>: A 0.6, B 0.4. After A: A, B, C, </s> 0.25 each. After B: </s> 0.9, C 0.1.
 // Greedy takes A then </s> (0.6·0.25 = 0.15); the best sentence is B </s> (0.4·0.9 = 0.36).
@@ -263,4 +192,154 @@ TEST_CASE("search: the best continuations of a row are those of a full sort", "[
       }
     }
   }
+}
+
+namespace {
+
+DecodeConfig sampling(const std::string& spec, std::uint64_t seed = 1, float temperature = 1.0f) {
+  DecodeConfig c = plain(1);
+  c.sampling = decode::parse_sampling(spec);
+  c.sampling.seed = seed;
+  c.sampling.temperature = temperature;
+  return c;
+}
+
+// A, B and C equally likely for 12 tokens, then </s>: 3^12 outputs, so two streams agree by
+// chance once in half a million.
+std::vector<float> uniform_abc(int, const std::vector<int32_t>& prefix) {
+  if (prefix.size() < 12) return dist({{kA, 1 / 3.f}, {kB, 1 / 3.f}, {kC, 1 / 3.f}});
+  return dist({{kEos, 1.0f}});
+}
+
+// A 0.5, B 0.3, C 0.15, </s> 0.05 for 6 tokens, then </s>.
+std::vector<float> skewed(int, const std::vector<int32_t>& prefix) {
+  if (prefix.size() < 6) return dist({{kA, 0.5f}, {kB, 0.3f}, {kC, 0.15f}, {kEos, 0.05f}});
+  return dist({{kEos, 1.0f}});
+}
+
+// The tokens of sentence s's one hypothesis.
+std::vector<int32_t> tokens_of(const std::vector<std::vector<decode::Hypothesis>>& result,
+                               size_t s) {
+  REQUIRE(result[s].size() == 1);
+  return result[s][0].tokens;
+}
+
+}  // namespace
+
+TEST_CASE("search: make_search follows the configuration", "[decode][sampling][fast]") {
+  const std::vector<std::uint64_t> streams = {0};
+  CHECK(dynamic_cast<decode::GreedySearch*>(decode::make_search(plain(1), streams).get()));
+  CHECK(dynamic_cast<decode::BeamSearch*>(decode::make_search(plain(4), streams).get()));
+  CHECK(dynamic_cast<decode::SamplingSearch*>(
+      decode::make_search(sampling("topk:3"), streams).get()));
+  // Sampling draws one hypothesis: with a beam it is refused, naming both options.
+  DecodeConfig beam = sampling("full");
+  beam.beam_size = 5;
+  CHECK_THROWS_WITH(beam.validate(),
+                    "--sampling draws one translation per line: it needs --beam-size 1, not 5");
+}
+
+TEST_CASE("search: a strategy that chooses nothing is a bug, not a lost sentence",
+          "[decode][fast]") {
+  struct Nothing final : decode::SearchStrategy {
+    void choose(const decode::SentenceStep&, std::vector<decode::Candidate>&) override {}
+  } nothing;
+  ScriptedScorer scorer(garden_path, {3});
+  CHECK_THROWS_AS(decode::search(scorer, 1, plain(1), nothing), InternalError);
+}
+
+TEST_CASE("search: sampling is seeded", "[decode][sampling][fast]") {
+  const auto run = [](std::uint64_t seed) {
+    ScriptedScorer scorer(uniform_abc, {5});
+    return decode::search(scorer, 1, sampling("full", seed));
+  };
+  const auto first = run(1);
+  CHECK(tokens_of(first, 0).size() == 12);
+  CHECK(first[0][0].log_prob == Approx(12 * std::log(1 / 3.0)));  // the model's, untempered
+  CHECK(first[0][0].finished);
+  CHECK(tokens_of(run(1), 0) == tokens_of(first, 0));
+  CHECK(tokens_of(run(2), 0) != tokens_of(first, 0));
+}
+
+TEST_CASE("search: a sentence's draws depend on its stream, not on its batch",
+          "[decode][sampling][fast]") {
+  const DecodeConfig config = sampling("topk:2", 42);
+  ScriptedScorer batch_scorer(uniform_abc, {4, 9, 2});
+  decode::SamplingSearch batch_strategy(config.sampling, {10, 11, 12});
+  const auto batch = decode::search(batch_scorer, 3, config, batch_strategy);
+  CHECK(tokens_of(batch, 0) != tokens_of(batch, 1));
+  CHECK(tokens_of(batch, 1) != tokens_of(batch, 2));
+  for (size_t s = 0; s < 3; ++s) {
+    ScriptedScorer alone_scorer(uniform_abc, {5});
+    decode::SamplingSearch alone_strategy(config.sampling, {10 + s});
+    INFO("sentence " << s);
+    CHECK(tokens_of(decode::search(alone_scorer, 1, config, alone_strategy), 0) ==
+          tokens_of(batch, s));
+  }
+}
+
+TEST_CASE("search: sampled tokens stay in the top-k and the nucleus", "[decode][sampling][fast]") {
+  constexpr int kSentences = 200;  // one stream each
+  const std::vector<std::pair<std::string, std::set<int32_t>>> cases = {
+      {"topk:1", {kA}},
+      {"topk:2", {kA, kB}},
+      {"topk:3", {kA, kB, kC}},
+      {"nucleus:0.45", {kA}},
+      {"nucleus:0.75", {kA, kB}},
+      {"nucleus:0.9", {kA, kB, kC}},
+      {"full", {kA, kB, kC, kEos}}};
+  for (const auto& [spec, expected] : cases) {
+    ScriptedScorer scorer(skewed, std::vector<int>(kSentences, 5));
+    const auto result = decode::search(scorer, kSentences, sampling(spec));
+    // The tokens drawn before the end (</s> ends a hypothesis: it counts when one is short).
+    std::set<int32_t> drawn;
+    for (size_t s = 0; s < kSentences; ++s) {
+      const std::vector<int32_t> tokens = tokens_of(result, s);
+      drawn.insert(tokens.begin(), tokens.end());
+      if (tokens.size() < 6) drawn.insert(kEos);
+    }
+    INFO(spec);
+    CHECK(drawn == expected);
+  }
+}
+
+TEST_CASE("search: sampling near temperature 0 is greedy search", "[decode][sampling][fast]") {
+  // Distinct probabilities at every step (ties would be drawn at random, not by token order).
+  const auto table = [](int, const std::vector<int32_t>& prefix) {
+    const int32_t best = prefix.size() % 2 ? kB : kC;
+    if (prefix.size() < 5) return dist({{best, 0.4f}, {kA, 0.35f}, {kEos, 0.25f}});
+    return dist({{kEos, 0.6f}, {kA, 0.4f}});
+  };
+  ScriptedScorer greedy_scorer(table, {3});
+  const auto greedy = decode::search(greedy_scorer, 1, plain(1));
+  CHECK(tokens_of(greedy, 0) == std::vector<int32_t>{kC, kB, kC, kB, kC});
+  for (const char* spec : {"full", "topk:2", "nucleus:0.9"}) {
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      ScriptedScorer scorer(table, {3});
+      const auto cold = decode::search(scorer, 1, sampling(spec, seed, 1e-3f));
+      INFO(spec << ", seed " << seed);
+      CHECK(tokens_of(cold, 0) == tokens_of(greedy, 0));
+      CHECK(cold[0][0].log_prob == greedy[0][0].log_prob);
+    }
+  }
+}
+
+TEST_CASE("search: sampling keeps --min-length and draws from a shortlist only",
+          "[decode][sampling][fast]") {
+  constexpr int kSentences = 50;
+  const auto table = [](int, const std::vector<int32_t>&) {
+    return dist({{kEos, 0.5f}, {kA, 0.2f}, {kB, 0.2f}, {kC, 0.1f}});
+  };
+  DecodeConfig config = sampling("full");
+  config.min_length = 2;
+  ScriptedScorer scorer(table, std::vector<int>(kSentences, 4));
+  scorer.set_shortlist({kEos, kA, kC});  // </s> is column 0, excluded before 2 tokens
+  const auto result = decode::search(scorer, kSentences, config);
+  std::set<int32_t> drawn;
+  for (size_t s = 0; s < kSentences; ++s) {
+    const std::vector<int32_t> tokens = tokens_of(result, s);
+    CHECK(tokens.size() >= 2);
+    drawn.insert(tokens.begin(), tokens.end());
+  }
+  CHECK(drawn == std::set<int32_t>{kA, kC});
 }
