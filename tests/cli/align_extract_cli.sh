@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Contract tests of heed-align's default subcommand (extract) on a tiny model trained here:
 # one line of in-range word links per pair, two files and 'src ||| tgt' on stdin agree, each
-# method, the --soft JSON lines, quiet SIGPIPE, and one clear error line for bad input.
+# method, the --soft JSON lines, each --format, quiet SIGPIPE, and one clear error line for bad
+# input.
 source "$(dirname "$0")/lib.sh"
 T=$BIN/heed-train
 A=$BIN/heed-align
@@ -53,6 +54,31 @@ for p in pairs:
     for row in p["weights"]:
         assert len(row) == len(p["source"]) and abs(sum(row) - 1) < 1e-3, row
 PY
+
+# --format: the same alignments in the other formats (lib/heed/align/alignment_writer.h): talp is
+# pharaoh one-based, jsonl is what --soft writes, soft has a row per target token (no </s> row).
+expect_exit 0 format-talp -- "$A" -m "$M" "$TMP/src" "$TMP/tgt" --format talp --threads 1
+awk '{ for (i = 1; i <= NF; i++) { split($i, p, "-"); $i = p[1] + 1 "-" p[2] + 1 } print }' \
+  "$TMP/links" > "$TMP/talp.want"
+expect_same format-talp "$TMP/talp.want" "$TMP/out"
+expect_exit 0 format-jsonl -- "$A" -m "$M" "$TMP/src" "$TMP/tgt" --format jsonl --threads 1
+expect_same format-jsonl "$TMP/soft.jsonl" "$TMP/out"
+expect_exit 0 format-soft -- "$A" -m "$M" "$TMP/src" "$TMP/tgt" --format soft --threads 1
+/usr/bin/python3 - "$TMP/soft.jsonl" "$TMP/out" <<'PY' && ok || fail "format soft: rows differ from --soft"
+import json, sys
+pairs = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+rows = open(sys.argv[2], encoding="utf-8").read().splitlines()
+assert len(rows) == len(pairs)
+for p, line in zip(pairs, rows):
+    got = [[float(w) for w in row.split(",")] for row in line.split(" ")]
+    assert len(got) == len(p["target"]) and all(len(r) == len(p["source"]) for r in got), line
+    # The same weights to the third decimal (printed from float, not from JSON's six digits).
+    assert all(abs(a - b) <= 0.0006 for r, s in zip(got, p["weights"]) for a, b in zip(r, s)), line
+PY
+expect_exit 64 format-unknown -- "$A" -m "$M" "$TMP/src" "$TMP/tgt" --format naacl
+expect_error_line align format-unknown "unknown alignment format 'naacl' \(expected pharaoh, talp, soft or jsonl\)"
+expect_exit 64 format-method -- "$A" -m "$M" "$TMP/src" "$TMP/tgt" --format soft --method shift
+expect_error_line align format-method "--method and --threshold make word links, which --format soft"
 
 # Empty pairs give empty lines; SIGPIPE into head is not an error.
 printf 'Tom is here. ||| Tom est ici.\n ||| \nI like cats. ||| J'"'"'aime les chats.\n' > "$TMP/empty"

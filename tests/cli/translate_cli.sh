@@ -40,6 +40,17 @@ awk -F' [|][|][|] ' 'NF == 1 && $0 == "" { next }
     for (i = 1; i <= m; i++) { split(links[i], p, "-"); if (p[2] >= n || p[1] < 0) exit 1 } }' "$TMP/out" \
   && ok || fail "hard: bad links: $(cat "$TMP/out")"
 grep -qE '^Tom is here\.|[0-9]+-[0-9]+' "$TMP/out" && ok || fail "hard: no links"
+cp "$TMP/out" "$TMP/hard.out"
+# pharaoh is hard's name as a format; talp is the same links one-based (the same writers as
+# heed-align extract --format, lib/heed/align/alignment_writer.h).
+expect_exit 0 pharaoh -- "$X" -m "$M" -i "$TMP/in" --alignment pharaoh --min-length 2
+expect_same pharaoh-is-hard "$TMP/hard.out" "$TMP/out"
+expect_exit 0 talp -- "$X" -m "$M" -i "$TMP/in" --alignment talp --min-length 2
+awk -F' [|][|][|] ' 'BEGIN { OFS = " ||| " } NF < 2 { print; next }
+  { m = split($2, links, " "); $2 = ""
+    for (i = 1; i <= m; i++) { split(links[i], p, "-"); $2 = $2 (i > 1 ? " " : "") p[1] + 1 "-" p[2] + 1 }
+    print }' "$TMP/hard.out" > "$TMP/talp.want"
+expect_same talp-is-hard-one-based "$TMP/talp.want" "$TMP/out"
 expect_exit 0 soft -- "$X" -m "$M" -i "$TMP/in" --alignment soft --pretokenized --min-length 2
 awk -F' [|][|][|] ' '$0 == "" { next } { n = split($1, out, " "); r = split($2, rows, " "); if (r != n) exit 1 }' "$TMP/out" \
   && ok || fail "soft: rows != output tokens: $(head -2 "$TMP/out")"
@@ -136,7 +147,10 @@ expect_error_line translate missing "nope.heed"
 expect_exit 64 nbest-too-big -- "$X" -m "$M" --beam-size 2 --n-best 3 -i "$TMP/in"
 expect_error_line translate nbest-too-big "n-best"
 expect_exit 64 bad-alignment -- "$X" -m "$M" --alignment sometimes -i "$TMP/in"
-expect_error_line translate bad-alignment "alignment"
+expect_error_line translate bad-alignment "--alignment must be pharaoh, talp, soft, hard or a threshold"
+# jsonl holds forced decoding's </s> row: heed-align extract --soft writes it.
+expect_exit 64 jsonl-alignment -- "$X" -m "$M" --alignment jsonl -i "$TMP/in"
+expect_error_line translate jsonl-alignment "jsonl alignment format is for force-decoded pairs.*heed-align extract --soft"
 
 # --shortlist: a lexical table from heed-align ibm2 on the model's own (BPE) training data.
 # Holding every word (more frequent words than the vocabulary has), it changes nothing; with the

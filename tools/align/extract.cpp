@@ -1,7 +1,8 @@
 // heed-align [extract]: word alignments read off a trained model's attention. The reference
 // translation is force-decoded (teacher forcing, no search, batched) and each target word is
-// linked by argmax, threshold or shift (lib/heed/align/extract.h); optionally the full
-// matrices go to a JSON-lines file (lib/heed/align/soft_alignment.h).
+// linked by argmax, threshold or shift (lib/heed/align/extract.h), written in --format
+// (lib/heed/align/alignment_writer.h); optionally the full matrices also go to a JSON-lines
+// file (lib/heed/align/soft_alignment.h).
 #include "heed/align/extract.h"
 
 #include <spdlog/spdlog.h>
@@ -15,6 +16,7 @@
 
 #include "align/subcommand.h"
 #include "common/options.h"
+#include "heed/align/alignment_writer.h"
 #include "heed/align/soft_alignment.h"
 #include "heed/common/error.h"
 #include "heed/common/timer.h"
@@ -34,7 +36,8 @@ struct ExtractConfig {
   std::string model;
   std::vector<std::string> inputs;  // none or "-": "src ||| tgt" on stdin; one: that file; two
   std::string output = "-";
-  std::string soft;  // JSON-lines file of the attention matrices; empty: none
+  std::string format = "pharaoh";  // of --output: an alignment format (align/alignment_writer.h)
+  std::string soft;                // JSON-lines file of the attention matrices; empty: none
   align::ExtractOptions links;
   decode::TranslationOptions translation;
   onednn::Precision precision = onednn::Precision::kF32;
@@ -46,14 +49,15 @@ class Extract final : public Subcommand {
  public:
   std::string name() const override { return "extract"; }
   std::string synopsis() const override {
-    return "[extract] -m MODEL [options] [SRC TGT | PARALLEL] [-o OUT]";
+    return "[extract] -m MODEL [options] [SRC TGT | PARALLEL] [-o OUT] [--format F]";
   }
   std::string description() const override {
     return "Word alignments from a model's attention: force-decodes each reference translation "
            "(two line-aligned files, or 'source ||| target' lines, standard input by default), "
            "links every target word to source words by --method and writes one line of "
            "zero-based Pharaoh links 'i-j' per pair, at the level of words (subwords merged), as "
-           "fast_align writes them. Raw text is tokenized as the model was trained.";
+           "fast_align writes them (or another --format). Raw text is tokenized as the model was "
+           "trained.";
   }
 
   void add_options(cli::CommandLine& cl) override {
@@ -63,7 +67,10 @@ class Extract final : public Subcommand {
             "input,i", po::value(&cfg_.inputs),
             "SRC and TGT files, or one file of 'source ||| target' lines ('-' or none = stdin)")(
             "output,o", po::value(&cfg_.output)->default_value(cfg_.output),
-            "Pharaoh links, one line per pair ('-' = stdout)")(
+            "the alignments, one line per pair in --format ('-' = stdout)")(
+            "format",
+            cli::checked(&cfg_.format, [](const std::string& f) { align::alignment_format(f); }),
+            ("the format of --output: " + align::describe_alignment_formats(false)).c_str())(
             "method", po::value(&method_)->default_value(method_),
             "argmax (most attended source word), threshold (every weight >= --threshold) or "
             "shift (argmax of the next step, whose input is the word: Chen et al. 2020)")(
@@ -88,6 +95,13 @@ class Extract final : public Subcommand {
     if (cfg_.links.method != align::ExtractMethod::kThreshold && cl.given("threshold")) {
       throw ConfigError("--threshold goes with --method threshold");
     }
+    // Refused when set to anything but their defaults, which --print-config writes and replays.
+    const align::ExtractOptions defaults;
+    if (align::alignment_format(cfg_.format).input != align::AlignmentInput::kLinks &&
+        (cfg_.links.method != defaults.method || cfg_.links.threshold != defaults.threshold)) {
+      throw ConfigError("--method and --threshold make word links, which --format " + cfg_.format +
+                        " does not write");
+    }
     cfg_.links.validate();
     cfg_.precision = onednn::parse_precision(precision_);
     if (cfg_.precision == onednn::Precision::kBF16 && !onednn::bf16_supported()) {
@@ -110,8 +124,20 @@ class Extract final : public Subcommand {
             ? std::make_unique<io::ParallelReader>(cfg_.inputs[0], cfg_.inputs[1])
             : std::make_unique<io::ParallelReader>(cfg_.inputs[0]);
     io::LineWriter out(cfg_.output);
+    const align::AlignmentFormat& format = align::alignment_format(cfg_.format);
+    const std::unique_ptr<align::AlignmentWriter> out_writer = format.make();
     std::optional<io::LineWriter> soft;
+    const align::AlignmentFormat& jsonl = align::alignment_format("jsonl");
+    const std::unique_ptr<align::AlignmentWriter> soft_writer = jsonl.make();
     if (!cfg_.soft.empty()) soft.emplace(cfg_.soft);
+    // A pair's line in the writer's format, written to `to`.
+    std::string text;
+    const auto write = [&](align::AlignmentWriter& writer, align::AlignmentInput input,
+                           const align::SoftAlignment& pair, io::LineWriter& to) {
+      text.clear();
+      writer.write(align::from_attention(pair, input, cfg_.links), text);
+      to.write_line(text);
+    };
     const size_t window = size_t(cfg_.translation.batch_size) * size_t(cfg_.window_batches);
     std::vector<std::string> sources, targets;
     std::string source, target, repaired;
@@ -150,9 +176,8 @@ class Extract final : public Subcommand {
             translator.attend(sources, targets, first, reader->source_name(), &too_long);
         if (too_long) bad_pair = too_long;  // it comes before any pair after it
         for (const align::SoftAlignment& pair : matrices) {
-          out.write_line(align::to_pharaoh(align::extract_links(pair.weights, pair.source_words,
-                                                                pair.target_words, cfg_.links)));
-          if (soft) soft->write_line(align::to_json_line(pair));
+          write(*out_writer, format.input, pair, out);
+          if (soft) write(*soft_writer, jsonl.input, pair, *soft);
         }
         pairs += static_cast<long long>(matrices.size());
         if (bad_pair) {

@@ -15,7 +15,9 @@
 
 #include "common/options.h"
 #include "common/run.h"
+#include "heed/align/alignment_writer.h"
 #include "heed/common/error.h"
+#include "heed/common/strings.h"
 #include "heed/common/timer.h"
 #include "heed/decode/memory.h"
 #include "heed/decode/translator.h"
@@ -41,6 +43,27 @@ struct TranslateCliConfig {
   text::OnInvalid on_invalid = text::OnInvalid::kError;
   int threads = 0;
 };
+
+// --alignment: a format (TranslationOptions::validate refuses those that cannot follow a
+// translation), hard (pharaoh, its first name) or a threshold in (0, 1] (pharaoh links of every
+// word pair weighted above it).
+void parse_alignment(const std::string& value, decode::TranslationOptions& translation) {
+  const std::vector<std::string> formats = align::alignment_format_names(/*translations=*/false);
+  if (std::find(formats.begin(), formats.end(), value) != formats.end() || value == "hard") {
+    translation.alignment = value == "hard" ? "pharaoh" : value;
+    return;
+  }
+  char* end = nullptr;
+  translation.links.threshold = std::strtof(value.c_str(), &end);
+  if (end == value.c_str() || *end ||
+      !(translation.links.threshold > 0.f && translation.links.threshold <= 1.f)) {
+    throw ConfigError("--alignment must be " +
+                      join(align::alignment_format_names(/*translations=*/true), ", ") +
+                      ", hard or a threshold in (0, 1], not '" + value + "'");
+  }
+  translation.alignment = "pharaoh";
+  translation.links.method = align::ExtractMethod::kThreshold;
+}
 
 bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
   cli::CommandLine cl({"translate", "-m MODEL [options] < input > output",
@@ -80,10 +103,13 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
           "pretokenized", po::bool_switch(&cfg.translation.pretokenized),
           "input and output are space-separated model tokens (no tokenizer, no BPE)")(
           "alignment", po::value(&alignment),
-          "append ' ||| ' and the alignment from the attention: hard (Pharaoh i-j, word level), "
-          "soft (one row of weights per output token) or a threshold such as 0.3 (every word pair "
-          "above it)")("replace-unk", po::bool_switch(&cfg.translation.replace_unk),
-                       "replace <unk> by the most attended source token")(
+          ("append ' ||| ' and the alignment from the attention, in a format: " +
+           align::describe_alignment_formats(/*translations=*/true) +
+           ". Word links join each output word to its most attended source word (hard = "
+           "pharaoh); a threshold such as 0.3 instead gives pharaoh links of every word pair "
+           "above it")
+              .c_str())("replace-unk", po::bool_switch(&cfg.translation.replace_unk),
+                        "replace <unk> by the most attended source token")(
           "precision", cli::checked(&precision, onednn::parse_precision), "f32 or bf16");
   decode::SamplingOptions& sample = cfg.translation.decode.sampling;
   cl.group("Sampling")
@@ -120,21 +146,7 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
     throw ConfigError("--temperature needs --sampling");
   }
   auto& translation = cfg.translation;
-  if (alignment == "hard") {
-    translation.alignment = decode::AlignmentOutput::kLinks;
-  } else if (alignment == "soft") {
-    translation.alignment = decode::AlignmentOutput::kSoft;
-  } else if (!alignment.empty()) {
-    char* end = nullptr;
-    translation.links.threshold = std::strtof(alignment.c_str(), &end);
-    if (end == alignment.c_str() || *end ||
-        !(translation.links.threshold > 0.f && translation.links.threshold <= 1.f)) {
-      throw ConfigError("--alignment must be hard, soft or a threshold in (0, 1], not '" +
-                        alignment + "'");
-    }
-    translation.alignment = decode::AlignmentOutput::kLinks;
-    translation.links.method = align::ExtractMethod::kThreshold;
-  }
+  if (!alignment.empty()) parse_alignment(alignment, translation);
   translation.validate();
   cfg.on_invalid = text::parse_on_invalid(on_invalid, /*allow_skip=*/false);
   cfg.precision = onednn::parse_precision(precision);

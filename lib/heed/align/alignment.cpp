@@ -105,6 +105,22 @@ GoldAlignment parse_talp(std::string_view text, const std::string& file, long lo
   return gold;
 }
 
+std::string to_talp(const GoldAlignment& gold, bool one_based) {
+  Alignment sure = gold.sure, all = gold.sure;
+  all.insert(all.end(), gold.possible.begin(), gold.possible.end());
+  normalize(sure);
+  normalize(all);
+  const int base = one_based ? 1 : 0;
+  std::string out;
+  for (const Link& l : all) {
+    if (!out.empty()) out += ' ';
+    const bool is_sure = std::binary_search(sure.begin(), sure.end(), l);
+    out +=
+        std::to_string(l.source + base) + (is_sure ? "-" : "p") + std::to_string(l.target + base);
+  }
+  return out;
+}
+
 std::vector<GoldAlignment> parse_talp_lines(std::string_view text, const std::string& file,
                                             bool one_based) {
   std::vector<GoldAlignment> gold;

@@ -37,6 +37,9 @@ struct GoldAlignment {
 // talp lines: "1-2 3p4", one-based by default; sure links also go into possible.
 GoldAlignment parse_talp(std::string_view text, const std::string& file, long long line,
                          bool one_based = true);
+// The line parse_talp reads back: every link of sure and possible once, sorted, "i-j" when it
+// is sure and "ipj" when it is only possible; one-based by default.
+std::string to_talp(const GoldAlignment& gold, bool one_based = true);
 
 // A whole talp file: one line per sentence (blank lines are sentences without links).
 std::vector<GoldAlignment> parse_talp_lines(std::string_view text, const std::string& file,

@@ -36,6 +36,12 @@ void TranslationOptions::validate() const {
   if (links.method == align::ExtractMethod::kShift) {
     throw ConfigError("the shift alignment needs the reference translation: use heed-align");
   }
+  if (!alignment.empty() &&
+      align::alignment_format(alignment).input == align::AlignmentInput::kForcedAttention) {
+    throw ConfigError("the " + alignment +
+                      " alignment format is for force-decoded pairs (it holds their </s> row): "
+                      "use heed-align extract --soft");
+  }
   if (batch_size < 1) throw ConfigError("the batch size must be at least 1");
   if (max_input_length < 1) throw ConfigError("the maximum input length must be at least 1");
 }
@@ -44,8 +50,12 @@ Translator::Translator(model::ModelFile file, const std::string& path, Translati
                        onednn::Precision precision)
     : options_(std::move(options)), path_(path) {
   options_.validate();
-  options_.decode.keep_attention =
-      options_.alignment != AlignmentOutput::kNone || options_.replace_unk;
+  if (!options_.alignment.empty()) {
+    const align::AlignmentFormat& format = align::alignment_format(options_.alignment);
+    alignment_writer_ = format.make();
+    alignment_input_ = format.input;
+  }
+  options_.decode.keep_attention = alignment_writer_ || options_.replace_unk;
   model_ = model::load_seq2seq(file, path, precision);
   src_vocab_ = std::move(file.src_vocab);
   tgt_vocab_ = std::move(file.tgt_vocab);
@@ -107,7 +117,8 @@ std::vector<int32_t> Translator::source_ids(const std::vector<std::string>& toke
   return ids;
 }
 
-std::string Translator::render(const Hypothesis& h, const std::vector<std::string>& source) const {
+std::string Translator::render(const Hypothesis& h, const std::vector<std::string>& source,
+                               long long sentence) const {
   std::vector<std::string> out;
   for (size_t t = 0; t < h.tokens.size(); ++t) {
     const int32_t id = h.tokens[t];
@@ -120,23 +131,18 @@ std::string Translator::render(const Hypothesis& h, const std::vector<std::strin
     }
   }
   std::string text = detokenize(out);
-  if (options_.alignment == AlignmentOutput::kNone) return text;
+  if (!alignment_writer_) return text;
+  // The hypothesis' attention with its tokens: one row per output token (and </s> when it ended).
+  align::SoftAlignment pair;
+  pair.id = sentence;
+  pair.source = source;
+  pair.source_words = word_indices(source);
+  pair.target_words = word_indices(out);
+  pair.target = std::move(out);
+  pair.weights = h.attention;
   text += " ||| ";
-  if (options_.alignment == AlignmentOutput::kSoft) {
-    // Rows: one per output token; the </s> row is left out (it aligns no output word).
-    const size_t rows = std::min(h.tokens.size(), h.attention.size());
-    for (size_t t = 0; t < rows; ++t) {
-      if (t) text += ' ';
-      for (size_t s = 0; s < source.size(); ++s) {
-        char buf[16];
-        std::snprintf(buf, sizeof buf, s ? ",%.3f" : "%.3f", double(h.attention[t][s]));
-        text += buf;
-      }
-    }
-    return text;
-  }
-  return text + align::to_pharaoh(align::extract_links(h.attention, word_indices(source),
-                                                       word_indices(out), options_.links));
+  alignment_writer_->write(align::from_attention(pair, alignment_input_, options_.links), text);
+  return text;
 }
 
 void Translator::translate(const std::vector<std::string>& lines, long long first_line,
@@ -190,6 +196,7 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
                                          shortlist_ ? &candidates : nullptr, strategy.get());
     for (size_t k = 0; k < members.size(); ++k) {
       const size_t line = members[k];
+      const long long id = first_line - 1 + long(line);  // the n-best lists' sentence number
       const auto& hyps = results[k];
       target_tokens_ +=
           static_cast<long long>(hyps.front().tokens.size()) + (hyps.front().finished ? 1 : 0);
@@ -198,12 +205,12 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
         for (size_t r = 0; r < hyps.size(); ++r) {
           char score[32];
           std::snprintf(score, sizeof score, "%.4f", double(hyps[r].score));
-          text += (r ? "\n" : "") + std::to_string(first_line - 1 + long(line)) + " ||| " +
-                  render(hyps[r], sources[line]) + " ||| " + score;
+          text += (r ? "\n" : "") + std::to_string(id) + " ||| " +
+                  render(hyps[r], sources[line], id) + " ||| " + score;
         }
         outputs[line] = text;
       } else {
-        outputs[line] = render(hyps.front(), sources[line]);
+        outputs[line] = render(hyps.front(), sources[line], id);
       }
     }
   }

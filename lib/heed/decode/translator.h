@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "heed/align/alignment_writer.h"
 #include "heed/align/extract.h"
 #include "heed/align/soft_alignment.h"
 #include "heed/common/error.h"
@@ -22,21 +23,16 @@
 
 namespace heed::decode {
 
-// What follows a translation after " ||| ".
-enum class AlignmentOutput {
-  kNone,
-  kLinks,  // word-level Pharaoh links (argmax or threshold, TranslationOptions::links)
-  kSoft,   // one row of weights per output token, columns comma-separated
-};
-
 struct TranslationOptions {
   DecodeConfig decode;
   int batch_size = 32;         // sentences decoded (or force-decoded) together
   int max_input_length = 250;  // longer inputs are truncated, with a warning naming the line
   int max_pair_length = 1000;  // attend(): a side longer than this (tokens) is refused
   bool pretokenized = false;   // tokens in and out: no tokenizer, no BPE
-  AlignmentOutput alignment = AlignmentOutput::kNone;
-  align::ExtractOptions links;  // for kLinks: argmax or threshold
+  // What follows a translation after " ||| ": the name of an alignment format
+  // (align/alignment_writer.h) that reads links or weights; empty: nothing.
+  std::string alignment;
+  align::ExtractOptions links;  // for a links format: argmax or threshold
   bool replace_unk = false;     // <unk> → the most attended source token
   ShortlistOptions shortlist;   // with a table: search scores a lexical shortlist only
   void validate() const;        // ConfigError
@@ -89,7 +85,10 @@ class Translator {
   }
 
  private:
-  std::string render(const Hypothesis& h, const std::vector<std::string>& source) const;
+  // The output of hypothesis h of the sentence numbered `sentence` (zero-based), its alignment
+  // appended.
+  std::string render(const Hypothesis& h, const std::vector<std::string>& source,
+                     long long sentence) const;
   std::vector<int32_t> source_ids(const std::vector<std::string>& tokens) const;
   // Line `line` of input_name has more tokens than the model's attention has positions.
   DataError too_long_error(const std::string& input_name, long long line, size_t tokens) const;
@@ -98,8 +97,10 @@ class Translator {
   std::string path_;
   std::unique_ptr<model::Seq2Seq> model_;
   text::Vocab src_vocab_, tgt_vocab_;
-  std::unique_ptr<text::Tokenizer> tokenizer_;  // null: pretokenized
-  std::unique_ptr<Shortlist> shortlist_;        // null: the whole vocabulary
+  std::unique_ptr<text::Tokenizer> tokenizer_;                // null: pretokenized
+  std::unique_ptr<Shortlist> shortlist_;                      // null: the whole vocabulary
+  std::unique_ptr<align::AlignmentWriter> alignment_writer_;  // null: no alignment
+  align::AlignmentInput alignment_input_ = align::AlignmentInput::kLinks;
   long long target_tokens_ = 0;
   long long shortlist_words_ = 0, shortlist_batches_ = 0;
 };

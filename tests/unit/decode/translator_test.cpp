@@ -1,6 +1,7 @@
 // The library Translator: forced attention (what heed-align reads) against the attention the
-// search itself recorded, batching that changes nothing, the refusals, and the lexical
-// shortlist (with every word it changes nothing; otherwise only its words come out).
+// search itself recorded, batching that changes nothing, the refusals, the lexical shortlist
+// (with every word it changes nothing; otherwise only its words come out), and the alignment
+// formats after a translation.
 #include "heed/decode/translator.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "heed/align/alignment.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
 #include "heed/model/serialize.h"
@@ -51,7 +53,7 @@ TEST_CASE("translator: forced attention of the greedy output is the attention th
   options.decode.beam_size = 1;
   options.decode.max_length_ratio = 1.5f;
   options.decode.max_length_offset = 2;
-  options.alignment = decode::AlignmentOutput::kSoft;
+  options.alignment = "soft";
   decode::Translator translator(random_model("general"), "random", options);
   REQUIRE(translator.pretokenized());
   std::vector<std::string> outputs;
@@ -164,8 +166,8 @@ TEST_CASE("translator: a shortlist holding every word translates byte for byte a
   decode::TranslationOptions options;
   options.batch_size = 2;
   for (int beam : {1, 3}) {
-    for (auto alignment : {decode::AlignmentOutput::kNone, decode::AlignmentOutput::kSoft}) {
-      INFO("beam " << beam << ", alignment " << int(alignment));
+    for (const char* alignment : {"", "soft"}) {
+      INFO("beam " << beam << ", alignment '" << alignment << "'");
       options.decode.beam_size = beam;
       options.decode.n_best = beam;
       options.alignment = alignment;
@@ -224,4 +226,43 @@ TEST_CASE("translator: a bad lexical table is refused naming its line", "[decode
   options.shortlist.table = test::write_file(dir.path("lex.tsv"), "a\tb\t0.5\na\tb\n");
   CHECK_THROWS_WITH(decode::Translator(random_model("dot"), "random", options),
                     dir.path("lex.tsv") + ":2: expected 'source<TAB>target<TAB>probability'");
+}
+
+TEST_CASE("translator: the alignment formats of a translation follow ' ||| '", "[decode][fast]") {
+  onednn::set_threads(1);
+  decode::TranslationOptions options;
+  options.decode.beam_size = 2;
+  options.decode.min_length = 1;
+  std::vector<std::vector<std::string>> outputs;
+  for (const char* format : {"pharaoh", "talp", "soft"}) {
+    options.alignment = format;
+    outputs.push_back(translate_all(options));
+  }
+  int links = 0;
+  for (size_t i = 0; i < kSources.size(); ++i) {
+    std::vector<std::string> text, alignment;
+    for (const auto& output : outputs) {
+      const size_t bar = output[i].find(" ||| ");
+      REQUIRE(bar != std::string::npos);
+      text.push_back(output[i].substr(0, bar));
+      alignment.push_back(output[i].substr(bar + 5));
+    }
+    INFO(kSources[i] << " → " << text[0] << " ||| " << alignment[0]);
+    CHECK(text[1] == text[0]);
+    CHECK(text[2] == text[0]);
+    // The same links, one-based and all sure in talp.
+    const align::Alignment pharaoh = align::parse_pharaoh(alignment[0], "pharaoh", 1);
+    const align::GoldAlignment talp = align::parse_talp(alignment[1], "talp", 1);
+    CHECK(talp.sure == pharaoh);
+    CHECK(talp.possible == pharaoh);
+    CHECK(split_whitespace(alignment[2]).size() == split_whitespace(text[0]).size());
+    links += int(pharaoh.size());
+  }
+  CHECK(links >= int(kSources.size()));
+  // jsonl is for force-decoded pairs; unknown names are refused.
+  options.alignment = "jsonl";
+  CHECK_THROWS_WITH(decode::Translator(random_model("dot"), "random", options),
+                    Catch::Contains("heed-align extract --soft"));
+  options.alignment = "hard";
+  CHECK_THROWS_AS(decode::Translator(random_model("dot"), "random", options), ConfigError);
 }
