@@ -92,6 +92,8 @@ mkdir -p "$WORK" "$RESULTS"
 log() { echo "ablation: $*" >&2; }
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
 first_seed=${SEEDS%% *}
+# Debian's Python for the scripts beside this one (the python3 on PATH may be another interpreter).
+python=/usr/bin/python3
 
 # --- data -------------------------------------------------------------------------------------
 if has_stage data; then
@@ -151,26 +153,6 @@ mkdir -p "$RESULTS/hyps"
 
 done_already() {  # id seed
   awk -F'\t' -v id="$1" -v s="$2" '$1 == id && $2 == s { f = 1 } END { exit !f }' "$RESULTS/runs.tsv"
-}
-
-# The parameters under decoder/attention/ and of the Luong attentional layer, from the model
-# file's safetensors header (python3: the standard library only).
-count_parameters() {
-  python3 - "$1" <<'PY'
-import json, struct, sys
-with open(sys.argv[1], "rb") as f:
-    header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
-def count(prefix):
-    total = 0
-    for name, entry in header.items():
-        if name.startswith(prefix):
-            n = 1
-            for d in entry["shape"]:
-                n *= d
-            total += n
-    return total
-print(count("decoder/attention/"), count("decoder/attn_out/"), sep="\t")
-PY
 }
 
 # heed-score prints sacreBLEU's lines: "BLEU|<signature> = 34.56 …", "chrF2|<signature> = 60.12".
@@ -243,7 +225,8 @@ run_one() {  # id seed hidden heed-train-options...
   fi
 
   local params best_ppl tok_s
-  params=$(count_parameters "$model")
+  # The attention's parameters and the Luong attentional layer's, from the model file's header.
+  params=$("$python" "$here/count_params.py" "$model")
   best_ppl=$(awk -F'\t' 'NR > 1 && $7 != "" && $7 != "nan" && (b == "" || $7 + 0 < b + 0) { b = $7 } END { print b }' "$dir/metrics.tsv")
   tok_s=$(awk -F'\t' 'NR > 1 && $6 + 0 > 0 { print $6 }' "$dir/metrics.tsv" | sort -n |
           awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "n/a" }')
