@@ -22,7 +22,10 @@
 #           of their own, SPEED_ROUNDS interleaved rounds (RESULTS/speed-runs.tsv), so that the
 #           speed columns come from moments when the recipe had the machine to itself even if
 #           the long runs shared it
-#   report  docs/ablation.md and its SVG plots from the files above (report.py)
+#   report  docs/ablation.md and its SVG plots from the files above: report.py renders the Jinja2
+#           template ablation.md.j2 and draws the plots with matplotlib, so this stage needs
+#           Debian's python3-jinja2 and python3-matplotlib. The recipe installs nothing: it checks
+#           for them before its first stage and stops (69) naming the package that is missing.
 # STAGES (default "data cost runs speed report") picks stages.
 #
 # Environment: BIN (build/bin), DATA (../shared/data/multi30k/raw), GOLD
@@ -92,8 +95,14 @@ mkdir -p "$WORK" "$RESULTS"
 log() { echo "ablation: $*" >&2; }
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
 first_seed=${SEEDS%% *}
-# Debian's Python for the scripts beside this one (the python3 on PATH may be another interpreter).
+# Debian's Python for the scripts beside this one (the python3 on PATH may be another
+# interpreter). The report needs its python3-jinja2 and python3-matplotlib: checked now rather
+# than after hours of training.
 python=/usr/bin/python3
+if has_stage report; then
+  [ -x "$python" ] || { echo "ablation: $python not found (apt-get install python3)" >&2; exit 69; }
+  "$python" "$here/report.py" --check || exit 69
+fi
 
 # --- data -------------------------------------------------------------------------------------
 if has_stage data; then
@@ -355,7 +364,7 @@ if has_stage report; then
   else
     log "report: $DATA/test_2016_flickr.en not found, bootstrap.tsv kept as it is"
   fi
-  python3 "$here/report.py" --results "$RESULTS" --template "$here/ablation.md.in" \
+  "$python" "$here/report.py" --results "$RESULTS" --template "$here/ablation.md.j2" \
     --output "$REPORT"
   log "report: $REPORT"
 fi
