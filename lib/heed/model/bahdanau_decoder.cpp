@@ -5,7 +5,6 @@
 #include "heed/common/check.h"
 #include "heed/common/profile.h"
 #include "heed/model/decoder.h"
-#include "heed/model/encoder.h"
 #include "heed/tensor/tensor_ops.h"
 
 namespace heed::model {
@@ -29,12 +28,12 @@ class BahdanauDecoder : public Decoder {
     xin_.resize(Shape{t, n, embed_ + context_});
     for (int64_t step = 0; step < t; ++step) {
       Tensor x0 = xin_.slice(step, step + 1);
-      copy_columns(embedded_.slice(step, step + 1), x0, 0);
+      tensor::copy_columns(embedded_.slice(step, step + 1), x0, 0);
       const Tensor s = stack_.state_before(step);
       const Tensor q = s.view(Shape{1, n, hidden_});
       Tensor ctx = ctx_.slice(step, step + 1);
       attend(q, step, ctx, training ? &attention_tapes_[size_t(step)] : nullptr, keep_attention);
-      if (context_ > 0) copy_columns(ctx, x0, embed_);
+      if (context_ > 0) tensor::copy_columns(ctx, x0, embed_);
       stack_.run(training ? size_t(step) : 0, step, step + 1, x0, training);
     }
     out_.resize(Shape{t, n, hidden_});
@@ -49,9 +48,9 @@ class BahdanauDecoder : public Decoder {
       dx0_.resize(Shape{1, n, in0});
       stack_.backward(size_t(step), d_top, dx0_);
       Tensor d_emb = d_emb_.slice(step, step + 1);
-      take_columns(dx0_, 0, d_emb);
+      tensor::take_columns(dx0_, 0, d_emb);
       d_ctx_.resize(Shape{1, n, context_});
-      if (context_ > 0) take_columns(dx0_, embed_, d_ctx_);
+      if (context_ > 0) tensor::take_columns(dx0_, embed_, d_ctx_);
       d_q_.resize(Shape{1, n, hidden_});
       attention_backward(attention_tapes_[size_t(step)], step, 1);
       stack_.add_to_top_state_grad(d_q_.view(Shape{n, hidden_}));
@@ -61,14 +60,14 @@ class BahdanauDecoder : public Decoder {
   void run_step(const Tensor& emb, Tensor& out, Tensor* weights) override {
     const int64_t r = rows_;
     x_step_.resize(Shape{1, r, embed_ + context_});
-    copy_columns(emb, x_step_, 0);
+    tensor::copy_columns(emb, x_step_, 0);
     ctx_step_.resize(Shape{1, r, context_});
     {
       profile::Scope phase(profile::Phase::kAttention);
       attention_->forward(stack_.top_state().view(Shape{1, r, hidden_}), search_step_, ctx_step_,
                           weights, nullptr);
     }
-    if (context_ > 0) copy_columns(ctx_step_, x_step_, embed_);
+    if (context_ > 0) tensor::copy_columns(ctx_step_, x_step_, embed_);
     stack_.step(x_step_);
     tensor::copy(stack_.top_state(), out);
   }

@@ -21,15 +21,6 @@ Tensor as_step(const Tensor& t) {
   return t.view(Shape{1, t.dim(0), t.dim(1)});
 }
 
-void gather_rows(const Tensor& src, const std::vector<int64_t>& rows, Tensor& dst) {
-  const int64_t width = src.dim(1);
-  dst.resize(Shape{static_cast<int64_t>(rows.size()), width});
-  for (size_t i = 0; i < rows.size(); ++i) {
-    std::memcpy(dst.data() + static_cast<int64_t>(i) * width, src.data() + rows[i] * width,
-                sizeof(float) * size_t(width));
-  }
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -64,7 +55,7 @@ void RnnStack::start(int64_t t, int64_t n, const Tensor& initial, size_t chunks,
   for (size_t l = 0; l < layers; ++l) {
     hs_[l].resize(Shape{t + 1, n, hidden_});
     Tensor h0 = hs_[l].select(0);
-    take_columns(initial, int64_t(l) * hidden_, h0);
+    tensor::take_columns(initial, int64_t(l) * hidden_, h0);
     if (lstm_) {
       cs_[l].resize(Shape{t + 1, n, hidden_});
       cs_[l].select(0).zero();
@@ -131,7 +122,8 @@ void RnnStack::add_to_top_state_grad(const Tensor& d) {
 
 const Tensor& RnnStack::initial_grad() {
   d_initial_.resize(Shape{n_, int64_t(rnns_.size()) * hidden_});
-  for (size_t l = 0; l < rnns_.size(); ++l) copy_columns(dh_[l], d_initial_, int64_t(l) * hidden_);
+  for (size_t l = 0; l < rnns_.size(); ++l)
+    tensor::copy_columns(dh_[l], d_initial_, int64_t(l) * hidden_);
   return d_initial_;
 }
 
@@ -147,7 +139,7 @@ void RnnStack::start_search(const Tensor& initial) {
   for (auto* v : {&h_, &c_, &h_next_, &c_next_}) v->resize(layers);
   for (size_t l = 0; l < layers; ++l) {
     h_[l].resize(Shape{n, hidden_});
-    take_columns(initial, int64_t(l) * hidden_, h_[l]);
+    tensor::take_columns(initial, int64_t(l) * hidden_, h_[l]);
     if (lstm_) {
       c_[l].resize(Shape{n, hidden_});
       c_[l].zero();
@@ -157,10 +149,10 @@ void RnnStack::start_search(const Tensor& initial) {
 
 void RnnStack::select(const std::vector<int64_t>& rows) {
   for (size_t l = 0; l < h_.size(); ++l) {
-    gather_rows(h_[l], rows, h_next_[l]);
+    tensor::gather_rows(h_[l], rows, h_next_[l]);
     std::swap(h_[l], h_next_[l]);
     if (lstm_) {
-      gather_rows(c_[l], rows, c_next_[l]);
+      tensor::gather_rows(c_[l], rows, c_next_[l]);
       std::swap(c_[l], c_next_[l]);
     }
   }

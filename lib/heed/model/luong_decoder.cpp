@@ -3,7 +3,6 @@
 #include "heed/common/check.h"
 #include "heed/common/profile.h"
 #include "heed/model/decoder.h"
-#include "heed/model/encoder.h"
 #include "heed/onednn/memory.h"
 #include "heed/tensor/tensor_ops.h"
 
@@ -50,13 +49,13 @@ class LuongDecoder : public Decoder {
         x0 = embedded_.view(embedded_.shape());
       } else {
         x0 = xin_.slice(t0, t1);
-        copy_columns(embedded_.slice(t0, t1), x0, 0);
+        tensor::copy_columns(embedded_.slice(t0, t1), x0, 0);
         if (input_feeding_) {
           if (t0 == 0) {
             const Tensor feed(Shape{1, n, hidden_});
-            copy_columns(feed, x0, embed_);
+            tensor::copy_columns(feed, x0, embed_);
           } else {
-            copy_columns(ht_.slice(t0 - 1, t0), x0, embed_);
+            tensor::copy_columns(ht_.slice(t0 - 1, t0), x0, embed_);
           }
         }
       }
@@ -67,8 +66,8 @@ class LuongDecoder : public Decoder {
       attend(q, t0, ctx, training ? &attention_tapes_[size_t(ci)] : nullptr, keep_attention);
       // The attentional layer h̃ = tanh(W_c [c; h]) counts as attention.
       profile::Scope phase(profile::Phase::kAttention);
-      if (context_ > 0) copy_columns(ctx, concat, 0);
-      copy_columns(q, concat, context_);
+      if (context_ > 0) tensor::copy_columns(ctx, concat, 0);
+      tensor::copy_columns(q, concat, context_);
       Tensor ht = ht_.slice(t0, t1);
       attn_out_.forward(concat, ht, onednn::Activation::kTanh);
     }
@@ -104,9 +103,9 @@ class LuongDecoder : public Decoder {
         d_concat_.resize(Shape{tc, n, context_ + hidden_});
         attn_out_.backward_data(d_pre, d_concat_);
         d_top_.resize(Shape{tc, n, hidden_});
-        take_columns(d_concat_, context_, d_top_);
+        tensor::take_columns(d_concat_, context_, d_top_);
         d_ctx_.resize(Shape{tc, n, context_});
-        if (context_ > 0) take_columns(d_concat_, 0, d_ctx_);
+        if (context_ > 0) tensor::take_columns(d_concat_, 0, d_ctx_);
       }
       d_q_.resize(Shape{tc, n, hidden_});
       attention_backward(attention_tapes_[ci], t0, tc);
@@ -114,8 +113,8 @@ class LuongDecoder : public Decoder {
       dx0_.resize(Shape{tc, n, in0});
       stack_.backward(ci, d_top_, dx0_);
       Tensor d_emb = d_emb_.slice(t0, t1);
-      take_columns(dx0_, 0, d_emb);
-      if (input_feeding_) take_columns(dx0_, embed_, d_feed_);
+      tensor::take_columns(dx0_, 0, d_emb);
+      if (input_feeding_) tensor::take_columns(dx0_, embed_, d_feed_);
     }
     // One product over every step instead of one per step: W_c's gradient does not feed
     // back into the recurrence.
@@ -132,11 +131,7 @@ class LuongDecoder : public Decoder {
 
   void select_search(const std::vector<int64_t>& rows) override {
     if (!input_feeding_) return;
-    scratch_.resize(Shape{int64_t(rows.size()), hidden_});
-    for (size_t i = 0; i < rows.size(); ++i) {
-      std::copy(feed_.data() + rows[i] * hidden_, feed_.data() + (rows[i] + 1) * hidden_,
-                scratch_.data() + int64_t(i) * hidden_);
-    }
+    tensor::gather_rows(feed_, rows, scratch_);
     std::swap(feed_, scratch_);
   }
 
@@ -145,8 +140,8 @@ class LuongDecoder : public Decoder {
     Tensor x0;
     if (input_feeding_) {
       x_step_.resize(Shape{1, r, embed_ + hidden_});
-      copy_columns(emb, x_step_, 0);
-      copy_columns(feed_, x_step_, embed_);
+      tensor::copy_columns(emb, x_step_, 0);
+      tensor::copy_columns(feed_, x_step_, embed_);
       x0 = x_step_.view(x_step_.shape());
     } else {
       x0 = emb.view(emb.shape());
@@ -158,8 +153,8 @@ class LuongDecoder : public Decoder {
     concat_step_.resize(Shape{1, r, context_ + hidden_});
     ctx_step_.resize(Shape{1, r, context_});
     attention_->forward(q, search_step_, ctx_step_, weights, nullptr);
-    if (context_ > 0) copy_columns(ctx_step_, concat_step_, 0);
-    copy_columns(q, concat_step_, context_);
+    if (context_ > 0) tensor::copy_columns(ctx_step_, concat_step_, 0);
+    tensor::copy_columns(q, concat_step_, context_);
     Tensor o = out.view(Shape{1, r, hidden_});
     attn_out_.forward(concat_step_, o, onednn::Activation::kTanh);
     if (input_feeding_) tensor::copy(out, feed_);
