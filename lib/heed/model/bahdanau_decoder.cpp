@@ -34,7 +34,7 @@ class BahdanauDecoder : public Decoder {
       Tensor ctx = ctx_.slice(step, step + 1);
       attend(q, step, ctx, training ? &attention_tapes_[size_t(step)] : nullptr, keep_attention);
       if (context_ > 0) tensor::copy_columns(ctx, x0, embed_);
-      stack_.run(training ? size_t(step) : 0, step, step + 1, x0, training);
+      stack_.run(size_t(step), step, step + 1, x0);
     }
     out_.resize(Shape{t, n, hidden_});
     tensor::copy(stack_.top(0, t), out_);

@@ -1,35 +1,14 @@
 #include "heed/model/encoder.h"
 
 #include "heed/layers/embedding.h"
+#include "heed/model/rnn_stack.h"
+#include "heed/onednn/padded_rnn.h"
 #include "heed/tensor/tensor_ops.h"
 
 namespace heed::model {
 
 using tensor::Shape;
 using tensor::Tensor;
-
-onednn::CellKind cell_kind(CellType cell) {
-  return cell == CellType::kLstm ? onednn::CellKind::kLstm : onednn::CellKind::kGru;
-}
-
-void add_rnn_parameters(layers::ParameterStore& store, const std::string& prefix,
-                        onednn::CellKind cell, int64_t input, int64_t hidden) {
-  const int64_t gates = onednn::gate_count(cell) * hidden;
-  store.add(prefix + "weight_ih", Shape{gates, input});
-  store.add(prefix + "weight_hh", Shape{gates, hidden});
-  store.add(prefix + "bias_ih", Shape{gates});
-  store.add(prefix + "bias_hh", Shape{gates});
-}
-
-onednn::RnnWeights rnn_weights(layers::ParameterStore& store, const std::string& prefix) {
-  return {&store.get(prefix + "weight_ih").value, &store.get(prefix + "weight_hh").value,
-          &store.get(prefix + "bias_ih").value, &store.get(prefix + "bias_hh").value};
-}
-
-onednn::RnnGrads rnn_grads(layers::ParameterStore& store, const std::string& prefix) {
-  return {&store.get(prefix + "weight_ih").grad, &store.get(prefix + "weight_hh").grad,
-          &store.get(prefix + "bias_ih").grad, &store.get(prefix + "bias_hh").grad};
-}
 
 struct Encoder::Layer {
   std::string prefix;

@@ -13,7 +13,6 @@
 #include "heed/layers/dropout.h"
 #include "heed/layers/parameters.h"
 #include "heed/model/config.h"
-#include "heed/onednn/padded_rnn.h"
 #include "heed/onednn/precision.h"
 #include "heed/tensor/tensor.h"
 
@@ -57,12 +56,5 @@ class Encoder {
   tensor::Tensor finals_;
   tensor::Tensor d_out_, d_half_;
 };
-
-// The slash-scoped names of one RNN's PyTorch-layout parameters under prefix.
-void add_rnn_parameters(layers::ParameterStore& store, const std::string& prefix,
-                        onednn::CellKind cell, int64_t input, int64_t hidden);
-onednn::RnnWeights rnn_weights(layers::ParameterStore& store, const std::string& prefix);
-onednn::RnnGrads rnn_grads(layers::ParameterStore& store, const std::string& prefix);
-onednn::CellKind cell_kind(CellType cell);
 
 }  // namespace heed::model

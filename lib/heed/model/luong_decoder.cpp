@@ -59,7 +59,7 @@ class LuongDecoder : public Decoder {
           }
         }
       }
-      stack_.run(training ? size_t(ci) : 0, t0, t1, x0, training);
+      stack_.run(size_t(ci), t0, t1, x0);
       const Tensor q = stack_.top(t0, t1);
       Tensor concat = concat_.slice(t0, t1);
       Tensor ctx = ctx_.slice(t0, t1);
