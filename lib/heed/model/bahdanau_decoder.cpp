@@ -1,7 +1,6 @@
 // Bahdanau et al. 2015 (the AllenNLP 0.9 simple_seq2seq arrangement): the attention reads the
 // previous top state s_{t−1}, the context joins the embedding as the RNN input, and the new top
 // state is the output. It always steps: each step's query is the previous step's result.
-#include "heed/attention/registry.h"
 #include "heed/common/check.h"
 #include "heed/common/profile.h"
 #include "heed/model/decoder.h"
@@ -15,10 +14,9 @@ using tensor::Tensor;
 
 class BahdanauDecoder : public Decoder {
  public:
-  BahdanauDecoder(const ModelConfig& config, onednn::Precision precision,
-                  layers::ParameterStore& store)
-      : Decoder(config, precision, store,
-                attention::context_size(config.attention, config.attention_config())) {
+  BahdanauDecoder(const ModelConfig& config, const attention::ResolvedAttention& attention,
+                  onednn::Precision precision, layers::ParameterStore& store)
+      : Decoder(config, attention, precision, store, attention.context_size()) {
     bridge_ = make_bridge(config, precision, store);
   }
 
@@ -79,9 +77,10 @@ class BahdanauDecoder : public Decoder {
 }  // namespace
 
 std::unique_ptr<Decoder> make_bahdanau_decoder(const ModelConfig& config,
+                                               const attention::ResolvedAttention& attention,
                                                onednn::Precision precision,
                                                layers::ParameterStore& store) {
-  return std::make_unique<BahdanauDecoder>(config, precision, store);
+  return std::make_unique<BahdanauDecoder>(config, attention, precision, store);
 }
 
 }  // namespace heed::model

@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "heed/attention/registry.h"
 #include "heed/common/check.h"
 #include "heed/common/profile.h"
 #include "heed/layers/embedding.h"
@@ -13,21 +12,19 @@ namespace heed::model {
 using tensor::Shape;
 using tensor::Tensor;
 
-Decoder::Decoder(const ModelConfig& config, onednn::Precision precision,
-                 layers::ParameterStore& store, int64_t input_extra)
+Decoder::Decoder(const ModelConfig& config, const attention::ResolvedAttention& attention,
+                 onednn::Precision precision, layers::ParameterStore& store, int64_t input_extra)
     : embed_(config.embed),
       hidden_(config.hidden),
-      context_(attention::context_size(config.attention, config.attention_config())),
-      traits_(attention::attention_info(config.attention).traits),
+      context_(attention.context_size()),
+      traits_(attention.traits()),
       store_(&store),
       embedding_(
           &store.add("decoder/embedding/weight", Shape{config.tgt_vocab_size, config.embed})),
       stack_(config, config.embed + input_extra, precision, store),
       dropout_embed_(config.dropout),
       dropout_out_(config.dropout) {
-  attention::AttentionConfig ac = config.attention_config();
-  ac.precision = precision;
-  attention_ = attention::make_attention(config.attention, ac, store, "decoder/attention/");
+  attention_ = attention.make(store, "decoder/attention/", precision);
   HEED_CHECK(attention_->context_size() == context_, "attention context width");
 }
 
@@ -159,12 +156,13 @@ void Decoder::step(const int32_t* tokens, Tensor& out, Tensor* weights) {
   ++search_step_;
 }
 
-std::unique_ptr<Decoder> make_decoder(const ModelConfig& config, onednn::Precision precision,
-                                      layers::ParameterStore& store) {
+std::unique_ptr<Decoder> make_decoder(const ModelConfig& config,
+                                      const attention::ResolvedAttention& attention,
+                                      onednn::Precision precision, layers::ParameterStore& store) {
   if (config.decoder == DecoderType::kLuong) {
-    return make_luong_decoder(config, precision, store);
+    return make_luong_decoder(config, attention, precision, store);
   }
-  return make_bahdanau_decoder(config, precision, store);
+  return make_bahdanau_decoder(config, attention, precision, store);
 }
 
 }  // namespace heed::model

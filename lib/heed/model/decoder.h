@@ -17,7 +17,7 @@
 #include <memory>
 #include <vector>
 
-#include "heed/attention/attention.h"
+#include "heed/attention/registry.h"
 #include "heed/common/rng.h"
 #include "heed/layers/dropout.h"
 #include "heed/layers/parameters.h"
@@ -68,8 +68,8 @@ class Decoder {
 
  protected:
   // input_extra: the RNN input's width beyond the embedding (context, input feeding).
-  Decoder(const ModelConfig& config, onednn::Precision precision, layers::ParameterStore& store,
-          int64_t input_extra);
+  Decoder(const ModelConfig& config, const attention::ResolvedAttention& attention,
+          onednn::Precision precision, layers::ParameterStore& store, int64_t input_extra);
 
   // The arrangement: fills out_ [T, N, H] from embedded_ (teacher forcing) and runs it back.
   virtual void run_forward(bool training, bool keep_attention) = 0;
@@ -118,14 +118,18 @@ class Decoder {
   tensor::Tensor ctx_step_, emb_step_;
 };
 
-// The decoder config.decoder names, its parameters added to store in a fixed order: embedding,
-// rnn, attention, the arrangement's own (attn_out), then the bridge after the output layer.
-std::unique_ptr<Decoder> make_decoder(const ModelConfig& config, onednn::Precision precision,
-                                      layers::ParameterStore& store);
+// The decoder config.decoder names with the resolved attention, its parameters added to store
+// in a fixed order: embedding, rnn, attention, the arrangement's own (attn_out), bridge.
+std::unique_ptr<Decoder> make_decoder(const ModelConfig& config,
+                                      const attention::ResolvedAttention& attention,
+                                      onednn::Precision precision, layers::ParameterStore& store);
 // The two arrangements (luong_decoder.cpp, bahdanau_decoder.cpp).
-std::unique_ptr<Decoder> make_luong_decoder(const ModelConfig& config, onednn::Precision precision,
+std::unique_ptr<Decoder> make_luong_decoder(const ModelConfig& config,
+                                            const attention::ResolvedAttention& attention,
+                                            onednn::Precision precision,
                                             layers::ParameterStore& store);
 std::unique_ptr<Decoder> make_bahdanau_decoder(const ModelConfig& config,
+                                               const attention::ResolvedAttention& attention,
                                                onednn::Precision precision,
                                                layers::ParameterStore& store);
 

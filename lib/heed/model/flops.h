@@ -18,9 +18,11 @@ struct UpdateFlops {
 };
 
 // Forward and backward of the teacher-forced loss of n sentence pairs, every source s tokens
-// and every target t steps long (no padding). A backward costs two products per forward
-// product (the input's gradient and the weights'), so each phase is 3 × its forward, except
-// the attention, whose registry entry counts its own backward.
-UpdateFlops update_flops(const ModelConfig& config, int64_t n, int64_t s, int64_t t);
+// and every target t steps long (no padding), for a validated config and the attention it
+// resolved (ModelConfig::validate, Seq2Seq::attention). A backward costs two products per
+// forward product (the input's gradient and the weights'), so each phase is 3 × its forward,
+// except the attention, whose registry entry counts its own backward.
+UpdateFlops update_flops(const ModelConfig& config, const attention::ResolvedAttention& attention,
+                         int64_t n, int64_t s, int64_t t);
 
 }  // namespace heed::model

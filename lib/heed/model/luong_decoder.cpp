@@ -14,9 +14,9 @@ using tensor::Tensor;
 
 class LuongDecoder : public Decoder {
  public:
-  LuongDecoder(const ModelConfig& config, onednn::Precision precision,
-               layers::ParameterStore& store)
-      : Decoder(config, precision, store, config.input_feeding ? config.hidden : 0),
+  LuongDecoder(const ModelConfig& config, const attention::ResolvedAttention& attention,
+               onednn::Precision precision, layers::ParameterStore& store)
+      : Decoder(config, attention, precision, store, config.input_feeding ? config.hidden : 0),
         input_feeding_(config.input_feeding),
         attn_out_weight_(
             &store.add("decoder/attn_out/weight", Shape{config.hidden, context_ + config.hidden})),
@@ -171,9 +171,11 @@ class LuongDecoder : public Decoder {
 
 }  // namespace
 
-std::unique_ptr<Decoder> make_luong_decoder(const ModelConfig& config, onednn::Precision precision,
+std::unique_ptr<Decoder> make_luong_decoder(const ModelConfig& config,
+                                            const attention::ResolvedAttention& attention,
+                                            onednn::Precision precision,
                                             layers::ParameterStore& store) {
-  return std::make_unique<LuongDecoder>(config, precision, store);
+  return std::make_unique<LuongDecoder>(config, attention, precision, store);
 }
 
 }  // namespace heed::model
