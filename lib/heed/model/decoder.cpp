@@ -1,6 +1,6 @@
 #include "heed/model/decoder.h"
 
-#include <cstring>
+#include <algorithm>
 
 #include "heed/common/check.h"
 #include "heed/common/profile.h"
@@ -12,20 +12,27 @@ namespace heed::model {
 using tensor::Shape;
 using tensor::Tensor;
 
+std::unique_ptr<Decoder> Decoder::make(const ModelConfig& config,
+                                       const attention::ResolvedAttention& attention,
+                                       onednn::Precision precision, layers::ParameterStore& store) {
+  std::unique_ptr<Decoder> decoder = config.decoder == DecoderType::kLuong
+                                         ? make_luong(config, attention, precision, store)
+                                         : make_bahdanau(config, attention, precision, store);
+  // Built here rather than in the constructor: its parameters come after the arrangement's own,
+  // where every model file (and the initialiser's draws) have them.
+  decoder->bridge_ = make_bridge(config, precision, store);
+  return decoder;
+}
+
 Decoder::Decoder(const ModelConfig& config, const attention::ResolvedAttention& attention,
                  onednn::Precision precision, layers::ParameterStore& store, int64_t input_extra)
-    : embed_(config.embed),
-      hidden_(config.hidden),
-      context_(attention.context_size()),
-      traits_(attention.traits()),
-      store_(&store),
-      embedding_(
+    : embedding_(
           &store.add("decoder/embedding/weight", Shape{config.tgt_vocab_size, config.embed})),
       stack_(config, config.embed + input_extra, precision, store),
+      attention_(attention.make(store, "decoder/attention/", precision)),
       dropout_embed_(config.dropout),
       dropout_out_(config.dropout) {
-  attention_ = attention.make(store, "decoder/attention/", precision);
-  HEED_CHECK(attention_->context_size() == context_, "attention context width");
+  HEED_CHECK(attention_->context_size() == attention.context_size(), "attention context width");
 }
 
 Decoder::~Decoder() = default;
@@ -37,17 +44,39 @@ void Decoder::weights_changed() {
   arrangement_weights_changed();
 }
 
-void Decoder::attend(const Tensor& q, int64_t t0, Tensor& ctx, attention::AttentionTape* tape,
-                     bool keep_attention) {
+void Decoder::attend(size_t chunk, const Tensor& q, int64_t t0, Tensor& ctx) {
   profile::Scope phase(profile::Phase::kAttention);
   const int64_t tc = q.dim(0), n = n_, s = s_;
-  attention_->forward(q, t0, ctx, keep_attention ? &step_weights_ : nullptr, tape);
-  if (!keep_attention) return;
+  attention_->forward(q, t0, ctx, keep_attention_ ? &step_weights_ : nullptr,
+                      training_ ? &attention_tapes_[chunk] : nullptr);
+  if (!keep_attention_) return;
   // [N, Tc, S] → rows t0 … t0 + Tc of [N, T, S]
   for (int64_t b = 0; b < n; ++b) {
-    std::memcpy(weights_.data() + (b * t_ + t0) * s, step_weights_.data() + b * tc * s,
-                sizeof(float) * size_t(tc * s));
+    std::copy_n(step_weights_.data() + b * tc * s, tc * s, weights_.data() + (b * t_ + t0) * s);
   }
+}
+
+void Decoder::attend_backward(size_t chunk, int64_t t0, const Tensor& d_ctx, Tensor& d_q) {
+  profile::Scope phase(profile::Phase::kAttention);
+  attention::AttentionTape& tape = attention_tapes_[chunk];
+  tape.d_weights = nullptr;
+  if (d_weights_) {
+    // Rows t0 … t0 + tc of [N, T, S] → [N, Tc, S]
+    const int64_t tc = d_ctx.dim(0);
+    d_weights_chunk_.resize(Shape{n_, tc, s_});
+    for (int64_t b = 0; b < n_; ++b) {
+      std::copy_n(d_weights_->data() + (b * t_ + t0) * s_, tc * s_,
+                  d_weights_chunk_.data() + b * tc * s_);
+    }
+    tape.d_weights = &d_weights_chunk_;
+  }
+  attention_->backward(tape, d_ctx, d_q);
+  tape.d_weights = nullptr;
+}
+
+void Decoder::attend_step(const Tensor& q, Tensor& ctx, Tensor* weights) {
+  profile::Scope phase(profile::Phase::kAttention);
+  attention_->forward(q, search_step_, ctx, weights, nullptr);
 }
 
 const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& src_lengths,
@@ -55,6 +84,8 @@ const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& s
                                const std::vector<int64_t>& tgt_lengths, int64_t t, bool training,
                                Rng* dropout_rng, bool keep_attention) {
   const int64_t n = keys.dim(1), s = keys.dim(0);
+  training_ = training;
+  keep_attention_ = keep_attention;
   tgt_in_ = tgt_in;
   tgt_lengths_ = tgt_lengths;
   n_ = n;
@@ -73,30 +104,13 @@ const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& s
     attention_->prepare(keys, src_lengths, training);
     attention_->set_target_lengths(tgt_lengths);
   }
-  ctx_.resize(Shape{t, n, context_});
   if (keep_attention) {
     weights_.resize(Shape{n, t, s});
     weights_.zero();
   }
-  run_forward(training, keep_attention);
+  run_forward(embedded_, out_);
   dropout_out_.forward(out_, dropout_rng);
   return out_;
-}
-
-void Decoder::attention_backward(attention::AttentionTape& tape, int64_t t0, int64_t tc) {
-  profile::Scope phase(profile::Phase::kAttention);
-  tape.d_weights = nullptr;
-  if (d_weights_) {
-    // Rows t0 … t0 + tc of [N, T, S] → [N, Tc, S]
-    d_weights_chunk_.resize(Shape{n_, tc, s_});
-    for (int64_t b = 0; b < n_; ++b) {
-      std::memcpy(d_weights_chunk_.data() + b * tc * s_, d_weights_->data() + (b * t_ + t0) * s_,
-                  sizeof(float) * size_t(tc * s_));
-    }
-    tape.d_weights = &d_weights_chunk_;
-  }
-  attention_->backward(tape, d_ctx_, d_q_);
-  tape.d_weights = nullptr;
 }
 
 void Decoder::backward(const Tensor& d_out, Tensor& d_keys, Tensor& d_finals,
@@ -108,8 +122,8 @@ void Decoder::backward(const Tensor& d_out, Tensor& d_keys, Tensor& d_finals,
   tensor::copy(d_out, d_out_);
   dropout_out_.backward(d_out_);
   stack_.start_backward();
-  d_emb_.resize(Shape{t_, n_, embed_});
-  run_backward();
+  d_emb_.resize(embedded_.shape());
+  run_backward(d_out_, d_emb_);
   d_keys.resize(keys_->shape());
   d_keys.zero();
   {
@@ -133,7 +147,7 @@ void Decoder::begin(const Tensor& keys, const std::vector<int64_t>& src_lengths,
   bridge_->forward(keys, src_lengths, finals, bridge_out_);
   stack_.start_search(bridge_out_);
   attention_->prepare(keys, src_lengths, false);
-  begin_search();
+  begin_search(rows_);
 }
 
 void Decoder::select(const std::vector<int64_t>& rows) {
@@ -150,19 +164,10 @@ void Decoder::select(const std::vector<int64_t>& rows) {
 
 void Decoder::step(const int32_t* tokens, Tensor& out, Tensor* weights) {
   layers::embedding_forward(embedding_->value, tokens, rows_, 1, emb_step_);  // [1, R, E]
-  out.resize(Shape{rows_, hidden_});
+  out.resize(Shape{rows_, stack_.hidden()});
   if (weights) weights->resize(Shape{rows_, 1, search_source_length_});
   run_step(emb_step_, out, weights);
   ++search_step_;
-}
-
-std::unique_ptr<Decoder> make_decoder(const ModelConfig& config,
-                                      const attention::ResolvedAttention& attention,
-                                      onednn::Precision precision, layers::ParameterStore& store) {
-  if (config.decoder == DecoderType::kLuong) {
-    return make_luong_decoder(config, attention, precision, store);
-  }
-  return make_bahdanau_decoder(config, attention, precision, store);
 }
 
 }  // namespace heed::model

@@ -1,8 +1,10 @@
 // Luong et al. 2015: the attention reads the current top state h_t and the attentional vector
 // h̃_t = tanh(W_c [c_t; h_t]) is the output (and, with input feeding, part of the next input).
-#include "heed/common/check.h"
+#include <utility>
+
 #include "heed/common/profile.h"
 #include "heed/model/decoder.h"
+#include "heed/onednn/linear.h"
 #include "heed/onednn/memory.h"
 #include "heed/tensor/tensor_ops.h"
 
@@ -18,27 +20,30 @@ class LuongDecoder : public Decoder {
                onednn::Precision precision, layers::ParameterStore& store)
       : Decoder(config, attention, precision, store, config.input_feeding ? config.hidden : 0),
         input_feeding_(config.input_feeding),
-        attn_out_weight_(
-            &store.add("decoder/attn_out/weight", Shape{config.hidden, context_ + config.hidden})),
-        attn_out_(context_ + config.hidden, config.hidden, precision) {
+        stateful_attention_(attention.traits().stateful),
+        embed_(config.embed),
+        hidden_(config.hidden),
+        context_(attention.context_size()),
+        attn_out_weight_(&store.add("decoder/attn_out/weight", Shape{hidden_, context_ + hidden_})),
+        attn_out_(context_ + hidden_, hidden_, precision) {
     attn_out_.set_weights(attn_out_weight_->value, nullptr);
-    bridge_ = make_bridge(config, precision, store);
   }
 
   // Nothing depends on the previous output without input feeding, unless the attention keeps
   // state from step to step.
   bool fast_path() const override {
-    return !input_feeding_ && !traits_.stateful && !force_stepping_;
+    return !input_feeding_ && !stateful_attention_ && !force_stepping();
   }
 
  protected:
   void arrangement_weights_changed() override { attn_out_.weights_changed(); }
 
-  void run_forward(bool training, bool keep_attention) override {
-    const int64_t t = t_, n = n_;
+  void run_forward(const Tensor& embedded, Tensor& out) override {
+    const int64_t t = embedded.dim(0), n = embedded.dim(1);
     const bool whole = fast_path();
     const int64_t chunk = whole ? t : 1;
     const int64_t in0 = embed_ + (input_feeding_ ? hidden_ : 0);
+    ctx_.resize(Shape{t, n, context_});
     concat_.resize(Shape{t, n, context_ + hidden_});
     ht_.resize(Shape{t, n, hidden_});
     if (!whole) xin_.resize(Shape{t, n, in0});
@@ -46,10 +51,10 @@ class LuongDecoder : public Decoder {
       const int64_t t1 = t0 + chunk;
       Tensor x0;
       if (whole) {
-        x0 = embedded_.view(embedded_.shape());
+        x0 = embedded.view(embedded.shape());
       } else {
         x0 = xin_.slice(t0, t1);
-        tensor::copy_columns(embedded_.slice(t0, t1), x0, 0);
+        tensor::copy_columns(embedded.slice(t0, t1), x0, 0);
         if (input_feeding_) {
           if (t0 == 0) {
             const Tensor feed(Shape{1, n, hidden_});
@@ -59,11 +64,11 @@ class LuongDecoder : public Decoder {
           }
         }
       }
-      stack_.run(size_t(ci), t0, t1, x0);
-      const Tensor q = stack_.top(t0, t1);
+      stack().run(size_t(ci), t0, t1, x0);
+      const Tensor q = stack().top(t0, t1);
       Tensor concat = concat_.slice(t0, t1);
       Tensor ctx = ctx_.slice(t0, t1);
-      attend(q, t0, ctx, training ? &attention_tapes_[size_t(ci)] : nullptr, keep_attention);
+      attend(size_t(ci), q, t0, ctx);
       // The attentional layer h̃ = tanh(W_c [c; h]) counts as attention.
       profile::Scope phase(profile::Phase::kAttention);
       if (context_ > 0) tensor::copy_columns(ctx, concat, 0);
@@ -72,12 +77,12 @@ class LuongDecoder : public Decoder {
       attn_out_.forward(concat, ht, onednn::Activation::kTanh);
     }
     chunks_ = size_t((t + chunk - 1) / chunk);
-    out_.resize(ht_.shape());
-    tensor::copy(ht_, out_);
+    out.resize(ht_.shape());
+    tensor::copy(ht_, out);
   }
 
-  void run_backward() override {
-    const int64_t t = t_, n = n_;
+  void run_backward(Tensor& d_out, Tensor& d_embedded) override {
+    const int64_t t = d_out.dim(0), n = d_out.dim(1);
     const int64_t chunk = t / int64_t(chunks_);
     const int64_t in0 = embed_ + (input_feeding_ ? hidden_ : 0);
     d_feed_.resize(Shape{1, n, hidden_});
@@ -87,7 +92,7 @@ class LuongDecoder : public Decoder {
     d_pre_all_.resize(Shape{t, n, hidden_}, bf16 ? tensor::DType::kBF16 : tensor::DType::kF32);
     for (size_t ci = chunks_; ci-- > 0;) {
       const int64_t t0 = int64_t(ci) * chunk, t1 = t0 + chunk, tc = chunk;
-      Tensor d_ht = d_out_.slice(t0, t1);
+      Tensor d_ht = d_out.slice(t0, t1);
       if (input_feeding_ && t1 < t) tensor::add(d_ht, d_feed_, d_ht);
       {
         profile::Scope phase(profile::Phase::kAttention);
@@ -108,11 +113,11 @@ class LuongDecoder : public Decoder {
         if (context_ > 0) tensor::take_columns(d_concat_, 0, d_ctx_);
       }
       d_q_.resize(Shape{tc, n, hidden_});
-      attention_backward(attention_tapes_[ci], t0, tc);
+      attend_backward(ci, t0, d_ctx_, d_q_);
       tensor::add(d_top_, d_q_, d_top_);
       dx0_.resize(Shape{tc, n, in0});
-      stack_.backward(ci, d_top_, dx0_);
-      Tensor d_emb = d_emb_.slice(t0, t1);
+      stack().backward(ci, d_top_, dx0_);
+      Tensor d_emb = d_embedded.slice(t0, t1);
       tensor::take_columns(dx0_, 0, d_emb);
       if (input_feeding_) tensor::take_columns(dx0_, embed_, d_feed_);
     }
@@ -122,9 +127,9 @@ class LuongDecoder : public Decoder {
     attn_out_.backward_weights(concat_, d_pre_all_, attn_out_weight_->grad, nullptr);
   }
 
-  void begin_search() override {
+  void begin_search(int64_t rows) override {
     if (input_feeding_) {
-      feed_.resize(Shape{rows_, hidden_});
+      feed_.resize(Shape{rows, hidden_});
       feed_.zero();
     }
   }
@@ -136,7 +141,7 @@ class LuongDecoder : public Decoder {
   }
 
   void run_step(const Tensor& emb, Tensor& out, Tensor* weights) override {
-    const int64_t r = rows_;
+    const int64_t r = emb.dim(1);
     Tensor x0;
     if (input_feeding_) {
       x_step_.resize(Shape{1, r, embed_ + hidden_});
@@ -146,13 +151,13 @@ class LuongDecoder : public Decoder {
     } else {
       x0 = emb.view(emb.shape());
     }
-    stack_.step(x0);
-    const Tensor& top = stack_.top_state();
+    stack().step(x0);
+    const Tensor& top = stack().top_state();
     const Tensor q = top.view(Shape{1, r, hidden_});
     profile::Scope phase(profile::Phase::kAttention);  // the mechanism and the attentional layer
     concat_step_.resize(Shape{1, r, context_ + hidden_});
     ctx_step_.resize(Shape{1, r, context_});
-    attention_->forward(q, search_step_, ctx_step_, weights, nullptr);
+    attend_step(q, ctx_step_, weights);
     if (context_ > 0) tensor::copy_columns(ctx_step_, concat_step_, 0);
     tensor::copy_columns(q, concat_step_, context_);
     Tensor o = out.view(Shape{1, r, hidden_});
@@ -161,20 +166,25 @@ class LuongDecoder : public Decoder {
   }
 
  private:
-  bool input_feeding_;
+  const bool input_feeding_;
+  const bool stateful_attention_;
+  const int64_t embed_, hidden_, context_;
   layers::Parameter* attn_out_weight_;
   onednn::Linear attn_out_;
-  size_t chunks_ = 0;
-  Tensor xin_, concat_, ht_, d_feed_, d_pre_, d_pre_all_, d_concat_, d_top_;
-  Tensor feed_, scratch_, x_step_, concat_step_;
+  size_t chunks_ = 0;  // of the last forward
+  // Teacher forcing.
+  Tensor xin_, ctx_, concat_, ht_;
+  Tensor d_feed_, d_pre_, d_pre_all_, d_concat_, d_top_, d_ctx_, d_q_, dx0_;
+  // Search.
+  Tensor feed_, scratch_, x_step_, ctx_step_, concat_step_;
 };
 
 }  // namespace
 
-std::unique_ptr<Decoder> make_luong_decoder(const ModelConfig& config,
-                                            const attention::ResolvedAttention& attention,
-                                            onednn::Precision precision,
-                                            layers::ParameterStore& store) {
+std::unique_ptr<Decoder> Decoder::make_luong(const ModelConfig& config,
+                                             const attention::ResolvedAttention& attention,
+                                             onednn::Precision precision,
+                                             layers::ParameterStore& store) {
   return std::make_unique<LuongDecoder>(config, attention, precision, store);
 }
 

@@ -11,7 +11,7 @@ namespace heed::model {
 Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision)
     : config_(std::move(config)), attention_(config_.validate()), precision_(precision) {
   encoder_ = std::make_unique<Encoder>(config_, precision, store_);
-  decoder_ = make_decoder(config_, attention_, precision, store_);
+  decoder_ = Decoder::make(config_, attention_, precision, store_);
   // Tied: the decoder's embedding matrix [V, E = H] is the projection; both uses add their
   // gradients into its one grad tensor.
   layers::Parameter& w = config_.tie_target_embeddings
