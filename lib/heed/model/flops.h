@@ -12,7 +12,7 @@ namespace heed::model {
 struct UpdateFlops {
   double encoder = 0;      // RNN layers, both directions
   double decoder_rnn = 0;  // RNN layers and the bridge
-  double attention = 0;    // the mechanism (attention_flops) and Luong's attentional layer
+  double attention = 0;    // the mechanism (ResolvedAttention::flops) and Luong's attentional layer
   double output = 0;       // the output projection
   double total() const { return encoder + decoder_rnn + attention + output; }
 };
