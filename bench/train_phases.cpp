@@ -141,7 +141,7 @@ int run(const Settings& s) {
   }
 
   const heed::model::UpdateFlops flops =
-      heed::model::update_flops(config, s.batch, s.length, s.length);
+      heed::model::update_flops(model.config(), model.attention(), s.batch, s.length, s.length);
   std::array<double, heed::profile::kPhases> phase_flops{};
   phase_flops[size_t(Phase::kEncoder)] = flops.encoder;
   phase_flops[size_t(Phase::kDecoderRnn)] = flops.decoder_rnn;

@@ -226,7 +226,8 @@ bool parse_options(int argc, char** argv, train::TrainConfig& cfg, int& threads,
           "kill-after-step", cli::number(&cfg.kill_after_step, cli::at_least(0)),
           "testing aid: die by SIGKILL after this update");
   if (!cl.parse(argc, argv)) return false;
-  cfg.model.attention = attention::canonical_attention_name(attention);
+  // Canonicalised with the rest of the attention when the model config is validated.
+  cfg.model.attention = attention;
   cfg.model.decoder = model::parse_decoder(decoder);
   cfg.model.cell = model::parse_cell(cell);
   cfg.model.bridge = model::parse_bridge(bridge);

@@ -40,7 +40,7 @@ struct AttentionConfig {
   int64_t key_size = 0;       // K: encoder output width
   int64_t attention_dim = 0;  // A: hidden width of additive-style scores (0 = query_size)
   Normalizer normalizer = Normalizer::kSoftmax;  // for mechanisms whose traits say normalizes
-  OptionValues options;  // the mechanism's own options; make_attention resolves and checks them
+  OptionValues options;  // the mechanism's own options; resolve_attention resolves and checks them
   onednn::Precision precision = onednn::Precision::kF32;
 };
 

@@ -95,7 +95,25 @@ std::vector<DeclaredOption> declared_options() {
   return declared;
 }
 
-AttentionConfig resolved_config(const std::string& name, AttentionConfig config) {
+ResolvedAttention::ResolvedAttention(const AttentionInfo& info, AttentionConfig config)
+    : info_(&info),
+      config_(std::move(config)),
+      context_size_(info.context_size ? info.context_size(config_) : config_.key_size) {}
+
+AttentionFlops ResolvedAttention::flops(const AttentionShape& shape) const {
+  if (!info_->flops) throw InternalError("attention '" + name() + "' states no FLOP count");
+  return info_->flops(shape, config_);
+}
+
+std::unique_ptr<Attention> ResolvedAttention::make(layers::ParameterStore& store,
+                                                   const std::string& prefix,
+                                                   onednn::Precision precision) const {
+  AttentionConfig config = config_;
+  config.precision = precision;
+  return info_->factory(config, store, prefix);
+}
+
+ResolvedAttention resolve_attention(const std::string& name, AttentionConfig config) {
   const AttentionInfo& info = attention_info(name);
   if (config.query_size <= 0 || config.key_size <= 0) {
     throw ConfigError("attention sizes must be positive");
@@ -105,26 +123,26 @@ AttentionConfig resolved_config(const std::string& name, AttentionConfig config)
     throw ConfigError("--attention-normalizer " + to_string(config.normalizer) +
                       " does not apply to attention '" + info.name + "' (it has no normaliser)");
   }
-  return config;
+  return ResolvedAttention(info, std::move(config));
+}
+
+AttentionConfig resolved_config(const std::string& name, AttentionConfig config) {
+  return resolve_attention(name, std::move(config)).config();
 }
 
 int64_t context_size(const std::string& name, const AttentionConfig& config) {
-  const AttentionInfo& info = attention_info(name);
-  const AttentionConfig resolved = resolved_config(name, config);
-  return info.context_size ? info.context_size(resolved) : resolved.key_size;
+  return resolve_attention(name, config).context_size();
 }
 
 AttentionFlops attention_flops(const std::string& name, const AttentionShape& shape,
                                const AttentionConfig& config) {
-  const AttentionInfo& info = attention_info(name);
-  if (!info.flops) throw InternalError("attention '" + info.name + "' states no FLOP count");
-  return info.flops(shape, resolved_config(name, config));
+  return resolve_attention(name, config).flops(shape);
 }
 
 std::unique_ptr<Attention> make_attention(const std::string& name, const AttentionConfig& config,
                                           layers::ParameterStore& store,
                                           const std::string& prefix) {
-  return attention_info(name).factory(resolved_config(name, config), store, prefix);
+  return resolve_attention(name, config).make(store, prefix, config.precision);
 }
 
 }  // namespace heed::attention

@@ -71,18 +71,44 @@ struct DeclaredOption {
 };
 std::vector<DeclaredOption> declared_options();
 
-// The config with the mechanism's options resolved (resolve_options) and the normaliser
-// checked against its traits; ConfigError naming the option otherwise.
-AttentionConfig resolved_config(const std::string& name, AttentionConfig config);
-// Context width for a config (AttentionInfo::context_size or key_size).
-int64_t context_size(const std::string& name, const AttentionConfig& config);
+// A mechanism looked up and checked once, with everything a model needs of it: its registry
+// entry (canonical name, traits), its config with every option resolved and its context width.
+// A model is built from one and carries it, so nothing downstream looks the name up again.
+class ResolvedAttention {
+ public:
+  const std::string& name() const { return info_->name; }  // canonical
+  const AttentionTraits& traits() const { return info_->traits; }
+  // The sizes, the normaliser (checked against the traits) and every option of the mechanism,
+  // defaults filled in (resolve_options).
+  const AttentionConfig& config() const { return config_; }
+  // Width C of the context (AttentionInfo::context_size, or key_size).
+  int64_t context_size() const { return context_size_; }
 
-// AttentionInfo::flops of the mechanism for resolved_config(name, config); InternalError when
-// the mechanism states none.
+  // AttentionInfo::flops; InternalError when the mechanism states none.
+  AttentionFlops flops(const AttentionShape& shape) const;
+  // Builds the mechanism in precision, adding its parameters to store under prefix.
+  std::unique_ptr<Attention> make(layers::ParameterStore& store, const std::string& prefix,
+                                  onednn::Precision precision) const;
+
+ private:
+  friend ResolvedAttention resolve_attention(const std::string& name, AttentionConfig config);
+  ResolvedAttention(const AttentionInfo& info, AttentionConfig config);
+
+  const AttentionInfo* info_;  // the registry's entries live as long as the process
+  AttentionConfig config_;
+  int64_t context_size_;
+};
+
+// The mechanism for a name or alias with config's options resolved and its normaliser checked
+// against its traits; ConfigError naming the name or the option otherwise.
+ResolvedAttention resolve_attention(const std::string& name, AttentionConfig config);
+
+// Shorthands of resolve_attention(name, config) for callers without a model (heed-bench-attn,
+// tests): its config(), context_size(), flops(shape) and make(store, prefix, config.precision).
+AttentionConfig resolved_config(const std::string& name, AttentionConfig config);
+int64_t context_size(const std::string& name, const AttentionConfig& config);
 AttentionFlops attention_flops(const std::string& name, const AttentionShape& shape,
                                const AttentionConfig& config);
-
-// Builds the mechanism from resolved_config(name, config).
 std::unique_ptr<Attention> make_attention(const std::string& name, const AttentionConfig& config,
                                           layers::ParameterStore& store, const std::string& prefix);
 

@@ -7,7 +7,6 @@
 #include <numeric>
 #include <utility>
 
-#include "heed/attention/registry.h"
 #include "heed/common/strings.h"
 #include "heed/decode/model_scorer.h"
 #include "heed/model/batch.h"
@@ -229,7 +228,7 @@ std::vector<align::SoftAlignment> Translator::attend(const std::vector<std::stri
                                                      const std::string& input_name,
                                                      std::optional<DataError>* too_long) {
   const model::ModelConfig& config = model_->config();
-  if (!attention::attention_info(config.attention).traits.position_weights) {
+  if (!model_->attention().traits().position_weights) {
     throw DataError(path_ + ": the model's attention '" + config.attention +
                     "' has no weights over source positions to read alignments from");
   }

@@ -49,17 +49,7 @@ BridgeType parse_bridge(const std::string& name) {
                     "' (expected dense, zero, mean, last or ff-pool)");
 }
 
-attention::AttentionConfig ModelConfig::attention_config() const {
-  attention::AttentionConfig ac;
-  ac.query_size = hidden;
-  ac.key_size = key_size();
-  ac.attention_dim = attention_dim;
-  ac.normalizer = attention::parse_normalizer(attention_normalizer);
-  ac.options = attention_options;
-  return ac;
-}
-
-void ModelConfig::validate() {
+attention::ResolvedAttention ModelConfig::validate() {
   auto positive = [](int value, const char* option) {
     if (value <= 0) throw ConfigError(std::string("--") + option + " must be positive");
   };
@@ -90,15 +80,21 @@ void ModelConfig::validate() {
                       std::to_string(hidden) + "-wide vectors; the embeddings are " +
                       std::to_string(embed) + " wide)");
   }
-  if (attention.empty()) throw ConfigError("--attention must name a mechanism");
-  attention = attention::canonical_attention_name(attention);
-  // The mechanism's options checked and completed with their defaults, so that the model file
-  // records every value the network was built with.
-  attention_options = attention::resolved_config(attention, attention_config()).options;
   if (decoder == DecoderType::kBahdanau && input_feeding) {
     // Bahdanau feeds the context into the RNN already; input feeding is a Luong notion.
     input_feeding = false;
   }
+  if (attention.empty()) throw ConfigError("--attention must name a mechanism");
+  attention::AttentionConfig ac;
+  ac.query_size = hidden;
+  ac.key_size = key_size();
+  ac.attention_dim = attention_dim;
+  ac.normalizer = attention::parse_normalizer(attention_normalizer);
+  ac.options = attention_options;
+  attention::ResolvedAttention resolved = attention::resolve_attention(attention, std::move(ac));
+  attention = resolved.name();
+  attention_options = resolved.config().options;
+  return resolved;
 }
 
 std::string ModelConfig::to_json() const {

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "heed/attention/attention.h"
+#include "heed/attention/registry.h"
 
 namespace heed::model {
 
@@ -38,13 +38,13 @@ struct ModelConfig {
   int src_vocab_size = 0;  // set from the vocabularies
   int tgt_vocab_size = 0;
 
-  // Fills derived values (attention_dim, the mechanism's option defaults) and rejects impossible
-  // combinations with a sentence naming the option. Throws ConfigError.
-  void validate();
+  // Fills derived values (attention_dim; the mechanism's canonical name and option defaults, so
+  // that a model file records every value its network was built with) and rejects impossible
+  // combinations with a sentence naming the option. Throws ConfigError. Returns the attention
+  // resolved from the attention fields: the value a model is built from and carries.
+  attention::ResolvedAttention validate();
 
   int encoder_direction_size() const { return bidirectional ? hidden / 2 : hidden; }
-  // The attention's sizes, normaliser and options (precision f32; the model sets its own).
-  attention::AttentionConfig attention_config() const;
   int key_size() const { return hidden; }
   // The longest source sentence the attention can score: location's --max-positions; 0 = any.
   int64_t max_source_length() const;

@@ -1,12 +1,10 @@
 #include "heed/model/decoder.h"
 
-#include <cstring>
+#include <algorithm>
 
-#include "heed/attention/registry.h"
 #include "heed/common/check.h"
 #include "heed/common/profile.h"
 #include "heed/layers/embedding.h"
-#include "heed/model/encoder.h"
 #include "heed/tensor/tensor_ops.h"
 
 namespace heed::model {
@@ -14,192 +12,27 @@ namespace heed::model {
 using tensor::Shape;
 using tensor::Tensor;
 
-namespace {
-
-// A [1, N, C] view of a [N, C] tensor (one time step).
-Tensor as_step(const Tensor& t) {
-  return t.view(Shape{1, t.dim(0), t.dim(1)});
+std::unique_ptr<Decoder> Decoder::make(const ModelConfig& config,
+                                       const attention::ResolvedAttention& attention,
+                                       onednn::Precision precision, layers::ParameterStore& store) {
+  std::unique_ptr<Decoder> decoder = config.decoder == DecoderType::kLuong
+                                         ? make_luong(config, attention, precision, store)
+                                         : make_bahdanau(config, attention, precision, store);
+  // Built here rather than in the constructor: its parameters come after the arrangement's own,
+  // where every model file (and the initialiser's draws) have them.
+  decoder->bridge_ = make_bridge(config, precision, store);
+  return decoder;
 }
 
-void gather_rows(const Tensor& src, const std::vector<int64_t>& rows, Tensor& dst) {
-  const int64_t width = src.dim(1);
-  dst.resize(Shape{static_cast<int64_t>(rows.size()), width});
-  for (size_t i = 0; i < rows.size(); ++i) {
-    std::memcpy(dst.data() + static_cast<int64_t>(i) * width, src.data() + rows[i] * width,
-                sizeof(float) * size_t(width));
-  }
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// RnnStack
-
-RnnStack::RnnStack(const ModelConfig& config, int64_t input_size, onednn::Precision precision,
-                   layers::ParameterStore& store)
-    : lstm_(config.cell == CellType::kLstm), hidden_(config.hidden), store_(&store) {
-  const onednn::CellKind cell = cell_kind(config.cell);
-  for (int l = 0; l < config.decoder_layers; ++l) {
-    onednn::RnnConfig rc;
-    rc.cell = cell;
-    rc.input_size = l == 0 ? input_size : hidden_;
-    rc.hidden_size = hidden_;
-    rc.precision = precision;
-    const std::string prefix = "decoder/rnn_" + std::to_string(l) + "/";
-    add_rnn_parameters(store, prefix, cell, rc.input_size, hidden_);
-    rnns_.emplace_back(rc);
-    rnns_.back().set_weights(rnn_weights(store, prefix));
-  }
-}
-
-void RnnStack::weights_changed() {
-  for (auto& rnn : rnns_) rnn.weights_changed();
-}
-
-void RnnStack::start(int64_t t, int64_t n, const Tensor& initial, size_t chunks, bool training) {
-  const size_t layers = rnns_.size();
-  n_ = n;
-  hs_.resize(layers);
-  cs_.resize(layers);
-  for (size_t l = 0; l < layers; ++l) {
-    hs_[l].resize(Shape{t + 1, n, hidden_});
-    Tensor h0 = hs_[l].select(0);
-    take_columns(initial, int64_t(l) * hidden_, h0);
-    if (lstm_) {
-      cs_[l].resize(Shape{t + 1, n, hidden_});
-      cs_[l].select(0).zero();
-    }
-  }
-  const size_t tapes = training ? chunks : 1;
-  if (tapes_.size() < tapes) tapes_.resize(tapes);
-  for (size_t i = 0; i < tapes; ++i) tapes_[i].resize(layers);
-}
-
-void RnnStack::run(size_t chunk, int64_t t0, int64_t t1, const Tensor& x0, bool training) {
-  for (size_t l = 0; l < rnns_.size(); ++l) {
-    const Tensor x = l == 0 ? x0.view(x0.shape()) : hs_[l - 1].slice(t0 + 1, t1 + 1);
-    const Tensor h0 = hs_[l].select(t0);
-    const Tensor c0 = lstm_ ? cs_[l].select(t0) : Tensor();
-    Tensor y = hs_[l].slice(t0 + 1, t1 + 1);
-    Tensor c_last = lstm_ ? cs_[l].select(t1) : Tensor();
-    const onednn::RnnInputs in{&x, &h0, lstm_ ? &c0 : nullptr};
-    const onednn::RnnOutputs out{&y, nullptr, lstm_ ? &c_last : nullptr};
-    if (training) {
-      rnns_[l].forward_training(in, out, tapes_[chunk][l]);
-    } else {
-      rnns_[l].forward_inference(in, out);
-    }
-  }
-}
-
-Tensor RnnStack::top(int64_t t0, int64_t t1) const {
-  return hs_.back().slice(t0 + 1, t1 + 1);
-}
-
-Tensor RnnStack::state_before(int64_t t) const {
-  return hs_.back().select(t);
-}
-
-void RnnStack::start_backward() {
-  const size_t layers = rnns_.size();
-  for (auto* v : {&dh_, &dc_, &dh_tmp_, &dc_tmp_}) v->resize(layers);
-  d_mid_.resize(2);
-  for (size_t l = 0; l < layers; ++l) {
-    for (auto* v : {&dh_, &dc_, &dh_tmp_, &dc_tmp_}) (*v)[l].resize(Shape{n_, hidden_});
-    dh_[l].zero();
-    dc_[l].zero();
-  }
-}
-
-void RnnStack::backward(size_t chunk, const Tensor& d_top, Tensor& dx0) {
-  const Tensor* dy = &d_top;
-  for (size_t l = rnns_.size(); l-- > 0;) {
-    Tensor* dx = l == 0 ? &dx0 : &d_mid_[l % 2];
-    if (l > 0) dx->resize(Shape{d_top.dim(0), n_, hidden_});
-    const onednn::RnnOutputGrads grads_out{dy, &dh_[l], lstm_ ? &dc_[l] : nullptr};
-    const onednn::RnnInputGrads grads_in{dx, &dh_tmp_[l], lstm_ ? &dc_tmp_[l] : nullptr};
-    rnns_[l].backward(tapes_[chunk][l], grads_out, grads_in);
-    std::swap(dh_[l], dh_tmp_[l]);
-    if (lstm_) std::swap(dc_[l], dc_tmp_[l]);
-    dy = dx;
-  }
-}
-
-void RnnStack::add_to_top_state_grad(const Tensor& d) {
-  tensor::add(dh_.back(), d, dh_.back());
-}
-
-const Tensor& RnnStack::initial_grad() {
-  d_initial_.resize(Shape{n_, int64_t(rnns_.size()) * hidden_});
-  for (size_t l = 0; l < rnns_.size(); ++l) copy_columns(dh_[l], d_initial_, int64_t(l) * hidden_);
-  return d_initial_;
-}
-
-void RnnStack::flush_grads() {
-  for (size_t l = 0; l < rnns_.size(); ++l) {
-    rnns_[l].flush_grads(rnn_grads(*store_, "decoder/rnn_" + std::to_string(l) + "/"));
-  }
-}
-
-void RnnStack::start_search(const Tensor& initial) {
-  const size_t layers = rnns_.size();
-  const int64_t n = initial.dim(0);
-  for (auto* v : {&h_, &c_, &h_next_, &c_next_}) v->resize(layers);
-  for (size_t l = 0; l < layers; ++l) {
-    h_[l].resize(Shape{n, hidden_});
-    take_columns(initial, int64_t(l) * hidden_, h_[l]);
-    if (lstm_) {
-      c_[l].resize(Shape{n, hidden_});
-      c_[l].zero();
-    }
-  }
-}
-
-void RnnStack::select(const std::vector<int64_t>& rows) {
-  for (size_t l = 0; l < h_.size(); ++l) {
-    gather_rows(h_[l], rows, h_next_[l]);
-    std::swap(h_[l], h_next_[l]);
-    if (lstm_) {
-      gather_rows(c_[l], rows, c_next_[l]);
-      std::swap(c_[l], c_next_[l]);
-    }
-  }
-}
-
-void RnnStack::step(const Tensor& x0) {
-  const int64_t r = x0.dim(1);
-  for (size_t l = 0; l < rnns_.size(); ++l) {
-    const Tensor x = l == 0 ? x0.view(x0.shape()) : as_step(h_[l - 1]);
-    h_next_[l].resize(Shape{r, hidden_});
-    if (lstm_) c_next_[l].resize(Shape{r, hidden_});
-    Tensor y = as_step(h_next_[l]);
-    const onednn::RnnInputs in{&x, &h_[l], lstm_ ? &c_[l] : nullptr};
-    const onednn::RnnOutputs o{&y, nullptr, lstm_ ? &c_next_[l] : nullptr};
-    rnns_[l].forward_inference(in, o);
-    std::swap(h_[l], h_next_[l]);
-    if (lstm_) std::swap(c_[l], c_next_[l]);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Decoder
-
-Decoder::Decoder(const ModelConfig& config, onednn::Precision precision,
-                 layers::ParameterStore& store, int64_t input_extra)
-    : embed_(config.embed),
-      hidden_(config.hidden),
-      context_(attention::context_size(config.attention, config.attention_config())),
-      traits_(attention::attention_info(config.attention).traits),
-      store_(&store),
-      embedding_(
+Decoder::Decoder(const ModelConfig& config, const attention::ResolvedAttention& attention,
+                 onednn::Precision precision, layers::ParameterStore& store, int64_t input_extra)
+    : embedding_(
           &store.add("decoder/embedding/weight", Shape{config.tgt_vocab_size, config.embed})),
       stack_(config, config.embed + input_extra, precision, store),
+      attention_(attention.make(store, "decoder/attention/", precision)),
       dropout_embed_(config.dropout),
       dropout_out_(config.dropout) {
-  attention::AttentionConfig ac = config.attention_config();
-  ac.precision = precision;
-  attention_ = attention::make_attention(config.attention, ac, store, "decoder/attention/");
-  HEED_CHECK(attention_->context_size() == context_, "attention context width");
+  HEED_CHECK(attention_->context_size() == attention.context_size(), "attention context width");
 }
 
 Decoder::~Decoder() = default;
@@ -211,17 +44,39 @@ void Decoder::weights_changed() {
   arrangement_weights_changed();
 }
 
-void Decoder::attend(const Tensor& q, int64_t t0, Tensor& ctx, attention::AttentionTape* tape,
-                     bool keep_attention) {
+void Decoder::attend(size_t chunk, const Tensor& q, int64_t t0, Tensor& ctx) {
   profile::Scope phase(profile::Phase::kAttention);
   const int64_t tc = q.dim(0), n = n_, s = s_;
-  attention_->forward(q, t0, ctx, keep_attention ? &step_weights_ : nullptr, tape);
-  if (!keep_attention) return;
+  attention_->forward(q, t0, ctx, keep_attention_ ? &step_weights_ : nullptr,
+                      training_ ? &attention_tapes_[chunk] : nullptr);
+  if (!keep_attention_) return;
   // [N, Tc, S] → rows t0 … t0 + Tc of [N, T, S]
   for (int64_t b = 0; b < n; ++b) {
-    std::memcpy(weights_.data() + (b * t_ + t0) * s, step_weights_.data() + b * tc * s,
-                sizeof(float) * size_t(tc * s));
+    std::copy_n(step_weights_.data() + b * tc * s, tc * s, weights_.data() + (b * t_ + t0) * s);
   }
+}
+
+void Decoder::attend_backward(size_t chunk, int64_t t0, const Tensor& d_ctx, Tensor& d_q) {
+  profile::Scope phase(profile::Phase::kAttention);
+  attention::AttentionTape& tape = attention_tapes_[chunk];
+  tape.d_weights = nullptr;
+  if (d_weights_) {
+    // Rows t0 … t0 + tc of [N, T, S] → [N, Tc, S]
+    const int64_t tc = d_ctx.dim(0);
+    d_weights_chunk_.resize(Shape{n_, tc, s_});
+    for (int64_t b = 0; b < n_; ++b) {
+      std::copy_n(d_weights_->data() + (b * t_ + t0) * s_, tc * s_,
+                  d_weights_chunk_.data() + b * tc * s_);
+    }
+    tape.d_weights = &d_weights_chunk_;
+  }
+  attention_->backward(tape, d_ctx, d_q);
+  tape.d_weights = nullptr;
+}
+
+void Decoder::attend_step(const Tensor& q, Tensor& ctx, Tensor* weights) {
+  profile::Scope phase(profile::Phase::kAttention);
+  attention_->forward(q, search_step_, ctx, weights, nullptr);
 }
 
 const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& src_lengths,
@@ -229,6 +84,8 @@ const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& s
                                const std::vector<int64_t>& tgt_lengths, int64_t t, bool training,
                                Rng* dropout_rng, bool keep_attention) {
   const int64_t n = keys.dim(1), s = keys.dim(0);
+  training_ = training;
+  keep_attention_ = keep_attention;
   tgt_in_ = tgt_in;
   tgt_lengths_ = tgt_lengths;
   n_ = n;
@@ -247,30 +104,13 @@ const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& s
     attention_->prepare(keys, src_lengths, training);
     attention_->set_target_lengths(tgt_lengths);
   }
-  ctx_.resize(Shape{t, n, context_});
   if (keep_attention) {
     weights_.resize(Shape{n, t, s});
     weights_.zero();
   }
-  run_forward(training, keep_attention);
+  run_forward(embedded_, out_);
   dropout_out_.forward(out_, dropout_rng);
   return out_;
-}
-
-void Decoder::attention_backward(attention::AttentionTape& tape, int64_t t0, int64_t tc) {
-  profile::Scope phase(profile::Phase::kAttention);
-  tape.d_weights = nullptr;
-  if (d_weights_) {
-    // Rows t0 … t0 + tc of [N, T, S] → [N, Tc, S]
-    d_weights_chunk_.resize(Shape{n_, tc, s_});
-    for (int64_t b = 0; b < n_; ++b) {
-      std::memcpy(d_weights_chunk_.data() + b * tc * s_, d_weights_->data() + (b * t_ + t0) * s_,
-                  sizeof(float) * size_t(tc * s_));
-    }
-    tape.d_weights = &d_weights_chunk_;
-  }
-  attention_->backward(tape, d_ctx_, d_q_);
-  tape.d_weights = nullptr;
 }
 
 void Decoder::backward(const Tensor& d_out, Tensor& d_keys, Tensor& d_finals,
@@ -282,8 +122,8 @@ void Decoder::backward(const Tensor& d_out, Tensor& d_keys, Tensor& d_finals,
   tensor::copy(d_out, d_out_);
   dropout_out_.backward(d_out_);
   stack_.start_backward();
-  d_emb_.resize(Shape{t_, n_, embed_});
-  run_backward();
+  d_emb_.resize(embedded_.shape());
+  run_backward(d_out_, d_emb_);
   d_keys.resize(keys_->shape());
   d_keys.zero();
   {
@@ -307,7 +147,7 @@ void Decoder::begin(const Tensor& keys, const std::vector<int64_t>& src_lengths,
   bridge_->forward(keys, src_lengths, finals, bridge_out_);
   stack_.start_search(bridge_out_);
   attention_->prepare(keys, src_lengths, false);
-  begin_search();
+  begin_search(rows_);
 }
 
 void Decoder::select(const std::vector<int64_t>& rows) {
@@ -324,18 +164,10 @@ void Decoder::select(const std::vector<int64_t>& rows) {
 
 void Decoder::step(const int32_t* tokens, Tensor& out, Tensor* weights) {
   layers::embedding_forward(embedding_->value, tokens, rows_, 1, emb_step_);  // [1, R, E]
-  out.resize(Shape{rows_, hidden_});
+  out.resize(Shape{rows_, stack_.hidden()});
   if (weights) weights->resize(Shape{rows_, 1, search_source_length_});
   run_step(emb_step_, out, weights);
   ++search_step_;
-}
-
-std::unique_ptr<Decoder> make_decoder(const ModelConfig& config, onednn::Precision precision,
-                                      layers::ParameterStore& store) {
-  if (config.decoder == DecoderType::kLuong) {
-    return make_luong_decoder(config, precision, store);
-  }
-  return make_bahdanau_decoder(config, precision, store);
 }
 
 }  // namespace heed::model

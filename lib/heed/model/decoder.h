@@ -1,12 +1,14 @@
-// The decoder: target embeddings → a stack of RNN layers with attention over the encoder states,
-// in one of two arrangements, each its own class over the shared RnnStack (docs/attention.md):
+// The decoder: target embeddings → a stack of RNN layers (rnn_stack.h) with attention over the
+// encoder states, in one of two arrangements, each its own class (docs/attention.md):
 //  - LuongDecoder: query = current top state h_t; h̃_t = tanh(W_c [c_t; h_t]); input feeding
 //    optional. Without input feeding (and with a stateless mechanism) nothing depends on the
 //    previous output, so under teacher forcing the RNN stack runs over all T steps in one
 //    primitive call per layer and the attention is one batched call for all steps (the "fast
 //    path"); otherwise it steps.
 //  - BahdanauDecoder: query = previous top state s_{t−1}; [emb; c_t] is the RNN input; output s_t.
-// The initial states come from a Bridge chosen by name (bridge.h).
+// This base class owns what both share — the embedding, the RNN stack, the attention (with its
+// tapes and weights), the bridge (the initial states, bridge.h) and the dropouts — and runs them
+// around the arrangement, which owns its own buffers.
 //
 // Teacher forcing (training, scoring, forced alignment) is forward()/backward(); search uses
 // begin()/step()/select() on rows that are live hypotheses.
@@ -16,73 +18,26 @@
 #include <memory>
 #include <vector>
 
-#include "heed/attention/attention.h"
+#include "heed/attention/registry.h"
 #include "heed/common/rng.h"
 #include "heed/layers/dropout.h"
 #include "heed/layers/parameters.h"
 #include "heed/model/bridge.h"
 #include "heed/model/config.h"
-#include "heed/onednn/linear.h"
+#include "heed/model/rnn_stack.h"
 #include "heed/onednn/precision.h"
-#include "heed/onednn/rnn.h"
 #include "heed/tensor/tensor.h"
 
 namespace heed::model {
 
-// The decoder's RNN layers (decoder/rnn_<l>/…): teacher-forcing states and tapes, search states.
-class RnnStack {
- public:
-  RnnStack(const ModelConfig& config, int64_t input_size, onednn::Precision precision,
-           layers::ParameterStore& store);
-  int64_t hidden() const { return hidden_; }
-  int layers() const { return int(rnns_.size()); }
-  void weights_changed();
-
-  // Teacher forcing over t steps of n rows in chunks (one tape per chunk when training); the
-  // initial hidden states are the columns of initial [N, L·H], cell states 0.
-  void start(int64_t t, int64_t n, const tensor::Tensor& initial, size_t chunks, bool training);
-  // Runs every layer over steps [t0, t1) from the first layer's input x0 [t1 − t0, N, I].
-  void run(size_t chunk, int64_t t0, int64_t t1, const tensor::Tensor& x0, bool training);
-  // The top layer's outputs for steps [t0, t1) ([t1 − t0, N, H], a view).
-  tensor::Tensor top(int64_t t0, int64_t t1) const;
-  // The top layer's state before step t (the initial state for t = 0), [N, H] (a view).
-  tensor::Tensor state_before(int64_t t) const;
-
-  void start_backward();
-  // d_top [Tc, N, H] → dx0 [Tc, N, I] (overwritten) for chunk; the state gradients carry over
-  // to the previous chunk.
-  void backward(size_t chunk, const tensor::Tensor& d_top, tensor::Tensor& dx0);
-  // Adds to the gradient flowing into the top layer's state before the chunk just processed
-  // (Bahdanau's query is that state).
-  void add_to_top_state_grad(const tensor::Tensor& d);
-  // After the first chunk's backward: the gradient w.r.t. the initial hidden states [N, L·H].
-  const tensor::Tensor& initial_grad();
-  // Moves the RNN gradients into the store.
-  void flush_grads();
-
-  // Search: rows start from initial [N, L·H].
-  void start_search(const tensor::Tensor& initial);
-  void select(const std::vector<int64_t>& rows);
-  // One step of every row from x0 [1, R, I].
-  void step(const tensor::Tensor& x0);
-  // The top layer's current state [R, H].
-  const tensor::Tensor& top_state() const { return h_.back(); }
-
- private:
-  bool lstm_;
-  int64_t hidden_;
-  layers::ParameterStore* store_;
-  std::vector<onednn::Rnn> rnns_;
-  int64_t n_ = 0;
-  std::vector<tensor::Tensor> hs_, cs_;              // per layer [T+1, N, H]
-  std::vector<std::vector<onednn::RnnTape>> tapes_;  // [chunk][layer]
-  std::vector<tensor::Tensor> dh_, dc_, dh_tmp_, dc_tmp_, d_mid_;
-  tensor::Tensor d_initial_;
-  std::vector<tensor::Tensor> h_, c_, h_next_, c_next_;  // search
-};
-
 class Decoder {
  public:
+  // The decoder config.decoder names with the resolved attention, its parameters added to store
+  // in the order of every model file: embedding, rnn, attention, the arrangement's own
+  // (attn_out), bridge.
+  static std::unique_ptr<Decoder> make(const ModelConfig& config,
+                                       const attention::ResolvedAttention& attention,
+                                       onednn::Precision precision, layers::ParameterStore& store);
   virtual ~Decoder();
 
   void weights_changed();
@@ -119,30 +74,46 @@ class Decoder {
 
  protected:
   // input_extra: the RNN input's width beyond the embedding (context, input feeding).
-  Decoder(const ModelConfig& config, onednn::Precision precision, layers::ParameterStore& store,
-          int64_t input_extra);
+  Decoder(const ModelConfig& config, const attention::ResolvedAttention& attention,
+          onednn::Precision precision, layers::ParameterStore& store, int64_t input_extra);
 
-  // The arrangement: fills out_ [T, N, H] from embedded_ (teacher forcing) and runs it back.
-  virtual void run_forward(bool training, bool keep_attention) = 0;
-  virtual void run_backward() = 0;
-  virtual void begin_search() {}
-  virtual void select_search(const std::vector<int64_t>&) {}
+  // The arrangement. Teacher forcing: embedded [T, N, E] → out [T, N, H] (before dropout); when
+  // training, the stack and attend() record what run_backward needs, the arrangement its own.
+  virtual void run_forward(const tensor::Tensor& embedded, tensor::Tensor& out) = 0;
+  // d_out [T, N, H] (after dropout's backward; the arrangement may change it) → d_embedded
+  // [T, N, E] (overwritten).
+  virtual void run_backward(tensor::Tensor& d_out, tensor::Tensor& d_embedded) = 0;
+  // Search, after the stack and the attention: rows sentences start; rows continue old ones;
+  // one step of the embedded tokens emb [1, R, E] → out [R, H] (and weights [R, 1, S]).
+  virtual void begin_search(int64_t /*rows*/) {}
+  virtual void select_search(const std::vector<int64_t>& /*rows*/) {}
   virtual void run_step(const tensor::Tensor& emb, tensor::Tensor& out,
                         tensor::Tensor* weights) = 0;
   virtual void arrangement_weights_changed() {}
 
-  // Runs the attention for queries q [Tc, N, H] at steps [t0, t0 + Tc) into ctx [Tc, N, C];
-  // keeps the weights in weights_ when asked to.
-  void attend(const tensor::Tensor& q, int64_t t0, tensor::Tensor& ctx,
-              attention::AttentionTape* tape, bool keep_attention);
-  // Backward: the attention of steps [t0, t0 + tc) recorded in tape, with rows t0 … t0 + tc of
+  RnnStack& stack() { return stack_; }
+  bool force_stepping() const { return force_stepping_; }
+  // Teacher forcing: the attention of queries q [Tc, N, Q] at steps [t0, t0 + Tc), recorded on
+  // the tape of chunk when training, into ctx [Tc, N, C]; the weights kept when asked for.
+  void attend(size_t chunk, const tensor::Tensor& q, int64_t t0, tensor::Tensor& ctx);
+  // Its backward: d_ctx [Tc, N, C] → d_q [Tc, N, Q] (overwritten), with rows t0 … t0 + Tc of
   // the weights' own gradient when backward() was given one.
-  void attention_backward(attention::AttentionTape& tape, int64_t t0, int64_t tc);
+  void attend_backward(size_t chunk, int64_t t0, const tensor::Tensor& d_ctx, tensor::Tensor& d_q);
+  // Search: the attention of the current step's queries q [1, R, Q] into ctx [1, R, C].
+  void attend_step(const tensor::Tensor& q, tensor::Tensor& ctx, tensor::Tensor* weights);
 
-  int64_t embed_, hidden_, context_;
+ private:
+  // The arrangements (luong_decoder.cpp, bahdanau_decoder.cpp), before make() adds the bridge.
+  static std::unique_ptr<Decoder> make_luong(const ModelConfig& config,
+                                             const attention::ResolvedAttention& attention,
+                                             onednn::Precision precision,
+                                             layers::ParameterStore& store);
+  static std::unique_ptr<Decoder> make_bahdanau(const ModelConfig& config,
+                                                const attention::ResolvedAttention& attention,
+                                                onednn::Precision precision,
+                                                layers::ParameterStore& store);
+
   bool force_stepping_ = false;
-  attention::AttentionTraits traits_;
-  layers::ParameterStore* store_;
   layers::Parameter* embedding_;
   RnnStack stack_;
   std::unique_ptr<attention::Attention> attention_;
@@ -150,34 +121,25 @@ class Decoder {
   layers::Dropout dropout_embed_;
   layers::Dropout dropout_out_;
 
-  // Teacher forcing state.
+  // Teacher forcing.
+  bool training_ = false;
+  bool keep_attention_ = false;
   const int32_t* tgt_in_ = nullptr;
   std::vector<int64_t> tgt_lengths_;
   int64_t n_ = 0, t_ = 0, s_ = 0;
   const tensor::Tensor* keys_ = nullptr;
   const tensor::Tensor* finals_ = nullptr;
-  tensor::Tensor embedded_, out_, bridge_out_, weights_, step_weights_, ctx_;
-  std::vector<attention::AttentionTape> attention_tapes_;
-  tensor::Tensor d_out_, d_emb_, d_ctx_, d_q_, dx0_;
+  tensor::Tensor embedded_, out_, bridge_out_, weights_, step_weights_;
+  std::vector<attention::AttentionTape> attention_tapes_;  // one per chunk
+  tensor::Tensor d_out_, d_emb_;
   const tensor::Tensor* d_weights_ = nullptr;  // [N, T, S] during backward(), or null
   tensor::Tensor d_weights_chunk_;
 
-  // Search state.
+  // Search.
   int64_t rows_ = 0;
   int64_t search_step_ = 0;
   int64_t search_source_length_ = 0;
-  tensor::Tensor ctx_step_, emb_step_;
+  tensor::Tensor emb_step_;
 };
-
-// The decoder config.decoder names, its parameters added to store in a fixed order: embedding,
-// rnn, attention, the arrangement's own (attn_out), then the bridge after the output layer.
-std::unique_ptr<Decoder> make_decoder(const ModelConfig& config, onednn::Precision precision,
-                                      layers::ParameterStore& store);
-// The two arrangements (luong_decoder.cpp, bahdanau_decoder.cpp).
-std::unique_ptr<Decoder> make_luong_decoder(const ModelConfig& config, onednn::Precision precision,
-                                            layers::ParameterStore& store);
-std::unique_ptr<Decoder> make_bahdanau_decoder(const ModelConfig& config,
-                                               onednn::Precision precision,
-                                               layers::ParameterStore& store);
 
 }  // namespace heed::model

@@ -1,64 +1,14 @@
 #include "heed/model/encoder.h"
 
-#include <cstring>
-
-#include "heed/common/check.h"
 #include "heed/layers/embedding.h"
+#include "heed/model/rnn_stack.h"
+#include "heed/onednn/padded_rnn.h"
 #include "heed/tensor/tensor_ops.h"
 
 namespace heed::model {
 
 using tensor::Shape;
 using tensor::Tensor;
-
-onednn::CellKind cell_kind(CellType cell) {
-  return cell == CellType::kLstm ? onednn::CellKind::kLstm : onednn::CellKind::kGru;
-}
-
-void add_rnn_parameters(layers::ParameterStore& store, const std::string& prefix,
-                        onednn::CellKind cell, int64_t input, int64_t hidden) {
-  const int64_t gates = onednn::gate_count(cell) * hidden;
-  store.add(prefix + "weight_ih", Shape{gates, input});
-  store.add(prefix + "weight_hh", Shape{gates, hidden});
-  store.add(prefix + "bias_ih", Shape{gates});
-  store.add(prefix + "bias_hh", Shape{gates});
-}
-
-onednn::RnnWeights rnn_weights(layers::ParameterStore& store, const std::string& prefix) {
-  return {&store.get(prefix + "weight_ih").value, &store.get(prefix + "weight_hh").value,
-          &store.get(prefix + "bias_ih").value, &store.get(prefix + "bias_hh").value};
-}
-
-onednn::RnnGrads rnn_grads(layers::ParameterStore& store, const std::string& prefix) {
-  return {&store.get(prefix + "weight_ih").grad, &store.get(prefix + "weight_hh").grad,
-          &store.get(prefix + "bias_ih").grad, &store.get(prefix + "bias_hh").grad};
-}
-
-void copy_columns(const Tensor& src, Tensor& dst, int64_t offset) {
-  const int64_t cols = src.dim(src.rank() - 1), width = dst.dim(dst.rank() - 1);
-  const int64_t rows = src.numel() / cols;
-  HEED_CHECK(rows * width == dst.numel() && offset + cols <= width, "copy_columns: shapes");
-  const float* s = src.data();
-  float* d = dst.data();
-  for (int64_t r = 0; r < rows; ++r) {
-    std::memcpy(d + r * width + offset, s + r * cols, sizeof(float) * size_t(cols));
-  }
-}
-
-void take_columns(const Tensor& src, int64_t offset, Tensor& dst, bool accumulate) {
-  const int64_t cols = dst.dim(dst.rank() - 1), width = src.dim(src.rank() - 1);
-  const int64_t rows = dst.numel() / cols;
-  HEED_CHECK(rows * width == src.numel() && offset + cols <= width, "take_columns: shapes");
-  const float* s = src.data();
-  float* d = dst.data();
-  for (int64_t r = 0; r < rows; ++r) {
-    if (accumulate) {
-      for (int64_t c = 0; c < cols; ++c) d[r * cols + c] += s[r * width + offset + c];
-    } else {
-      std::memcpy(d + r * cols, s + r * width + offset, sizeof(float) * size_t(cols));
-    }
-  }
-}
 
 struct Encoder::Layer {
   std::string prefix;
@@ -135,8 +85,8 @@ void Encoder::forward(const int32_t* src, const std::vector<int64_t>& lengths, i
       layer.bwd->forward(*x, lengths, nullptr, nullptr, layer.y_bwd, top ? &layer.h_bwd : nullptr,
                          nullptr, training);
       out.resize(Shape{s, n, key_size_});
-      copy_columns(layer.y_fwd, out, 0);
-      copy_columns(layer.y_bwd, out, direction_size_);
+      tensor::copy_columns(layer.y_fwd, out, 0);
+      tensor::copy_columns(layer.y_bwd, out, direction_size_);
     } else if (top) {
       out = layer.y_fwd.view(layer.y_fwd.shape());
     } else {
@@ -146,8 +96,8 @@ void Encoder::forward(const int32_t* src, const std::vector<int64_t>& lengths, i
     }
     if (top) {
       finals_.resize(Shape{n, key_size_});
-      copy_columns(layer.h_fwd, finals_, 0);
-      if (bidirectional_) copy_columns(layer.h_bwd, finals_, direction_size_);
+      tensor::copy_columns(layer.h_fwd, finals_, 0);
+      if (bidirectional_) tensor::copy_columns(layer.h_bwd, finals_, direction_size_);
     } else {
       layer.dropout.forward(out, dropout_rng);
     }
@@ -166,11 +116,11 @@ void Encoder::backward(const Tensor& d_keys, const Tensor* d_finals) {
     const Tensor* dh_bwd = nullptr;
     if (top && d_finals) {
       layer.dh_fwd.resize(Shape{n_, direction_size_});
-      take_columns(*d_finals, 0, layer.dh_fwd);
+      tensor::take_columns(*d_finals, 0, layer.dh_fwd);
       dh_fwd = &layer.dh_fwd;
       if (bidirectional_) {
         layer.dh_bwd.resize(Shape{n_, direction_size_});
-        take_columns(*d_finals, direction_size_, layer.dh_bwd);
+        tensor::take_columns(*d_finals, direction_size_, layer.dh_bwd);
         dh_bwd = &layer.dh_bwd;
       }
     }
@@ -178,9 +128,9 @@ void Encoder::backward(const Tensor& d_keys, const Tensor* d_finals) {
     layer.dx_fwd.resize(Shape{s_, n_, input});
     if (bidirectional_) {
       d_half_.resize(Shape{s_, n_, direction_size_});
-      take_columns(d_out_, 0, d_half_);
+      tensor::take_columns(d_out_, 0, d_half_);
       layer.fwd.backward(d_half_, dh_fwd, nullptr, &layer.dx_fwd, nullptr, nullptr);
-      take_columns(d_out_, direction_size_, d_half_);
+      tensor::take_columns(d_out_, direction_size_, d_half_);
       layer.dx_bwd.resize(Shape{s_, n_, input});
       layer.bwd->backward(d_half_, dh_bwd, nullptr, &layer.dx_bwd, nullptr, nullptr);
       tensor::add(layer.dx_fwd, layer.dx_bwd, layer.dx_fwd);

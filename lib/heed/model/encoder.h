@@ -13,7 +13,6 @@
 #include "heed/layers/dropout.h"
 #include "heed/layers/parameters.h"
 #include "heed/model/config.h"
-#include "heed/onednn/padded_rnn.h"
 #include "heed/onednn/precision.h"
 #include "heed/tensor/tensor.h"
 
@@ -55,20 +54,7 @@ class Encoder {
   tensor::Tensor embedded_;  // [S, N, E]
   tensor::Tensor keys_;      // top layer output
   tensor::Tensor finals_;
-  tensor::Tensor d_out_, d_in_, d_half_;
+  tensor::Tensor d_out_, d_half_;
 };
-
-// The slash-scoped names of one RNN's PyTorch-layout parameters under prefix.
-void add_rnn_parameters(layers::ParameterStore& store, const std::string& prefix,
-                        onednn::CellKind cell, int64_t input, int64_t hidden);
-onednn::RnnWeights rnn_weights(layers::ParameterStore& store, const std::string& prefix);
-onednn::RnnGrads rnn_grads(layers::ParameterStore& store, const std::string& prefix);
-onednn::CellKind cell_kind(CellType cell);
-
-// dst[..., offset : offset + src.cols] = src over rows (last axes).
-void copy_columns(const tensor::Tensor& src, tensor::Tensor& dst, int64_t offset);
-// dst = src[..., offset : offset + dst.cols]; accumulate adds instead.
-void take_columns(const tensor::Tensor& src, int64_t offset, tensor::Tensor& dst,
-                  bool accumulate = false);
 
 }  // namespace heed::model

@@ -1,7 +1,5 @@
 #include "heed/model/flops.h"
 
-#include "heed/attention/registry.h"
-
 namespace heed::model {
 namespace {
 
@@ -13,7 +11,8 @@ double rnn_step_flops(CellType cell, int64_t input, int64_t hidden) {
 
 }  // namespace
 
-UpdateFlops update_flops(const ModelConfig& config, int64_t n, int64_t s, int64_t t) {
+UpdateFlops update_flops(const ModelConfig& config, const attention::ResolvedAttention& attention,
+                         int64_t n, int64_t s, int64_t t) {
   constexpr double kForwardAndBackward = 3.0;
   UpdateFlops f;
   const int64_t directions = config.bidirectional ? 2 : 1;
@@ -25,8 +24,7 @@ UpdateFlops update_flops(const ModelConfig& config, int64_t n, int64_t s, int64_
   }
   f.encoder = kForwardAndBackward * encoder * double(n * s);
 
-  const attention::AttentionConfig ac = config.attention_config();
-  const int64_t context = attention::context_size(config.attention, ac);
+  const int64_t context = attention.context_size();
   int64_t feed = 0;
   if (config.decoder == DecoderType::kBahdanau) feed = context;
   if (config.decoder == DecoderType::kLuong && config.input_feeding) feed = config.hidden;
@@ -43,7 +41,7 @@ UpdateFlops update_flops(const ModelConfig& config, int64_t n, int64_t s, int64_
 
   // Every decoder steps one query at a time except Luong's without input feeding; the FLOPs
   // are the same either way for every registered mechanism but the windowed ones' edges.
-  const attention::AttentionFlops a = attention::attention_flops(config.attention, {n, s, t}, ac);
+  const attention::AttentionFlops a = attention.flops({n, s, t});
   f.attention = a.precompute + a.forward + a.backward + a.precompute_backward;
   if (config.decoder == DecoderType::kLuong) {
     f.attention += kForwardAndBackward * 2.0 * double(context + config.hidden) *

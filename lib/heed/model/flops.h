@@ -12,15 +12,17 @@ namespace heed::model {
 struct UpdateFlops {
   double encoder = 0;      // RNN layers, both directions
   double decoder_rnn = 0;  // RNN layers and the bridge
-  double attention = 0;    // the mechanism (attention_flops) and Luong's attentional layer
+  double attention = 0;    // the mechanism (ResolvedAttention::flops) and Luong's attentional layer
   double output = 0;       // the output projection
   double total() const { return encoder + decoder_rnn + attention + output; }
 };
 
 // Forward and backward of the teacher-forced loss of n sentence pairs, every source s tokens
-// and every target t steps long (no padding). A backward costs two products per forward
-// product (the input's gradient and the weights'), so each phase is 3 × its forward, except
-// the attention, whose registry entry counts its own backward.
-UpdateFlops update_flops(const ModelConfig& config, int64_t n, int64_t s, int64_t t);
+// and every target t steps long (no padding), for a validated config and the attention it
+// resolved (ModelConfig::validate, Seq2Seq::attention). A backward costs two products per
+// forward product (the input's gradient and the weights'), so each phase is 3 × its forward,
+// except the attention, whose registry entry counts its own backward.
+UpdateFlops update_flops(const ModelConfig& config, const attention::ResolvedAttention& attention,
+                         int64_t n, int64_t s, int64_t t);
 
 }  // namespace heed::model

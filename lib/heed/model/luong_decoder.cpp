@@ -1,9 +1,10 @@
 // Luong et al. 2015: the attention reads the current top state h_t and the attentional vector
 // h̃_t = tanh(W_c [c_t; h_t]) is the output (and, with input feeding, part of the next input).
-#include "heed/common/check.h"
+#include <utility>
+
 #include "heed/common/profile.h"
 #include "heed/model/decoder.h"
-#include "heed/model/encoder.h"
+#include "heed/onednn/linear.h"
 #include "heed/onednn/memory.h"
 #include "heed/tensor/tensor_ops.h"
 
@@ -15,31 +16,34 @@ using tensor::Tensor;
 
 class LuongDecoder : public Decoder {
  public:
-  LuongDecoder(const ModelConfig& config, onednn::Precision precision,
-               layers::ParameterStore& store)
-      : Decoder(config, precision, store, config.input_feeding ? config.hidden : 0),
+  LuongDecoder(const ModelConfig& config, const attention::ResolvedAttention& attention,
+               onednn::Precision precision, layers::ParameterStore& store)
+      : Decoder(config, attention, precision, store, config.input_feeding ? config.hidden : 0),
         input_feeding_(config.input_feeding),
-        attn_out_weight_(
-            &store.add("decoder/attn_out/weight", Shape{config.hidden, context_ + config.hidden})),
-        attn_out_(context_ + config.hidden, config.hidden, precision) {
+        stateful_attention_(attention.traits().stateful),
+        embed_(config.embed),
+        hidden_(config.hidden),
+        context_(attention.context_size()),
+        attn_out_weight_(&store.add("decoder/attn_out/weight", Shape{hidden_, context_ + hidden_})),
+        attn_out_(context_ + hidden_, hidden_, precision) {
     attn_out_.set_weights(attn_out_weight_->value, nullptr);
-    bridge_ = make_bridge(config, precision, store);
   }
 
   // Nothing depends on the previous output without input feeding, unless the attention keeps
   // state from step to step.
   bool fast_path() const override {
-    return !input_feeding_ && !traits_.stateful && !force_stepping_;
+    return !input_feeding_ && !stateful_attention_ && !force_stepping();
   }
 
  protected:
   void arrangement_weights_changed() override { attn_out_.weights_changed(); }
 
-  void run_forward(bool training, bool keep_attention) override {
-    const int64_t t = t_, n = n_;
+  void run_forward(const Tensor& embedded, Tensor& out) override {
+    const int64_t t = embedded.dim(0), n = embedded.dim(1);
     const bool whole = fast_path();
     const int64_t chunk = whole ? t : 1;
     const int64_t in0 = embed_ + (input_feeding_ ? hidden_ : 0);
+    ctx_.resize(Shape{t, n, context_});
     concat_.resize(Shape{t, n, context_ + hidden_});
     ht_.resize(Shape{t, n, hidden_});
     if (!whole) xin_.resize(Shape{t, n, in0});
@@ -47,38 +51,38 @@ class LuongDecoder : public Decoder {
       const int64_t t1 = t0 + chunk;
       Tensor x0;
       if (whole) {
-        x0 = embedded_.view(embedded_.shape());
+        x0 = embedded.view(embedded.shape());
       } else {
         x0 = xin_.slice(t0, t1);
-        copy_columns(embedded_.slice(t0, t1), x0, 0);
+        tensor::copy_columns(embedded.slice(t0, t1), x0, 0);
         if (input_feeding_) {
           if (t0 == 0) {
             const Tensor feed(Shape{1, n, hidden_});
-            copy_columns(feed, x0, embed_);
+            tensor::copy_columns(feed, x0, embed_);
           } else {
-            copy_columns(ht_.slice(t0 - 1, t0), x0, embed_);
+            tensor::copy_columns(ht_.slice(t0 - 1, t0), x0, embed_);
           }
         }
       }
-      stack_.run(training ? size_t(ci) : 0, t0, t1, x0, training);
-      const Tensor q = stack_.top(t0, t1);
+      stack().run(size_t(ci), t0, t1, x0);
+      const Tensor q = stack().top(t0, t1);
       Tensor concat = concat_.slice(t0, t1);
       Tensor ctx = ctx_.slice(t0, t1);
-      attend(q, t0, ctx, training ? &attention_tapes_[size_t(ci)] : nullptr, keep_attention);
+      attend(size_t(ci), q, t0, ctx);
       // The attentional layer h̃ = tanh(W_c [c; h]) counts as attention.
       profile::Scope phase(profile::Phase::kAttention);
-      if (context_ > 0) copy_columns(ctx, concat, 0);
-      copy_columns(q, concat, context_);
+      if (context_ > 0) tensor::copy_columns(ctx, concat, 0);
+      tensor::copy_columns(q, concat, context_);
       Tensor ht = ht_.slice(t0, t1);
       attn_out_.forward(concat, ht, onednn::Activation::kTanh);
     }
     chunks_ = size_t((t + chunk - 1) / chunk);
-    out_.resize(ht_.shape());
-    tensor::copy(ht_, out_);
+    out.resize(ht_.shape());
+    tensor::copy(ht_, out);
   }
 
-  void run_backward() override {
-    const int64_t t = t_, n = n_;
+  void run_backward(Tensor& d_out, Tensor& d_embedded) override {
+    const int64_t t = d_out.dim(0), n = d_out.dim(1);
     const int64_t chunk = t / int64_t(chunks_);
     const int64_t in0 = embed_ + (input_feeding_ ? hidden_ : 0);
     d_feed_.resize(Shape{1, n, hidden_});
@@ -88,7 +92,7 @@ class LuongDecoder : public Decoder {
     d_pre_all_.resize(Shape{t, n, hidden_}, bf16 ? tensor::DType::kBF16 : tensor::DType::kF32);
     for (size_t ci = chunks_; ci-- > 0;) {
       const int64_t t0 = int64_t(ci) * chunk, t1 = t0 + chunk, tc = chunk;
-      Tensor d_ht = d_out_.slice(t0, t1);
+      Tensor d_ht = d_out.slice(t0, t1);
       if (input_feeding_ && t1 < t) tensor::add(d_ht, d_feed_, d_ht);
       {
         profile::Scope phase(profile::Phase::kAttention);
@@ -104,18 +108,18 @@ class LuongDecoder : public Decoder {
         d_concat_.resize(Shape{tc, n, context_ + hidden_});
         attn_out_.backward_data(d_pre, d_concat_);
         d_top_.resize(Shape{tc, n, hidden_});
-        take_columns(d_concat_, context_, d_top_);
+        tensor::take_columns(d_concat_, context_, d_top_);
         d_ctx_.resize(Shape{tc, n, context_});
-        if (context_ > 0) take_columns(d_concat_, 0, d_ctx_);
+        if (context_ > 0) tensor::take_columns(d_concat_, 0, d_ctx_);
       }
       d_q_.resize(Shape{tc, n, hidden_});
-      attention_backward(attention_tapes_[ci], t0, tc);
+      attend_backward(ci, t0, d_ctx_, d_q_);
       tensor::add(d_top_, d_q_, d_top_);
       dx0_.resize(Shape{tc, n, in0});
-      stack_.backward(ci, d_top_, dx0_);
-      Tensor d_emb = d_emb_.slice(t0, t1);
-      take_columns(dx0_, 0, d_emb);
-      if (input_feeding_) take_columns(dx0_, embed_, d_feed_);
+      stack().backward(ci, d_top_, dx0_);
+      Tensor d_emb = d_embedded.slice(t0, t1);
+      tensor::take_columns(dx0_, 0, d_emb);
+      if (input_feeding_) tensor::take_columns(dx0_, embed_, d_feed_);
     }
     // One product over every step instead of one per step: W_c's gradient does not feed
     // back into the recurrence.
@@ -123,62 +127,65 @@ class LuongDecoder : public Decoder {
     attn_out_.backward_weights(concat_, d_pre_all_, attn_out_weight_->grad, nullptr);
   }
 
-  void begin_search() override {
+  void begin_search(int64_t rows) override {
     if (input_feeding_) {
-      feed_.resize(Shape{rows_, hidden_});
+      feed_.resize(Shape{rows, hidden_});
       feed_.zero();
     }
   }
 
   void select_search(const std::vector<int64_t>& rows) override {
     if (!input_feeding_) return;
-    scratch_.resize(Shape{int64_t(rows.size()), hidden_});
-    for (size_t i = 0; i < rows.size(); ++i) {
-      std::copy(feed_.data() + rows[i] * hidden_, feed_.data() + (rows[i] + 1) * hidden_,
-                scratch_.data() + int64_t(i) * hidden_);
-    }
+    tensor::gather_rows(feed_, rows, scratch_);
     std::swap(feed_, scratch_);
   }
 
   void run_step(const Tensor& emb, Tensor& out, Tensor* weights) override {
-    const int64_t r = rows_;
+    const int64_t r = emb.dim(1);
     Tensor x0;
     if (input_feeding_) {
       x_step_.resize(Shape{1, r, embed_ + hidden_});
-      copy_columns(emb, x_step_, 0);
-      copy_columns(feed_, x_step_, embed_);
+      tensor::copy_columns(emb, x_step_, 0);
+      tensor::copy_columns(feed_, x_step_, embed_);
       x0 = x_step_.view(x_step_.shape());
     } else {
       x0 = emb.view(emb.shape());
     }
-    stack_.step(x0);
-    const Tensor& top = stack_.top_state();
+    stack().step(x0);
+    const Tensor& top = stack().top_state();
     const Tensor q = top.view(Shape{1, r, hidden_});
     profile::Scope phase(profile::Phase::kAttention);  // the mechanism and the attentional layer
     concat_step_.resize(Shape{1, r, context_ + hidden_});
     ctx_step_.resize(Shape{1, r, context_});
-    attention_->forward(q, search_step_, ctx_step_, weights, nullptr);
-    if (context_ > 0) copy_columns(ctx_step_, concat_step_, 0);
-    copy_columns(q, concat_step_, context_);
+    attend_step(q, ctx_step_, weights);
+    if (context_ > 0) tensor::copy_columns(ctx_step_, concat_step_, 0);
+    tensor::copy_columns(q, concat_step_, context_);
     Tensor o = out.view(Shape{1, r, hidden_});
     attn_out_.forward(concat_step_, o, onednn::Activation::kTanh);
     if (input_feeding_) tensor::copy(out, feed_);
   }
 
  private:
-  bool input_feeding_;
+  const bool input_feeding_;
+  const bool stateful_attention_;
+  const int64_t embed_, hidden_, context_;
   layers::Parameter* attn_out_weight_;
   onednn::Linear attn_out_;
-  size_t chunks_ = 0;
-  Tensor xin_, concat_, ht_, d_feed_, d_pre_, d_pre_all_, d_concat_, d_top_;
-  Tensor feed_, scratch_, x_step_, concat_step_;
+  size_t chunks_ = 0;  // of the last forward
+  // Teacher forcing.
+  Tensor xin_, ctx_, concat_, ht_;
+  Tensor d_feed_, d_pre_, d_pre_all_, d_concat_, d_top_, d_ctx_, d_q_, dx0_;
+  // Search.
+  Tensor feed_, scratch_, x_step_, ctx_step_, concat_step_;
 };
 
 }  // namespace
 
-std::unique_ptr<Decoder> make_luong_decoder(const ModelConfig& config, onednn::Precision precision,
-                                            layers::ParameterStore& store) {
-  return std::make_unique<LuongDecoder>(config, precision, store);
+std::unique_ptr<Decoder> Decoder::make_luong(const ModelConfig& config,
+                                             const attention::ResolvedAttention& attention,
+                                             onednn::Precision precision,
+                                             layers::ParameterStore& store) {
+  return std::make_unique<LuongDecoder>(config, attention, precision, store);
 }
 
 }  // namespace heed::model

@@ -8,19 +8,10 @@
 
 namespace heed::model {
 
-namespace {
-
-ModelConfig validated(ModelConfig config) {
-  config.validate();
-  return config;
-}
-
-}  // namespace
-
 Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision)
-    : config_(validated(std::move(config))), precision_(precision) {
+    : config_(std::move(config)), attention_(config_.validate()), precision_(precision) {
   encoder_ = std::make_unique<Encoder>(config_, precision, store_);
-  decoder_ = make_decoder(config_, precision, store_);
+  decoder_ = Decoder::make(config_, attention_, precision, store_);
   // Tied: the decoder's embedding matrix [V, E = H] is the projection; both uses add their
   // gradients into its one grad tensor.
   layers::Parameter& w = config_.tie_target_embeddings

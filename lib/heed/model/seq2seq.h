@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "heed/attention/registry.h"
 #include "heed/common/rng.h"
 #include "heed/layers/output.h"
 #include "heed/layers/parameters.h"
@@ -36,6 +37,9 @@ class Seq2Seq {
   Seq2Seq& operator=(const Seq2Seq&) = delete;
 
   const ModelConfig& config() const { return config_; }
+  // The attention the model was built with, resolved once from the config (its name, traits,
+  // options and context width); what the decoder, the decoding and the tools ask of it.
+  const attention::ResolvedAttention& attention() const { return attention_; }
   onednn::Precision precision() const { return precision_; }
   layers::ParameterStore& parameters() { return store_; }
   const layers::ParameterStore& parameters() const { return store_; }
@@ -57,6 +61,7 @@ class Seq2Seq {
 
  private:
   ModelConfig config_;
+  attention::ResolvedAttention attention_;
   onednn::Precision precision_;
   layers::ParameterStore store_;
   std::unique_ptr<Encoder> encoder_;

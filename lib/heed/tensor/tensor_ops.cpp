@@ -22,6 +22,12 @@ void rows_of(const Tensor& x, int64_t* rows, int64_t* cols) {
   *rows = *cols == 0 ? 0 : x.numel() / *cols;
 }
 
+// rows runs of cols floats, from rows from_stride apart to rows to_stride apart.
+void copy_runs(const float* from, int64_t from_stride, float* to, int64_t to_stride, int64_t rows,
+               int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) std::copy_n(from + r * from_stride, cols, to + r * to_stride);
+}
+
 }  // namespace
 
 void add(const Tensor& a, const Tensor& b, Tensor& out) {
@@ -55,6 +61,31 @@ void copy(const Tensor& src, Tensor& dst) {
     float_to_bf16(src.data(), dst.data_bf16(), n);
   } else {
     bf16_to_float(src.data_bf16(), dst.data(), n);
+  }
+}
+
+void copy_columns(const Tensor& src, Tensor& dst, int64_t offset) {
+  int64_t rows = 0, cols = 0;
+  rows_of(src, &rows, &cols);
+  const int64_t width = dst.shape().back();
+  HEED_CHECK(rows * width == dst.numel() && offset + cols <= width, "copy_columns: shapes");
+  copy_runs(src.data(), cols, dst.data() + offset, width, rows, cols);
+}
+
+void take_columns(const Tensor& src, int64_t offset, Tensor& dst) {
+  int64_t rows = 0, cols = 0;
+  rows_of(dst, &rows, &cols);
+  const int64_t width = src.shape().back();
+  HEED_CHECK(rows * width == src.numel() && offset + cols <= width, "take_columns: shapes");
+  copy_runs(src.data() + offset, width, dst.data(), cols, rows, cols);
+}
+
+void gather_rows(const Tensor& src, const std::vector<int64_t>& rows, Tensor& dst) {
+  const int64_t width = src.dim(1);
+  dst.resize(Shape{static_cast<int64_t>(rows.size()), width});
+  for (size_t i = 0; i < rows.size(); ++i) {
+    HEED_CHECK(rows[i] >= 0 && rows[i] < src.dim(0), "gather_rows: row out of range");
+    std::copy_n(src.data() + rows[i] * width, width, dst.data() + static_cast<int64_t>(i) * width);
   }
 }
 

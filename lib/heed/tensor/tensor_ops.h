@@ -3,6 +3,8 @@
 // out may alias an input (in-place).
 #pragma once
 
+#include <vector>
+
 #include "heed/tensor/tensor.h"
 
 namespace heed::tensor {
@@ -15,6 +17,16 @@ void axpy(float alpha, const Tensor& x, Tensor& y);
 void scale(Tensor& x, float factor);
 // dst = src, converting between f32 and bf16 as needed (same numel).
 void copy(const Tensor& src, Tensor& dst);
+
+// Column blocks of the last axis, the other axes folded into rows (the same number in both;
+// no aliasing): concatenations such as [embedding; context] and the gradients that split them.
+// dst[..., offset : offset + src.cols] = src.
+void copy_columns(const Tensor& src, Tensor& dst, int64_t offset);
+// dst = src[..., offset : offset + dst.cols].
+void take_columns(const Tensor& src, int64_t offset, Tensor& dst);
+// dst [rows.size(), C] = the rows of src [R, C] that rows names (repeats allowed; no aliasing),
+// as a beam search continues hypotheses.
+void gather_rows(const Tensor& src, const std::vector<int64_t>& rows, Tensor& dst);
 
 // y = tanh(x); dx = dy · (1 − y²) from the forward output y.
 void tanh(const Tensor& x, Tensor& y);

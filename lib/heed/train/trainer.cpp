@@ -573,7 +573,7 @@ TrainResult Trainer::run() {
 
 }  // namespace
 
-void TrainConfig::validate() const {
+void TrainConfig::validate() {
   const bool two = !train_src.empty() || !train_tgt.empty();
   if (two == !train_file.empty()) {
     throw ConfigError("give either --train-src and --train-tgt, or --train");
@@ -611,20 +611,18 @@ void TrainConfig::validate() const {
   if (log_every < 0 || keep_models < 0) {
     throw ConfigError("--log-every and --keep-models must not be negative");
   }
-  model::ModelConfig m = model;
-  m.src_vocab_size = m.tgt_vocab_size = 8;
-  m.validate();
-  if (const int64_t limit = m.max_source_length(); limit > 0 && max_length > limit) {
+  const attention::ResolvedAttention attention = model.validate();
+  if (const int64_t limit = model.max_source_length(); limit > 0 && max_length > limit) {
     throw ConfigError("--max-length " + std::to_string(max_length) + " is more than attention '" +
-                      m.attention + "' can score (--max-positions " + std::to_string(limit) +
+                      attention.name() + "' can score (--max-positions " + std::to_string(limit) +
                       "): lower --max-length or raise --max-positions");
   }
   // Inputs may be pipes (<(zcat corpus.gz)): nothing here reads them, and the trainer reads
   // every input exactly once.
   if (!guided_alignment.empty()) {
-    const attention::AttentionTraits traits = attention::attention_info(m.attention).traits;
+    const attention::AttentionTraits& traits = attention.traits();
     if (!traits.position_weights || !traits.uses_query) {
-      throw ConfigError("--guided-alignment: attention '" + m.attention +
+      throw ConfigError("--guided-alignment: attention '" + attention.name() +
                         "' has no weights over source positions per target step to guide");
     }
     if (!(guided_alignment_weight > 0.f && std::isfinite(guided_alignment_weight))) {
@@ -691,8 +689,9 @@ TrainResult train(const TrainConfig& config,
   std::error_code ec;
   const bool existed = !config.output.empty() && fs::exists(config.output, ec);
   try {
-    config.validate();
-    Trainer trainer(config, progress);
+    TrainConfig validated = config;
+    validated.validate();
+    Trainer trainer(validated, progress);
     return trainer.run();
   } catch (const Interrupted&) {
     throw;  // its checkpoint is saved (or being saved by rank 0): the directory is the run's

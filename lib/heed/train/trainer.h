@@ -84,8 +84,9 @@ struct TrainConfig {
   int64_t kill_after_step = 0;
 
   // ConfigError for impossible settings; FileError/WriteError for unreadable inputs or an
-  // unwritable output directory. Cheap: runs before any data is read.
-  void validate() const;
+  // unwritable output directory. Completes model (ModelConfig::validate: the canonical attention
+  // name, which --resume compares with the checkpoint's). Cheap: runs before any data is read.
+  void validate();
   // The schedule with its step budget filled in.
   LrScheduleConfig schedule_config() const;
 };

@@ -30,6 +30,26 @@ TEST_CASE("tensor_ops: add, axpy, scale, copy", "[tensor][fast]") {
   CHECK_THROWS_AS(ht::add(a, Tensor(Shape{3}), c), heed::InternalError);
 }
 
+TEST_CASE("tensor_ops: column blocks and gathered rows", "[tensor][fast]") {
+  // [2, 1, 2] rows of 2 into [2, 3] at column 1, and back.
+  const Tensor block = Tensor::from_values(Shape{2, 1, 2}, {1, 2, 3, 4});
+  Tensor wide(Shape{2, 3});
+  ht::copy_columns(block, wide, 1);
+  CHECK(wide.to_vector() == std::vector<float>{0, 1, 2, 0, 3, 4});
+  Tensor back(Shape{2, 2});
+  ht::take_columns(wide, 1, back);
+  CHECK(back.to_vector() == block.to_vector());
+  CHECK_THROWS_AS(ht::copy_columns(block, wide, 2), heed::InternalError);
+  Tensor too_many_rows(Shape{4, 1});
+  CHECK_THROWS_AS(ht::take_columns(wide, 0, too_many_rows), heed::InternalError);
+
+  Tensor gathered;
+  ht::gather_rows(wide, {1, 1, 0}, gathered);
+  CHECK(gathered.shape() == Shape{3, 3});
+  CHECK(gathered.to_vector() == std::vector<float>{0, 3, 4, 0, 3, 4, 0, 1, 2});
+  CHECK_THROWS_AS(ht::gather_rows(wide, {2}, gathered), heed::InternalError);
+}
+
 TEST_CASE("tensor_ops: tanh and sigmoid with their backward", "[tensor][fast]") {
   Tensor x = Tensor::from_values(Shape{3}, {-1.f, 0.f, 2.f});
   Tensor y(Shape{3}), dx(Shape{3});
