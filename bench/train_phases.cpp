@@ -28,13 +28,13 @@
 #include "heed/common/profile.h"
 #include "heed/common/stats.h"
 #include "heed/model/batch.h"
-#include "heed/model/flops.h"
 #include "heed/model/seq2seq.h"
 #include "heed/onednn/context.h"
 #include "heed/onednn/matmul_peak.h"
 #include "heed/text/vocab.h"
 #include "heed/train/optimizer.h"
 #include "heed/train/update.h"
+#include "update_flops.h"
 
 namespace {
 
@@ -140,8 +140,8 @@ int run(const Settings& s) {
     other_ms.push_back(total - covered);
   }
 
-  const heed::model::UpdateFlops flops =
-      heed::model::update_flops(model.config(), model.attention(), s.batch, s.length, s.length);
+  const heed::bench::UpdateFlops flops =
+      heed::bench::update_flops(model.config(), model.attention(), s.batch, s.length, s.length);
   std::array<double, heed::profile::kPhases> phase_flops{};
   phase_flops[size_t(Phase::kEncoder)] = flops.encoder;
   phase_flops[size_t(Phase::kDecoderRnn)] = flops.decoder_rnn;

@@ -1,4 +1,5 @@
-// FLOPs of a training update of an encoder-decoder, per phase (profile.h's phases), counted as
+// FLOPs of a training update of an encoder-decoder, per phase (profile.h's phases), for the phase
+// benchmark (train_phases.cpp; not in heed_core: no tool uses it), counted as
 // a GEMM counts them: 2 per multiply-add of every matrix product; element-wise work (gates,
 // tanh, softmax, dropout, the optimizer) is not counted. docs/benchmarks.md gives the formulas.
 #pragma once
@@ -7,7 +8,7 @@
 
 #include "heed/model/config.h"
 
-namespace heed::model {
+namespace heed::bench {
 
 struct UpdateFlops {
   double encoder = 0;      // RNN layers, both directions
@@ -22,7 +23,8 @@ struct UpdateFlops {
 // resolved (ModelConfig::validate, Seq2Seq::attention). A backward costs two products per
 // forward product (the input's gradient and the weights'), so each phase is 3 × its forward,
 // except the attention, whose registry entry counts its own backward.
-UpdateFlops update_flops(const ModelConfig& config, const attention::ResolvedAttention& attention,
-                         int64_t n, int64_t s, int64_t t);
+UpdateFlops update_flops(const model::ModelConfig& config,
+                         const attention::ResolvedAttention& attention, int64_t n, int64_t s,
+                         int64_t t);
 
-}  // namespace heed::model
+}  // namespace heed::bench

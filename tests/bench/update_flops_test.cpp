@@ -1,10 +1,10 @@
-#include "heed/model/flops.h"
+#include "bench/update_flops.h"
 
 #include <catch2/catch.hpp>
 
 using namespace heed;
 
-TEST_CASE("flops: an update of a small Luong model, counted by hand", "[model][fast]") {
+TEST_CASE("flops: an update of a small Luong model, counted by hand", "[bench][fast]") {
   model::ModelConfig config;
   config.attention = "general";
   config.hidden = 8;  // encoder 4 + 4
@@ -13,7 +13,7 @@ TEST_CASE("flops: an update of a small Luong model, counted by hand", "[model][f
   config.tgt_vocab_size = 10;
   const attention::ResolvedAttention attention = config.validate();
   const int64_t n = 2, s = 3, t = 5;
-  const model::UpdateFlops f = model::update_flops(config, attention, n, s, t);
+  const bench::UpdateFlops f = bench::update_flops(config, attention, n, s, t);
   // Encoder: 2 directions · 2 · 4 gates · 4 · (6 + 4) per source token, × 3 for the backward.
   CHECK(f.encoder == 3.0 * 2 * 2 * 16 * 10 * (n * s));
   // Decoder: LSTM 8 over embedding 6 + fed 8: 2 · 32 · (14 + 8) per step; dense bridge 8 → 8

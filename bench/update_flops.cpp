@@ -1,6 +1,8 @@
-#include "heed/model/flops.h"
+#include "update_flops.h"
 
-namespace heed::model {
+namespace heed::bench {
+
+using namespace heed::model;
 namespace {
 
 // One time step of a recurrent layer for one sentence: the gate products of input and state.
@@ -11,8 +13,9 @@ double rnn_step_flops(CellType cell, int64_t input, int64_t hidden) {
 
 }  // namespace
 
-UpdateFlops update_flops(const ModelConfig& config, const attention::ResolvedAttention& attention,
-                         int64_t n, int64_t s, int64_t t) {
+UpdateFlops update_flops(const model::ModelConfig& config,
+                         const attention::ResolvedAttention& attention, int64_t n, int64_t s,
+                         int64_t t) {
   constexpr double kForwardAndBackward = 3.0;
   UpdateFlops f;
   const int64_t directions = config.bidirectional ? 2 : 1;
@@ -52,4 +55,4 @@ UpdateFlops update_flops(const ModelConfig& config, const attention::ResolvedAtt
   return f;
 }
 
-}  // namespace heed::model
+}  // namespace heed::bench
