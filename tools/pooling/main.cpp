@@ -1,16 +1,19 @@
 // heed-pooling: Raffel & Ellis's long-term-memory experiment. Is feed-forward attention pooling
-// just a dense layer? Trains ff-pool, mean and dense models on the addition and multiplication
-// problems for each sequence length and writes one TSV row per run (docs/attention.md).
+// just a dense layer? Trains the pooling models (task.h) on the addition and multiplication
+// problems for each sequence length and learning rate, as the authors' released code does, and
+// writes one TSV row per run (docs/attention.md).
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/options.h"
@@ -29,15 +32,21 @@ using namespace heed;
 namespace po = boost::program_options;
 
 const char* const kHeader =
-    "task\tT\tlengths\tmodel\tsolved\tsteps_to_solve\tsteps\tfinal_accuracy\tfinal_mse\tparams\t"
-    "seconds\tbudget_steps\tbudget_seconds\tnote";
-constexpr size_t kKeyColumns = 4;  // task, T, lengths, model: a row's identity
+    "task\tT\ttrain\tmodel\tlr\tsolved\tsteps_to_solve\tsteps\tbest_accuracy\tfinal_accuracy\t"
+    "final_mse\ttransfer\tparams\tseconds\tbudget_steps\tstop_after\tnote";
+// task, T, train, model, lr: a row's identity. train says how the training sequences were
+// drawn: "fixed" (lengths in [T, 1.1·T)), "variable:MIN-MAX" or "markers:A-B" (N₂ restricted).
+constexpr size_t kKeyColumns = 5;
+constexpr size_t kSolvedColumn = 5, kStepsToSolveColumn = 6;
 
 struct PoolingCliConfig {
   std::vector<pooling::PoolingProblem> problems;
   std::vector<int64_t> lengths;
   std::vector<pooling::PoolingKind> kinds;
-  pooling::PoolingRunConfig run;  // task and kind are set per row
+  std::vector<float> learning_rates;
+  pooling::PoolingRunConfig run;  // task, kind, rate and the bar are set per row
+  std::vector<int64_t> transfer_lengths;
+  std::pair<int64_t, int64_t> train_markers{0, 0}, test_markers{0, 0};
   int64_t max_params = 200000000;
   std::string output = "-";
 };
@@ -46,27 +55,51 @@ std::vector<int64_t> parse_lengths(const std::string& list) {
   std::vector<int64_t> lengths;
   for (const auto& item : split(list, ",")) {
     const std::optional<int64_t> value = parse_int64(item);
-    if (!value || *value < 2 || *value > 1000000) {
-      throw ConfigError("lengths: '" + item + "' is not an integer in [2, 1000000]");
+    if (!value || *value < 12 || *value > 1000000) {
+      throw ConfigError("lengths: '" + item + "' is not an integer in [12, 1000000]");
     }
     lengths.push_back(*value);
   }
   return lengths;
 }
 
+std::vector<float> parse_rates(const std::string& list) {
+  std::vector<float> rates;
+  for (const auto& item : split(list, ",")) {
+    char* end = nullptr;
+    const double value = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !(value > 0) || value > 1) {
+      throw ConfigError("learning-rates: '" + item + "' is not a number in (0, 1]");
+    }
+    rates.push_back(float(value));
+  }
+  return rates;
+}
+
+// "A:B" → {A, B} with 1 ≤ A ≤ B (what: the option's name, for the message).
+std::pair<int64_t, int64_t> parse_range(const std::string& what, const std::string& text) {
+  const auto parts = split(text, ":");
+  const std::optional<int64_t> a = parts.size() == 2 ? parse_int64(parts[0]) : std::nullopt;
+  const std::optional<int64_t> b = parts.size() == 2 ? parse_int64(parts[1]) : std::nullopt;
+  if (!a || !b || *a < 1 || *b < *a || *b > 1000000) {
+    throw ConfigError(what + ": '" + text + "' is not A:B with 1 ≤ A ≤ B ≤ 1000000");
+  }
+  return {*a, *b};
+}
+
 bool parse_options(int argc, char** argv, PoolingCliConfig& cfg) {
   cli::CommandLine cl({"pooling", "[options] [-o RESULTS.tsv]",
-                       "Raffel & Ellis's long-term-memory problems (addition, multiplication): "
-                       "trains feed-forward attention pooling, mean pooling and a dense layer "
-                       "over the flattened sequence for each length T until 99% of a held-out "
-                       "set is within 0.04 of the target or the budget is spent, and writes one "
-                       "TSV row per task, T and model. With -o, rows already in the file are "
-                       "kept and not run again.",
+                       "Raffel & Ellis's long-term-memory problems (addition, multiplication), "
+                       "set up as the authors' released code: for each task, length T, model "
+                       "and learning rate, trains until every one of 1,000 held-out sequences "
+                       "is within 0.04 of its target (tested every 1,000 updates) or the update "
+                       "budget is spent, and writes one TSV row. A later learning rate stops "
+                       "once it has used as many updates as the best earlier one needed. With "
+                       "-o, rows already in the file are kept and not run again.",
                        LogLevel::kWarn, 1});
-  std::string task = "both", lengths = "50,100,500,1000,5000,10000", models = "ff-pool,mean,dense";
-  bool variable = false;
+  std::string task = "both", lengths = "50,100,500,1000,5000,10000", models = "ff-pool,mean";
+  std::string rates = "0.01,0.003,0.001,0.0003", variable, transfer, train_markers, test_markers;
   pooling::PoolingRunConfig& run = cfg.run;
-  run.budget_steps = 20000;
   cl.group("Experiment")
       .add_options()(
           "task",
@@ -76,41 +109,62 @@ bool parse_options(int argc, char** argv, PoolingCliConfig& cfg) {
                        }),
           "addition, multiplication or both")(
           "lengths", cli::checked(&lengths, [](const std::string& v) { parse_lengths(v); }),
-          "sequence lengths T (comma-separated)")(
+          "sequence lengths T₀ (comma-separated; sequences drawn in [T₀, 1.1·T₀))")(
           "models",
           cli::checked(&models,
                        [](const std::string& list) {
                          for (const auto& m : split(list, ",")) pooling::parse_pooling_kind(m);
                        }),
-          "ff-pool, mean, dense (comma-separated)")(
-          "variable-length", po::bool_switch(&variable),
-          "each sequence's length drawn uniformly in [T/2, T] (dense: not applicable)")(
+          "comma-separated: ff-pool, ff-pool-linear, ff-pool-scaled, ff-pool-positional, "
+          "mean, dense, dense-mean")(
+          "learning-rates", cli::checked(&rates, [](const std::string& v) { parse_rates(v); }),
+          "Adam step sizes, tried in this order")(
+          "variable-length",
+          cli::checked(&variable, [](const std::string& v) { parse_range("variable-length", v); }),
+          "MIN:MAX: each batch one length drawn in [MIN, MAX], tested at 100 lengths "
+          "across it (replaces --lengths)")(
+          "transfer-lengths",
+          cli::checked(&transfer, [](const std::string& v) { parse_lengths(v); }),
+          "after training, also score held-out sets at these T₀ (generalisation)")(
+          "train-markers",
+          cli::checked(&train_markers,
+                       [](const std::string& v) { parse_range("train-markers", v); }),
+          "A:B: the second marker only at steps [A, B) in training")(
+          "test-markers",
+          cli::checked(&test_markers, [](const std::string& v) { parse_range("test-markers", v); }),
+          "A:B: a further held-out set with the second marker at [A, B)")(
+          "unfused", po::bool_switch(&run.fused)->default_value(false),
+          "run ff-pool and mean unfused (the reference: stores [T, N, W])")(
           "output,o", po::value(&cfg.output)->default_value(cfg.output),
           "results table ('-' = stdout); a file's finished rows are kept and skipped");
   cl.group("Training")
-      .add_options()("budget-steps", cli::number(&run.budget_steps, cli::at_least(0)),
-                     "give up after this many steps (0 = no step limit)")(
-          "budget-seconds", cli::number(&run.budget_seconds, cli::at_least(0)),
-          "give up after this many seconds of a run (0 = no time limit)")(
+      .add_options()("budget-steps", cli::number(&run.budget_steps, cli::at_least(1)),
+                     "updates at most per run (the authors': 100000)")(
           "eval-every", cli::number(&run.eval_every, cli::at_least(1)),
-          "steps between evaluations on the held-out set")(
-          "eval-size", cli::number(&run.eval_size, cli::at_least(1)), "held-out sequences")(
-          "batch-size", cli::number(&run.batch_size, cli::at_least(1)), "sequences per step")(
-          "learning-rate", cli::number(&run.learning_rate, cli::above(0)), "Adam's step size")(
+          "updates between tests on the held-out set")(
+          "eval-batches", cli::number(&run.eval_batches, cli::at_least(1)),
+          "held-out batches (of --batch-size sequences)")(
+          "batch-size", cli::number(&run.batch_size, cli::at_least(1)), "sequences per update")(
           "max-params", cli::number(&cfg.max_params, cli::at_least(1)),
           "skip a model with more parameters than this (the dense model grows with T)");
   if (!cl.parse(argc, argv)) return false;
-  if (run.budget_steps == 0 && run.budget_seconds == 0) {
-    throw ConfigError("--budget-steps and --budget-seconds cannot both be 0");
-  }
+  run.fused = !run.fused;  // the switch says --unfused
   if (task == "both") {
     cfg.problems = {pooling::PoolingProblem::kAddition, pooling::PoolingProblem::kMultiplication};
   } else {
     cfg.problems = {pooling::parse_pooling_problem(task)};
   }
-  cfg.lengths = parse_lengths(lengths);
   for (const auto& m : split(models, ",")) cfg.kinds.push_back(pooling::parse_pooling_kind(m));
-  run.task.variable_length = variable;
+  cfg.learning_rates = parse_rates(rates);
+  if (!variable.empty()) {
+    std::tie(run.variable_min, run.variable_max) = parse_range("variable-length", variable);
+    cfg.lengths = {run.variable_max};
+  } else {
+    cfg.lengths = parse_lengths(lengths);
+  }
+  if (!transfer.empty()) cfg.transfer_lengths = parse_lengths(transfer);
+  if (!train_markers.empty()) cfg.train_markers = parse_range("train-markers", train_markers);
+  if (!test_markers.empty()) cfg.test_markers = parse_range("test-markers", test_markers);
   run.seed = cl.common().seed;
   onednn::set_threads(cl.threads());
   io::check_writable(cfg.output);
@@ -162,24 +216,108 @@ std::vector<std::string> read_rows(const std::string& path) {
   return rows;
 }
 
+std::string train_column(const pooling::PoolingRunConfig& run) {
+  if (run.variable()) {
+    return "variable:" + std::to_string(run.variable_min) + "-" + std::to_string(run.variable_max);
+  }
+  if (run.task.second_marker_end > 0) {
+    return "markers:" + std::to_string(run.task.second_marker_begin) + "-" +
+           std::to_string(run.task.second_marker_end);
+  }
+  return "fixed";
+}
+
+std::string key_columns(const pooling::PoolingRunConfig& run) {
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%g", double(run.learning_rate));
+  return pooling::to_string(run.task.problem) + "\t" +
+         std::to_string(run.variable() ? run.variable_max : run.task.min_length) + "\t" +
+         train_column(run) + "\t" + pooling::to_string(run.kind) + "\t" + rate;
+}
+
+// "T=200:0.981,markers 30-40:0.120": each transfer set's name and accuracy.
+std::string transfer_column(const pooling::PoolingRunConfig& run,
+                            const pooling::PoolingRunResult& result) {
+  std::vector<std::string> items;
+  for (size_t i = 0; i < result.transfer_accuracy.size(); ++i) {
+    const pooling::PoolingTask& task = run.transfer_tasks[i];
+    char item[96];
+    if (task.second_marker_end > 0 && task.min_length == run.task.min_length) {
+      std::snprintf(item, sizeof item, "markers %lld-%lld:%.4f",
+                    static_cast<long long>(task.second_marker_begin),
+                    static_cast<long long>(task.second_marker_end), result.transfer_accuracy[i]);
+    } else {
+      std::snprintf(item, sizeof item, "T=%lld:%.4f", static_cast<long long>(task.min_length),
+                    result.transfer_accuracy[i]);
+    }
+    items.emplace_back(item);
+  }
+  return items.empty() ? "-" : join(items, ",");
+}
+
 std::string format_row(const pooling::PoolingRunConfig& run, const std::string& solved,
                        const pooling::PoolingRunResult& result, const std::string& note) {
-  const bool ran = solved == "yes" || solved == "no";
+  const bool ran = solved == "yes" || solved == "no" || solved == "diverged";
   char numbers[256];
   if (ran) {
-    std::snprintf(numbers, sizeof numbers, "%s\t%lld\t%.4f\t%.5f",
+    std::snprintf(numbers, sizeof numbers, "%s\t%lld\t%.4f\t%.4f\t%.5f",
                   result.solved ? std::to_string(result.steps_to_solve).c_str() : "-",
-                  static_cast<long long>(result.steps), result.accuracy, result.mse);
+                  static_cast<long long>(result.steps), result.best_accuracy, result.accuracy,
+                  result.mse);
   } else {
-    std::snprintf(numbers, sizeof numbers, "-\t-\t-\t-");
+    std::snprintf(numbers, sizeof numbers, "-\t-\t-\t-\t-");
   }
   char tail[128];
-  std::snprintf(tail, sizeof tail, "%lld\t%.1f\t%lld\t%g",
+  std::snprintf(tail, sizeof tail, "%lld\t%.1f\t%lld\t%lld",
                 static_cast<long long>(result.parameters), result.seconds,
-                static_cast<long long>(run.budget_steps), run.budget_seconds);
-  return pooling::to_string(run.task.problem) + "\t" + std::to_string(run.task.length) + "\t" +
-         (run.task.variable_length ? "variable" : "fixed") + "\t" + pooling::to_string(run.kind) +
-         "\t" + solved + "\t" + numbers + "\t" + tail + "\t" + (note.empty() ? "-" : note);
+                static_cast<long long>(run.budget_steps), static_cast<long long>(run.stop_after));
+  return key_columns(run) + "\t" + solved + "\t" + numbers + "\t" +
+         (ran ? transfer_column(run, result) : "-") + "\t" + tail + "\t" +
+         (note.empty() ? "-" : note);
+}
+
+// The authors' bar for a later learning rate: the fewest updates an earlier rate of the same
+// task, T, training and model needed to solve (0: none solved yet, no bar).
+int64_t earlier_best(const std::vector<std::string>& rows, const std::string& group) {
+  int64_t best = 0;
+  for (const auto& row : rows) {
+    const auto columns = split(row, "\t");
+    if (join({columns.begin(), columns.begin() + kKeyColumns - 1}, "\t") != group) continue;
+    if (columns[kSolvedColumn] != "yes") continue;
+    const int64_t steps = parse_int64(columns[kStepsToSolveColumn]).value_or(0);
+    if (steps > 0 && (best == 0 || steps < best)) best = steps;
+  }
+  return best;
+}
+
+std::vector<pooling::PoolingRunConfig> plan(const PoolingCliConfig& cfg) {
+  std::vector<pooling::PoolingRunConfig> cells;
+  for (auto problem : cfg.problems) {
+    for (int64_t length : cfg.lengths) {
+      for (auto kind : cfg.kinds) {
+        for (float rate : cfg.learning_rates) {
+          pooling::PoolingRunConfig run = cfg.run;
+          run.task =
+              pooling::fixed_length_task(problem, run.variable() ? run.variable_min : length);
+          if (cfg.train_markers.second > 0) {
+            std::tie(run.task.second_marker_begin, run.task.second_marker_end) = cfg.train_markers;
+          }
+          for (int64_t transfer : cfg.transfer_lengths) {
+            run.transfer_tasks.push_back(pooling::fixed_length_task(problem, transfer));
+          }
+          if (cfg.test_markers.second > 0) {
+            pooling::PoolingTask task = pooling::fixed_length_task(problem, length);
+            std::tie(task.second_marker_begin, task.second_marker_end) = cfg.test_markers;
+            run.transfer_tasks.push_back(task);
+          }
+          run.kind = kind;
+          run.learning_rate = rate;
+          cells.push_back(run);
+        }
+      }
+    }
+  }
+  return cells;
 }
 
 int pooling_main(int argc, char** argv) {
@@ -198,47 +336,46 @@ int pooling_main(int argc, char** argv) {
   };
 
   std::vector<pooling::PoolingRunConfig> cells;
-  for (auto problem : cfg.problems) {
-    for (int64_t length : cfg.lengths) {
-      for (auto kind : cfg.kinds) {
-        pooling::PoolingRunConfig run = cfg.run;
-        run.task.problem = problem;
-        run.task.length = length;
-        run.kind = kind;
-        if (done.count(key_of(format_row(run, "-", {}, "")))) continue;
-        cells.push_back(run);
-      }
-    }
+  for (auto& run : plan(cfg)) {
+    if (!done.count(key_columns(run))) cells.push_back(std::move(run));
   }
   cli::Progress bar;
   for (size_t index = 0; index < cells.size(); ++index) {
-    const pooling::PoolingRunConfig& run = cells[index];
-    const std::string name = pooling::to_string(run.task.problem) +
-                             " T=" + std::to_string(run.task.length) + " " +
-                             pooling::to_string(run.kind);
+    pooling::PoolingRunConfig& run = cells[index];
+    const std::string key = key_columns(run);
+    run.stop_after = earlier_best(rows, key.substr(0, key.rfind('\t')));
+    const std::string name = pooling::to_string(run.task.problem) + " T=" + split(key, "\t")[1] +
+                             " " + pooling::to_string(run.kind) + " lr " +
+                             key.substr(key.rfind('\t') + 1);
     pooling::PoolingRunResult result;
-    result.parameters =
-        pooling::PoolingModel::count_parameters(run.kind, run.task.length, run.width);
+    int64_t model_length = run.longest();
+    for (const auto& task : run.transfer_tasks) {
+      model_length = std::max(model_length, task.padded_length());
+    }
+    result.parameters = pooling::PoolingModel::count_parameters(run.kind, model_length, run.width);
     std::string row;
-    if (const std::string reason = pooling::not_applicable_reason(run.kind, run.task);
+    if (const std::string reason = pooling::not_applicable_reason(run.kind, run.variable());
         !reason.empty()) {
       row = format_row(run, "n/a", result, reason);
     } else if (result.parameters > cfg.max_params) {
       row = format_row(run, "skipped", result,
                        "more parameters than --max-params " + std::to_string(cfg.max_params));
     } else {
+      const int64_t limit =
+          run.stop_after > 0 ? std::min(run.stop_after, run.budget_steps) : run.budget_steps;
       result = pooling::run_pooling(run, [&](const pooling::PoolingProgress& p) {
         if (!bar.active()) return;
-        const double within =
-            std::max(run.budget_steps > 0 ? double(p.step) / double(run.budget_steps) : 0.0,
-                     run.budget_seconds > 0 ? p.seconds / run.budget_seconds : 0.0);
         char text[160];
-        std::snprintf(text, sizeof text, "%zu/%zu %s step %lld mse %.4f acc %.3f", index + 1,
+        std::snprintf(text, sizeof text, "%zu/%zu %s update %lld mse %.4f acc %.3f", index + 1,
                       cells.size(), name.c_str(), static_cast<long long>(p.step), p.train_mse,
                       p.accuracy < 0 ? 0.0 : p.accuracy);
-        bar.update((double(index) + std::min(within, 1.0)) / double(cells.size()), text);
+        bar.update((double(index) + double(p.step) / double(limit)) / double(cells.size()), text);
       });
-      row = format_row(run, result.solved ? "yes" : "no", result, "");
+      row = format_row(run,
+                       result.diverged ? "diverged"
+                       : result.solved ? "yes"
+                                       : "no",
+                       result, result.diverged ? "stopped on a non-finite loss or weight" : "");
     }
     bar.clear();
     spdlog::info("{}: {}", name, row);

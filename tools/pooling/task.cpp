@@ -2,11 +2,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 
 #include "heed/attention/feed_forward_pool.h"
 #include "heed/common/check.h"
 #include "heed/common/error.h"
+#include "heed/common/strings.h"
 #include "heed/common/timer.h"
 #include "heed/train/optimizer.h"
 #include "leaky_relu.h"
@@ -26,260 +28,411 @@ std::string to_string(PoolingProblem problem) {
   return problem == PoolingProblem::kAddition ? "addition" : "multiplication";
 }
 
+namespace {
+
+struct KindName {
+  PoolingKind kind;
+  const char* name;
+};
+constexpr KindName kKindNames[] = {
+    {PoolingKind::kFeedForwardAttention, "ff-pool"},
+    {PoolingKind::kFeedForwardLinear, "ff-pool-linear"},
+    {PoolingKind::kFeedForwardScaled, "ff-pool-scaled"},
+    {PoolingKind::kFeedForwardPositional, "ff-pool-positional"},
+    {PoolingKind::kMean, "mean"},
+    {PoolingKind::kDense, "dense"},
+    {PoolingKind::kDenseMean, "dense-mean"},
+};
+
+// The fused front end's score for kind, or nothing (dense, dense-mean).
+std::optional<ScoreKind> score_kind(PoolingKind kind) {
+  switch (kind) {
+    case PoolingKind::kFeedForwardAttention:
+      return ScoreKind::kTanh;
+    case PoolingKind::kFeedForwardLinear:
+      return ScoreKind::kLinear;
+    case PoolingKind::kFeedForwardScaled:
+      return ScoreKind::kScaledTanh;
+    case PoolingKind::kFeedForwardPositional:
+      return ScoreKind::kPositionalTanh;
+    case PoolingKind::kMean:
+      return ScoreKind::kMean;
+    case PoolingKind::kDense:
+    case PoolingKind::kDenseMean:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 PoolingKind parse_pooling_kind(const std::string& name) {
-  if (name == "ff-pool") return PoolingKind::kFeedForwardAttention;
-  if (name == "mean") return PoolingKind::kMean;
-  if (name == "dense") return PoolingKind::kDense;
-  throw ConfigError("unknown model '" + name + "' (ff-pool, mean or dense)");
+  for (const KindName& k : kKindNames) {
+    if (name == k.name) return k.kind;
+  }
+  throw ConfigError("unknown model '" + name + "' (" + join(pooling_kind_names(), ", ") + ")");
 }
 
 std::string to_string(PoolingKind kind) {
-  switch (kind) {
-    case PoolingKind::kFeedForwardAttention:
-      return "ff-pool";
-    case PoolingKind::kMean:
-      return "mean";
-    case PoolingKind::kDense:
-      return "dense";
+  for (const KindName& k : kKindNames) {
+    if (kind == k.kind) return k.name;
   }
   return "?";
 }
 
+std::vector<std::string> pooling_kind_names() {
+  std::vector<std::string> names;
+  for (const KindName& k : kKindNames) names.emplace_back(k.name);
+  return names;
+}
+
+int64_t PoolingTask::padded_length() const {
+  return max_length > 0 ? max_length : (min_length * 11 + 9) / 10;  // ceil(1.1·T₀), exactly
+}
+
+std::pair<int64_t, int64_t> PoolingTask::second_marker_range() const {
+  // int(max_length/2 − 1) in Python: floor for the positive values it takes here.
+  const int64_t end = second_marker_end > 0 ? second_marker_end : padded_length() / 2 - 1;
+  return {second_marker_begin, end};
+}
+
 void PoolingTask::validate() const {
-  if (length < 2) throw ConfigError("sequence length must be at least 2 (two marked steps)");
+  const int64_t padded = padded_length();
+  if (min_length < 12) {
+    throw ConfigError(
+        "sequence length must be at least 12 (N₁ in [1, 9], the end marker after it)");
+  }
+  if (padded < min_length) throw ConfigError("the padded length is below the minimum length");
+  const auto [begin, end] = second_marker_range();
+  // N₂ (and N₂ + 1 on a collision) must fall inside the shortest sequence, before its last step.
+  if (begin < 1 || end <= begin || end > min_length - 2) {
+    throw ConfigError("the second marker's range [" + std::to_string(begin) + ", " +
+                      std::to_string(end) + ") must lie in [1, " + std::to_string(min_length - 2) +
+                      ")");
+  }
+}
+
+PoolingTask fixed_length_task(PoolingProblem problem, int64_t length) {
+  PoolingTask task;
+  task.problem = problem;
+  task.min_length = length;
+  return task;
+}
+
+float pooling_target(PoolingProblem problem, float x1, float x2) {
+  return problem == PoolingProblem::kAddition ? 0.5f + (x1 + x2) / 4.f : x1 * x2;
 }
 
 PoolingBatch make_pooling_batch(const PoolingTask& task, int64_t count, Rng& rng) {
   task.validate();
-  const int64_t t_max = task.length;
+  const int64_t padded = task.padded_length();
   PoolingBatch batch;
-  batch.inputs = Tensor(Shape{t_max, count, 2});
+  batch.inputs = Tensor(Shape{padded, count, 2});
+  batch.inputs.zero();
   batch.lengths.resize(size_t(count));
   batch.marked.resize(size_t(count));
   batch.targets.resize(size_t(count));
   const bool addition = task.problem == PoolingProblem::kAddition;
   std::uniform_real_distribution<float> value(addition ? -1.f : 0.f, 1.f);
-  std::uniform_int_distribution<int64_t> length(std::max<int64_t>(2, (t_max + 1) / 2), t_max);
+  // np.random.randint(min, max): max excluded.
+  std::uniform_int_distribution<int64_t> length(task.min_length,
+                                                std::max(task.min_length, padded - 1));
+  std::uniform_int_distribution<int64_t> first(1, 9);
+  const auto [second_begin, second_end] = task.second_marker_range();
+  std::uniform_int_distribution<int64_t> second(second_begin, second_end - 1);
   float* x = batch.inputs.data();
+  const auto at = [&](int64_t t, int64_t n) { return x + (t * count + n) * 2; };
   for (int64_t n = 0; n < count; ++n) {
-    const int64_t len = task.variable_length ? length(rng) : t_max;
-    const int64_t half = len / 2;
-    const int64_t first = std::uniform_int_distribution<int64_t>(0, half - 1)(rng);
-    const int64_t second = std::uniform_int_distribution<int64_t>(half, len - 1)(rng);
-    for (int64_t t = 0; t < len; ++t) x[(t * count + n) * 2] = value(rng);
-    x[(first * count + n) * 2 + 1] = 1.f;
-    x[(second * count + n) * 2 + 1] = 1.f;
-    const float a = x[(first * count + n) * 2], b = x[(second * count + n) * 2];
+    const int64_t len = padded == task.min_length ? padded : length(rng);
+    for (int64_t t = 0; t < len; ++t) at(t, n)[0] = value(rng);
+    const int64_t n1 = first(rng);
+    int64_t n2 = second(rng);
+    if (n2 == n1) ++n2;
+    at(0, n)[1] = -1.f;
+    at(len - 1, n)[1] = -1.f;
+    at(n1, n)[1] = 1.f;
+    at(n2, n)[1] = 1.f;
+    const float a = at(n1, n)[0], b = at(n2, n)[0];
     batch.lengths[size_t(n)] = len;
-    batch.marked[size_t(n)] = {first, second};
-    batch.targets[size_t(n)] = addition ? a + b : a * b;
+    batch.marked[size_t(n)] = {n1, n2};
+    batch.targets[size_t(n)] = pooling_target(task.problem, a, b);
   }
   return batch;
 }
 
-std::string not_applicable_reason(PoolingKind kind, const PoolingTask& task) {
-  if (kind == PoolingKind::kDense && task.variable_length) {
+std::string not_applicable_reason(PoolingKind kind, bool variable_length) {
+  if (kind == PoolingKind::kDense && variable_length) {
     return "a dense layer over the flattened sequence has one weight per position: it takes "
            "one fixed length";
   }
   return "";
 }
 
-// How h [T, N, W] (time-major) becomes one vector per sequence [N, output_width()].
-class Pooling {
+// The unfused models: the step layer over the whole padded batch into a stored [T, N, W], then
+// a pooling. dense and dense-mean run only this way; ff-pool and mean also, as the reference the
+// fused front end is checked against.
+class PoolingModel::Unfused {
  public:
-  virtual ~Pooling() = default;
-  virtual int64_t output_width() const = 0;
-  virtual void forward(const Tensor& h, const std::vector<int64_t>& lengths, Tensor& pooled) = 0;
-  // Adds to d_h (same shape as the forward's h).
-  virtual void backward(const Tensor& d_pooled, Tensor& d_h) = 0;
+  Unfused(PoolingKind kind, int64_t length, int64_t width, layers::ParameterStore& store)
+      : kind_(kind), length_(length), width_(width), step_(2, width) {
+    if (kind == PoolingKind::kFeedForwardAttention) {
+      pool_ = std::make_unique<attention::FeedForwardPool>(width, store, "pool/");
+    } else if (kind == PoolingKind::kDenseMean) {
+      per_step_weight_ = &store.add("per_step/weight", Shape{width, width});
+      per_step_bias_ = &store.add("per_step/bias", Shape{width});
+      per_step_.emplace(width, width);
+    } else if (kind != PoolingKind::kMean && kind != PoolingKind::kDense) {
+      throw ConfigError(to_string(kind) + " runs fused only");
+    }
+  }
+
+  int64_t output_width() const { return kind_ == PoolingKind::kDense ? length_ * width_ : width_; }
+
+  void set_weights(const layers::Parameter& step_weight, const layers::Parameter& step_bias) {
+    step_weight_ = &step_weight;
+    step_bias_ = &step_bias;
+    weights_changed();
+  }
+  void weights_changed() {
+    step_.set_weights(step_weight_->value, &step_bias_->value);
+    if (per_step_) per_step_->set_weights(per_step_weight_->value, &per_step_bias_->value);
+  }
+
+  void forward(const Tensor& inputs, Tensor& pooled) {
+    const int64_t steps = inputs.dim(0), count = inputs.dim(1), w = width_;
+    HEED_CHECK(kind_ != PoolingKind::kDense || steps == length_, "dense pooling: sequence length");
+    step_out_.resize(Shape{steps, count, w});
+    step_.forward(inputs, step_out_);
+    leaky_relu(step_out_.data(), step_out_.data(), step_out_.numel());
+    const Tensor* h = &step_out_;
+    if (per_step_) {
+      per_step_out_.resize(step_out_.shape());
+      per_step_->forward(step_out_, per_step_out_);
+      leaky_relu(per_step_out_.data(), per_step_out_.data(), per_step_out_.numel());
+      h = &per_step_out_;
+    }
+    switch (kind_) {
+      case PoolingKind::kFeedForwardAttention:
+        pool_->forward(*h, std::vector<int64_t>(size_t(count), steps), pooled);
+        break;
+      case PoolingKind::kDense:
+        pooled.resize(Shape{count, steps * w});
+        for (int64_t t = 0; t < steps; ++t) {
+          for (int64_t n = 0; n < count; ++n) {
+            std::memcpy(pooled.data() + (n * steps + t) * w, h->data() + (t * count + n) * w,
+                        size_t(w) * sizeof(float));
+          }
+        }
+        break;
+      default:  // mean, dense-mean; time-major like h itself: sums first, then the scale
+        pooled.resize(Shape{count, w});
+        pooled.zero();
+        for (int64_t t = 0; t < steps; ++t) {
+          const float* row = h->data() + t * count * w;
+          for (int64_t i = 0; i < count * w; ++i) pooled.data()[i] += row[i];
+        }
+        for (int64_t i = 0; i < count * w; ++i) pooled.data()[i] /= float(steps);
+    }
+  }
+
+  void backward(const Tensor& inputs, const Tensor& d_pooled, layers::Parameter& step_weight,
+                layers::Parameter& step_bias) {
+    const int64_t steps = inputs.dim(0), count = inputs.dim(1), w = width_;
+    d_h_.resize(Shape{steps, count, w});
+    d_h_.zero();
+    switch (kind_) {
+      case PoolingKind::kFeedForwardAttention:
+        pool_->backward(d_pooled, d_h_);
+        break;
+      case PoolingKind::kDense:
+        for (int64_t t = 0; t < steps; ++t) {
+          for (int64_t n = 0; n < count; ++n) {
+            std::memcpy(d_h_.data() + (t * count + n) * w, d_pooled.data() + (n * steps + t) * w,
+                        size_t(w) * sizeof(float));
+          }
+        }
+        break;
+      default:
+        for (int64_t t = 0; t < steps; ++t) {
+          float* row = d_h_.data() + t * count * w;
+          for (int64_t i = 0; i < count * w; ++i) row[i] = d_pooled.data()[i] / float(steps);
+        }
+    }
+    if (per_step_) {
+      leaky_relu_backward(per_step_out_.data(), d_h_.data(), d_h_.data(), d_h_.numel());
+      d_step_.resize(d_h_.shape());
+      per_step_->backward(step_out_, d_h_, &d_step_, per_step_weight_->grad, &per_step_bias_->grad);
+      std::swap(d_h_, d_step_);
+    }
+    leaky_relu_backward(step_out_.data(), d_h_.data(), d_h_.data(), d_h_.numel());
+    step_.backward_weights(inputs, d_h_, step_weight.grad, &step_bias.grad);
+  }
+
+ private:
+  PoolingKind kind_;
+  int64_t length_, width_;
+  onednn::Linear step_;
+  std::optional<onednn::Linear> per_step_;
+  std::unique_ptr<attention::FeedForwardPool> pool_;
+  const layers::Parameter* step_weight_ = nullptr;
+  const layers::Parameter* step_bias_ = nullptr;
+  layers::Parameter* per_step_weight_ = nullptr;
+  layers::Parameter* per_step_bias_ = nullptr;
+  Tensor step_out_;      // [T, N, W] (the activation in place: 1.1·10⁸ floats at T = 10⁴)
+  Tensor per_step_out_;  // dense-mean's second per-step layer
+  Tensor d_h_, d_step_;
 };
 
 namespace {
 
-class AttentionPooling final : public Pooling {
- public:
-  AttentionPooling(int64_t width, layers::ParameterStore& store) : pool_(width, store, "pool/") {}
-  int64_t output_width() const override { return pool_.width(); }
-  void forward(const Tensor& h, const std::vector<int64_t>& lengths, Tensor& pooled) override {
-    pool_.forward(h, lengths, pooled);
-  }
-  void backward(const Tensor& d_pooled, Tensor& d_h) override { pool_.backward(d_pooled, d_h); }
-
- private:
-  attention::FeedForwardPool pool_;
-};
-
-class MeanPooling final : public Pooling {
- public:
-  explicit MeanPooling(int64_t width) : width_(width) {}
-  int64_t output_width() const override { return width_; }
-  void forward(const Tensor& h, const std::vector<int64_t>& lengths, Tensor& pooled) override {
-    const int64_t n_seq = h.dim(1), w = width_;
-    lengths_ = lengths;
-    pooled.resize(Shape{n_seq, w});
-    pooled.zero();
-    // Time-major like h itself (see FeedForwardPool): sums first, then the scale.
-    for (int64_t t = 0; t < h.dim(0); ++t) {
-      for (int64_t n = 0; n < n_seq; ++n) {
-        if (t >= lengths[size_t(n)]) continue;
-        float* c = pooled.data() + n * w;
-        const float* row = h.data() + (t * n_seq + n) * w;
-        for (int64_t j = 0; j < w; ++j) c[j] += row[j];
-      }
-    }
-    for (int64_t n = 0; n < n_seq; ++n) {
-      const float scale = 1.f / float(lengths[size_t(n)]);
-      for (int64_t j = 0; j < w; ++j) pooled.data()[n * w + j] *= scale;
-    }
-  }
-  void backward(const Tensor& d_pooled, Tensor& d_h) override {
-    const int64_t n_seq = d_h.dim(1), w = width_;
-    for (int64_t t = 0; t < d_h.dim(0); ++t) {
-      for (int64_t n = 0; n < n_seq; ++n) {
-        const int64_t len = lengths_[size_t(n)];
-        if (t >= len) continue;
-        const float scale = 1.f / float(len);
-        const float* dc = d_pooled.data() + n * w;
-        float* row = d_h.data() + (t * n_seq + n) * w;
-        for (int64_t j = 0; j < w; ++j) row[j] += scale * dc[j];
-      }
-    }
-  }
-
- private:
-  int64_t width_;
-  std::vector<int64_t> lengths_;
-};
-
-// c = [h_1; …; h_T]: the next layer is a dense layer over the whole sequence.
-class FlattenPooling final : public Pooling {
- public:
-  FlattenPooling(int64_t length, int64_t width) : length_(length), width_(width) {}
-  int64_t output_width() const override { return length_ * width_; }
-  void forward(const Tensor& h, const std::vector<int64_t>& lengths, Tensor& pooled) override {
-    const int64_t n_seq = h.dim(1), w = width_;
-    HEED_CHECK(h.dim(0) == length_, "dense pooling: sequence length");
-    for (int64_t len : lengths) HEED_CHECK(len == length_, "dense pooling: variable length");
-    pooled.resize(Shape{n_seq, length_ * w});
-    for (int64_t t = 0; t < length_; ++t) {
-      for (int64_t n = 0; n < n_seq; ++n) {
-        std::memcpy(pooled.data() + (n * length_ + t) * w, h.data() + (t * n_seq + n) * w,
-                    size_t(w) * sizeof(float));
-      }
-    }
-  }
-  void backward(const Tensor& d_pooled, Tensor& d_h) override {
-    const int64_t n_seq = d_h.dim(1), w = width_;
-    for (int64_t t = 0; t < length_; ++t) {
-      for (int64_t n = 0; n < n_seq; ++n) {
-        const float* src = d_pooled.data() + (n * length_ + t) * w;
-        float* dst = d_h.data() + (t * n_seq + n) * w;
-        for (int64_t j = 0; j < w; ++j) dst[j] += src[j];
-      }
-    }
-  }
-
- private:
-  int64_t length_, width_;
-};
-
-std::unique_ptr<Pooling> make_pooling(PoolingKind kind, int64_t length, int64_t width,
-                                      layers::ParameterStore& store) {
-  switch (kind) {
-    case PoolingKind::kFeedForwardAttention:
-      return std::make_unique<AttentionPooling>(width, store);
-    case PoolingKind::kMean:
-      return std::make_unique<MeanPooling>(width);
-    case PoolingKind::kDense:
-      return std::make_unique<FlattenPooling>(length, width);
-  }
-  throw InternalError("unknown pooling");
-}
-
-// Glorot/Xavier uniform for weights [out, in] (Lasagne's default, which Raffel & Ellis used);
-// vectors (biases, the attention's b) stay zero, the attention's w [K] is a [1, K] weight.
-void initialise(layers::ParameterStore& store, Rng& rng) {
+// Lasagne's initialisers, as the experiment scripts ask for them: HeNormal (gain 1: std
+// √(1/fan_in)) for every dense layer's weights [out, in], N(0, 1/√W) for the attention's w
+// ("We must force He initialization"), biases (and the positional biases) 0, the scale 1.
+void initialise(layers::ParameterStore& store, int64_t width, Rng& rng) {
   for (layers::Parameter* p : store.all()) {
-    const bool matrix = p->value.rank() == 2;
-    const bool attention_vector = p->name == "pool/w";
-    if (!matrix && !attention_vector) continue;
-    const double fan_out = matrix ? double(p->value.dim(0)) : 1.0;
-    const double fan_in = matrix ? double(p->value.dim(1)) : double(p->value.dim(0));
-    const float limit = float(std::sqrt(6.0 / (fan_in + fan_out)));
-    std::uniform_real_distribution<float> uniform(-limit, limit);
     float* v = p->value.data();
-    for (int64_t i = 0; i < p->value.numel(); ++i) v[i] = uniform(rng);
+    const int64_t n = p->value.numel();
+    if (p->name == "pool/scale") {
+      std::fill(v, v + n, 1.f);
+      continue;
+    }
+    double std_dev = 0;
+    if (p->value.rank() == 2) std_dev = std::sqrt(1.0 / double(p->value.dim(1)));
+    if (p->name == "pool/w") std_dev = 1.0 / std::sqrt(double(width));
+    if (std_dev == 0) continue;
+    std::normal_distribution<float> normal(0.f, float(std_dev));
+    for (int64_t i = 0; i < n; ++i) v[i] = normal(rng);
   }
 }
 
 }  // namespace
 
-PoolingModel::PoolingModel(PoolingKind kind, int64_t length, int64_t width, Rng& init_rng)
+PoolingModel::PoolingModel(PoolingKind kind, int64_t length, int64_t width, Rng& init_rng,
+                           bool fused)
     : kind_(kind),
+      length_(length),
       width_(width),
       step_weight_(store_.add("step/weight", Shape{width, 2})),
       step_bias_(store_.add("step/bias", Shape{width})),
-      pooling_(make_pooling(kind, length, width, store_)),
-      hidden_weight_(store_.add("hidden/weight", Shape{width, pooling_->output_width()})),
+      hidden_weight_(store_.add(
+          "hidden/weight", Shape{width, kind == PoolingKind::kDense ? length * width : width})),
       hidden_bias_(store_.add("hidden/bias", Shape{width})),
       output_weight_(store_.add("output/weight", Shape{1, width})),
       output_bias_(store_.add("output/bias", Shape{1})),
-      step_(2, width),
-      hidden_(pooling_->output_width(), width),
+      hidden_(hidden_weight_.value.dim(1), width),
       output_(width, 1) {
-  initialise(store_, init_rng);
-  step_.set_weights(step_weight_.value, &step_bias_.value);
-  hidden_.set_weights(hidden_weight_.value, &hidden_bias_.value);
-  output_.set_weights(output_weight_.value, &output_bias_.value);
+  const std::optional<ScoreKind> score = score_kind(kind);
+  if (score && fused) {
+    front_ = std::make_unique<StreamingPool>(*score, width, length);
+    if (front_->has_score()) {
+      score_weight_ = &store_.add("pool/w", Shape{width});
+      score_bias_ = &store_.add("pool/b", Shape{front_->score_bias_size()});
+      if (*score == ScoreKind::kScaledTanh) score_scale_ = &store_.add("pool/scale", Shape{1});
+    }
+  } else {
+    unfused_ = std::make_unique<Unfused>(kind, length, width, store_);
+    unfused_->set_weights(step_weight_, step_bias_);
+  }
+  initialise(store_, width, init_rng);
+  weights_changed();
 }
 
 PoolingModel::~PoolingModel() = default;
 
 int64_t PoolingModel::count_parameters(PoolingKind kind, int64_t length, int64_t width) {
   const int64_t pooled = kind == PoolingKind::kDense ? length * width : width;
-  const int64_t attention = kind == PoolingKind::kFeedForwardAttention ? width + 1 : 0;
-  // step [W, 2] + [W]; attention [W] + [1]; hidden [W, pooled] + [W]; output [1, W] + [1]
-  return 3 * width + attention + (pooled + 1) * width + width + 1;
+  int64_t pooling = 0;
+  switch (kind) {
+    case PoolingKind::kFeedForwardAttention:
+    case PoolingKind::kFeedForwardLinear:
+      pooling = width + 1;
+      break;
+    case PoolingKind::kFeedForwardScaled:
+      pooling = width + 2;
+      break;
+    case PoolingKind::kFeedForwardPositional:
+      pooling = width + length;
+      break;
+    case PoolingKind::kDenseMean:
+      pooling = width * width + width;
+      break;
+    case PoolingKind::kMean:
+    case PoolingKind::kDense:
+      break;
+  }
+  // step [W, 2] + [W]; pooling; hidden [W, pooled] + [W]; output [1, W] + [1]
+  return 3 * width + pooling + (pooled + 1) * width + width + 1;
+}
+
+StreamingPoolWeights PoolingModel::front_weights() const {
+  StreamingPoolWeights w;
+  w.width = width_;
+  w.step_weight = step_weight_.value.data();
+  w.step_bias = step_bias_.value.data();
+  if (score_weight_) {
+    w.score_weight = score_weight_->value.data();
+    w.score_bias = score_bias_->value.data();
+  }
+  if (score_scale_) w.score_scale = score_scale_->value.data();
+  return w;
 }
 
 void PoolingModel::weights_changed() {
-  step_.weights_changed();
-  hidden_.weights_changed();
-  output_.weights_changed();
+  if (unfused_) unfused_->weights_changed();
+  hidden_.set_weights(hidden_weight_.value, &hidden_bias_.value);
+  output_.set_weights(output_weight_.value, &output_bias_.value);
 }
 
 void PoolingModel::forward(const PoolingBatch& batch, std::vector<float>& predictions) {
-  const int64_t t_max = batch.inputs.dim(0), n_seq = batch.inputs.dim(1), w = width_;
+  const int64_t steps = batch.inputs.dim(0), count = batch.inputs.dim(1);
+  HEED_CHECK(steps <= length_, "pooling model: a batch longer than the model's length");
   batch_ = &batch;
-  step_out_.resize(Shape{t_max, n_seq, w});
-  step_.forward(batch.inputs, step_out_);
-  leaky_relu(step_out_.data(), step_out_.data(), step_out_.numel());
-  pooling_->forward(step_out_, batch.lengths, pooled_);
-  hidden_out_.resize(Shape{n_seq, w});
+  if (front_) {
+    pooled_.resize(Shape{count, width_});
+    front_->forward(front_weights(), batch.inputs.data(), steps, count,
+                    std::vector<int64_t>(size_t(count), steps), pooled_.data());
+  } else {
+    unfused_->forward(batch.inputs, pooled_);
+  }
+  hidden_out_.resize(Shape{count, width_});
   hidden_.forward(pooled_, hidden_out_);
   leaky_relu(hidden_out_.data(), hidden_out_.data(), hidden_out_.numel());
-  y_.resize(Shape{n_seq, 1});
+  y_.resize(Shape{count, 1});
   output_.forward(hidden_out_, y_);
-  predictions.assign(y_.data(), y_.data() + n_seq);
+  leaky_relu(y_.data(), y_.data(), y_.numel());
+  predictions.assign(y_.data(), y_.data() + count);
 }
 
 void PoolingModel::backward(const std::vector<float>& d_predictions) {
   HEED_CHECK(batch_ != nullptr, "pooling model: backward before forward");
-  const int64_t n_seq = y_.dim(0);
-  HEED_CHECK(int64_t(d_predictions.size()) == n_seq, "pooling model: d_predictions size");
-  d_y_.resize(Shape{n_seq, 1});
-  std::memcpy(d_y_.data(), d_predictions.data(), d_y_.bytes());
+  const int64_t count = y_.dim(0);
+  HEED_CHECK(int64_t(d_predictions.size()) == count, "pooling model: d_predictions size");
+  d_y_.resize(Shape{count, 1});
+  leaky_relu_backward(y_.data(), d_predictions.data(), d_y_.data(), count);
   d_hidden_.resize(hidden_out_.shape());
   output_.backward(hidden_out_, d_y_, &d_hidden_, output_weight_.grad, &output_bias_.grad);
   leaky_relu_backward(hidden_out_.data(), d_hidden_.data(), d_hidden_.data(), d_hidden_.numel());
   d_pooled_.resize(pooled_.shape());
   hidden_.backward(pooled_, d_hidden_, &d_pooled_, hidden_weight_.grad, &hidden_bias_.grad);
-  d_step_.resize(step_out_.shape());
-  d_step_.zero();
-  pooling_->backward(d_pooled_, d_step_);
-  leaky_relu_backward(step_out_.data(), d_step_.data(), d_step_.data(), d_step_.numel());
-  step_.backward_weights(batch_->inputs, d_step_, step_weight_.grad, &step_bias_.grad);
+  if (front_) {
+    StreamingPoolGrads grads;
+    grads.step_weight = step_weight_.grad.data();
+    grads.step_bias = step_bias_.grad.data();
+    if (score_weight_) {
+      grads.score_weight = score_weight_->grad.data();
+      grads.score_bias = score_bias_->grad.data();
+    }
+    if (score_scale_) grads.score_scale = score_scale_->grad.data();
+    front_->backward(front_weights(), batch_->inputs.data(), pooled_.data(), d_pooled_.data(),
+                     grads);
+  } else {
+    unfused_->backward(batch_->inputs, d_pooled_, step_weight_, step_bias_);
+  }
+}
+
+std::vector<float> PoolingModel::attention_weights() const {
+  HEED_CHECK(front_ && front_->has_score(), "pooling model: no attention weights");
+  return front_->weights_of_last_forward(front_weights());
 }
 
 double mean_squared_error(const std::vector<float>& predictions, const std::vector<float>& targets,
@@ -296,17 +449,37 @@ double mean_squared_error(const std::vector<float>& predictions, const std::vect
   return sum / n;
 }
 
+int64_t PoolingRunConfig::longest() const {
+  return variable() ? variable_max : task.padded_length();
+}
+
 void PoolingRunConfig::validate() const {
-  task.validate();
-  if (width < 1 || batch_size < 1 || eval_size < 1 || eval_every < 1) {
-    throw ConfigError("width, batch size, held-out size and evaluation interval must be positive");
+  if (width < 1 || batch_size < 1 || eval_batches < 1 || eval_every < 1 || budget_steps < 1) {
+    throw ConfigError(
+        "width, batch size, held-out batches, test interval and budget must be positive");
   }
+  if (stop_after < 0) throw ConfigError("stop_after must not be negative");
   if (!(learning_rate > 0)) throw ConfigError("learning rate must be positive");
-  if (budget_steps < 0 || budget_seconds < 0 || (budget_steps == 0 && budget_seconds == 0)) {
-    throw ConfigError("give a step or a time budget");
+  if (!(tolerance > 0) || !(solved_fraction > 0 && solved_fraction <= 1)) {
+    throw ConfigError("tolerance must be positive and the solved fraction in (0, 1]");
   }
-  if (!not_applicable_reason(kind, task).empty()) {
-    throw ConfigError(to_string(kind) + ": " + not_applicable_reason(kind, task));
+  if (variable()) {
+    if (variable_min < 12 || variable_max < variable_min) {
+      throw ConfigError("variable lengths: need 12 ≤ minimum ≤ maximum");
+    }
+    PoolingTask shortest = task;
+    shortest.min_length = shortest.max_length = variable_min;
+    shortest.validate();
+  } else {
+    task.validate();
+  }
+  for (const PoolingTask& transfer : transfer_tasks) transfer.validate();
+  if (const std::string reason = not_applicable_reason(kind, variable()); !reason.empty()) {
+    throw ConfigError(to_string(kind) + ": " + reason);
+  }
+  if (!fused && kind != PoolingKind::kFeedForwardAttention && kind != PoolingKind::kMean &&
+      kind != PoolingKind::kDense && kind != PoolingKind::kDenseMean) {
+    throw ConfigError(to_string(kind) + " runs fused only");
   }
 }
 
@@ -327,6 +500,46 @@ PoolingScore evaluate_pooling(PoolingModel& model, const std::vector<PoolingBatc
   return {double(right) / double(total), squared / double(total)};
 }
 
+namespace {
+
+// The task one variable-length batch of length `length` is drawn from: no padding.
+PoolingTask exact_length(const PoolingTask& base, int64_t length) {
+  PoolingTask task = base;
+  task.min_length = task.max_length = length;
+  return task;
+}
+
+std::vector<PoolingBatch> held_out_set(const PoolingRunConfig& config, Rng& rng) {
+  std::vector<PoolingBatch> held_out;
+  if (config.variable()) {
+    // np.linspace(min, max, 100), each cast to int: 100 batches of 10.
+    constexpr int64_t kBatches = 100, kPerBatch = 10;
+    for (int64_t i = 0; i < kBatches; ++i) {
+      const double at =
+          double(config.variable_min) +
+          double(config.variable_max - config.variable_min) * double(i) / double(kBatches - 1);
+      held_out.push_back(
+          make_pooling_batch(exact_length(config.task, int64_t(at)), kPerBatch, rng));
+    }
+  } else {
+    for (int64_t i = 0; i < config.eval_batches; ++i) {
+      held_out.push_back(make_pooling_batch(config.task, config.batch_size, rng));
+    }
+  }
+  return held_out;
+}
+
+bool all_finite(const std::vector<train::ParamRef>& params) {
+  for (const train::ParamRef& p : params) {
+    for (size_t i = 0; i < p.size; ++i) {
+      if (!std::isfinite(p.value[i])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 PoolingRunResult run_pooling(const PoolingRunConfig& config,
                              const std::function<void(const PoolingProgress&)>& on_step) {
   config.validate();
@@ -335,37 +548,41 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
   Rng train_rng = make_rng(config.seed, 2);
   Rng eval_rng = make_rng(config.seed, 3);
   const Timer timer;
-  std::vector<PoolingBatch> held_out;
-  for (int64_t done = 0; done < config.eval_size; done += config.batch_size) {
-    held_out.push_back(make_pooling_batch(
-        config.task, std::min(config.batch_size, config.eval_size - done), eval_rng));
+  const std::vector<PoolingBatch> held_out = held_out_set(config, eval_rng);
+  int64_t model_length = config.longest();
+  for (const PoolingTask& transfer : config.transfer_tasks) {
+    model_length = std::max(model_length, transfer.padded_length());
   }
-  PoolingModel model(config.kind, config.task.length, config.width, init_rng);
+  PoolingModel model(config.kind, model_length, config.width, init_rng, config.fused);
   std::vector<train::ParamRef> params;
   for (layers::Parameter* p : model.parameters().all()) {
     params.push_back({p->name, p->value.data(), p->grad.data(), size_t(p->value.numel())});
   }
   auto optimizer = train::make_optimizer(train::OptimizerConfig{});
+  // variable_length_experiments.py: np.random.random_integers(min, max), both included.
+  std::uniform_int_distribution<int64_t> batch_length(config.variable_min, config.variable_max);
 
   PoolingRunResult result;
   result.parameters = model.parameter_count();
   PoolingProgress progress;
-  int64_t evaluated_at = -1;
-  const auto evaluate = [&] {
+  int64_t tested_at = -1;
+  const auto test = [&] {
     const PoolingScore score = evaluate_pooling(model, held_out, config.tolerance);
     result.accuracy = progress.accuracy = score.accuracy;
+    result.best_accuracy = std::max(result.best_accuracy, score.accuracy);
     result.mse = score.mse;
-    evaluated_at = result.steps;
+    tested_at = result.steps;
     if (score.accuracy >= config.solved_fraction) {
       result.solved = true;
       result.steps_to_solve = result.steps;
     }
   };
   std::vector<float> predictions, d_predictions;
-  while (!result.solved) {
-    if (config.budget_steps > 0 && result.steps >= config.budget_steps) break;
-    if (config.budget_seconds > 0 && timer.seconds() >= config.budget_seconds) break;
-    const PoolingBatch batch = make_pooling_batch(config.task, config.batch_size, train_rng);
+  while (!result.solved && result.steps < config.budget_steps) {
+    if (config.stop_after > 0 && result.steps >= config.stop_after) break;
+    const PoolingBatch batch = make_pooling_batch(
+        config.variable() ? exact_length(config.task, batch_length(train_rng)) : config.task,
+        config.batch_size, train_rng);
     model.parameters().zero_grad();
     model.forward(batch, predictions);
     progress.train_mse = mean_squared_error(predictions, batch.targets, &d_predictions);
@@ -373,12 +590,25 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
     optimizer->step(params, config.learning_rate);
     model.weights_changed();
     ++result.steps;
-    if (result.steps % config.eval_every == 0) evaluate();
+    if (!std::isfinite(progress.train_mse) || !all_finite(params)) {
+      result.diverged = true;
+      break;
+    }
+    if (result.steps % config.eval_every == 0) test();
     progress.step = result.steps;
     progress.seconds = timer.seconds();
     if (on_step) on_step(progress);
   }
-  if (evaluated_at != result.steps) evaluate();
+  if (!result.diverged && tested_at != result.steps) test();
+  for (const PoolingTask& task : config.transfer_tasks) {
+    if (result.diverged) break;
+    std::vector<PoolingBatch> transfer;
+    for (int64_t i = 0; i < config.eval_batches; ++i) {
+      transfer.push_back(make_pooling_batch(task, config.batch_size, eval_rng));
+    }
+    result.transfer_accuracy.push_back(
+        evaluate_pooling(model, transfer, config.tolerance).accuracy);
+  }
   result.seconds = timer.seconds();
   return result;
 }

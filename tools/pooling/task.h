@@ -1,27 +1,41 @@
 // Raffel & Ellis's long-term-memory experiment (2015, "Feed-Forward Networks with Attention Can
-// Solve Some Long-Term Memory Problems"): is feed-forward attention pooling more than a dense
-// layer over the sequence? Everything heed-pooling runs: the task generator, three models that
-// differ only in how they pool, and the training loop with its stop rules (docs/attention.md).
+// Solve Some Long-Term Memory Problems", arXiv 1512.08756): is feed-forward attention pooling more
+// than a dense layer over the sequence? Everything heed-pooling runs, set up as the authors'
+// released code runs it (craffel/ff-attention: toy_problems/fixed_length_experiments.py,
+// variable_length_experiments.py, layers.py; the generators: craffel/lstm_problems,
+// lstm_problems.py); docs/attention.md lists each choice with its file.
 //
-// Task. A sequence of T steps, each two inputs: a random value and a marker, 1 at exactly two
-// steps (one uniformly in the first half, one in the second) and 0 elsewhere. The target is the
-// sum of the two marked values (addition: values uniform in [-1, 1]) or their product
-// (multiplication: values uniform in [0, 1]). With variable length, each sequence's length is
-// drawn uniformly in [ceil(T/2), T] and the halves are those of its own length; steps past it
-// are zero.
+// Task (lstm_problems.gen_masked_sequences). Each step has two inputs: a random value and a
+// marker. A batch is padded to max_length steps; each sequence's length is drawn uniformly in
+// [min_length, max_length) (all min_length when the two are equal; fixed-length experiments use
+// max_length = ceil(1.1·T₀)); values past a sequence's end are 0. The marker is −1 at the first
+// and the last step of the sequence and 1 at two steps: N₁ uniform in [1, 9] and N₂ uniform in
+// [1, int(max_length/2 − 1)), moved one step on when it equals N₁. Addition: values uniform in
+// [−1, 1], target 0.5 + (x₁ + x₂)/4; multiplication: values uniform in [0, 1], target x₁·x₂.
 //
-// Models. h_t = leaky(W_s x_t + b_s) of width 100 at every step; a pooling of h_1..h_T into
-// one vector c; s = leaky(W_h c + b_h) of width 100; y = w_o·s + b_o. The poolings:
-//   ff-pool  c = Σ α_t h_t, α = softmax(tanh(w·h_t + b))   (attention::FeedForwardPool)
-//   mean     c = (1/T) Σ h_t
-//   dense    c = [h_1; …; h_T], so W_h is a dense layer over the flattened sequence (fixed T only)
-// Loss: mean squared error; Adam; glorot-uniform weights, zero biases.
+// Models (the experiment scripts). h_t = leaky(W_s x_t + b_s) of width 100 at every step of the
+// padded batch (the authors' layers take no mask); a pooling of h_1..h_T into one vector c;
+// s = leaky(W_h c + b_h) of width 100; y = leaky(w_o·s + b_o). He-normal weights as Lasagne
+// draws them (std = √(1/fan_in)), the attention's w from N(0, 1/√W), biases 0. The poolings:
+//   ff-pool             c = Σ α_t h_t, α = softmax(tanh(w·h_t + b))          (the paper's)
+//   ff-pool-linear      the same without the tanh: unbounded scores
+//   ff-pool-scaled      α = softmax(β·tanh(w·h_t + b)), β learned (from 1): a temperature
+//   ff-pool-positional  α = softmax(tanh(w·h_t + b_t)), one bias per position (Keras-style)
+//   mean                c = (1/T) Σ h_t                                       (the paper's
+//   baseline) dense               c = [h_1; …; h_T]: W_h is a dense layer over the flattened
+//   sequence dense-mean          c = (1/T) Σ leaky(W_d h_t + b_d): a dense layer at every step,
+//   then mean
+// The attention and mean poolings run fused and streaming (streaming_pool.h); the unfused path
+// (heed's FeedForwardPool over a stored [T, N, W]) is kept as the reference it is checked
+// against and for the speed comparison.
+// Loss: mean squared error; Adam (β 0.9, 0.999).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +43,7 @@
 #include "heed/layers/parameters.h"
 #include "heed/onednn/linear.h"
 #include "heed/tensor/tensor.h"
+#include "streaming_pool.h"
 
 namespace heed::pooling {
 
@@ -36,37 +51,61 @@ enum class PoolingProblem { kAddition, kMultiplication };
 PoolingProblem parse_pooling_problem(const std::string& name);  // "addition" | "multiplication"
 std::string to_string(PoolingProblem problem);
 
-enum class PoolingKind { kFeedForwardAttention, kMean, kDense };
-PoolingKind parse_pooling_kind(const std::string& name);  // "ff-pool" | "mean" | "dense"
+enum class PoolingKind {
+  kFeedForwardAttention,
+  kFeedForwardLinear,
+  kFeedForwardScaled,
+  kFeedForwardPositional,
+  kMean,
+  kDense,
+  kDenseMean
+};
+PoolingKind parse_pooling_kind(const std::string& name);  // "ff-pool" | "mean" | "dense" | …
 std::string to_string(PoolingKind kind);
+// Every kind's name, in the order above.
+std::vector<std::string> pooling_kind_names();
 
 struct PoolingTask {
   PoolingProblem problem = PoolingProblem::kAddition;
-  int64_t length = 50;  // T: every sequence's length, or the longest with variable_length
-  bool variable_length = false;
-  void validate() const;  // ConfigError for length < 2
+  int64_t min_length = 50;  // T₀
+  int64_t max_length = 0;   // the padded length; 0: ceil(1.1·T₀), the fixed-length experiments'
+  // Where N₂ may fall, [begin, end); end 0: int(max_length/2 − 1), the authors' range. The
+  // generalisation runs restrict it in training and test elsewhere.
+  int64_t second_marker_begin = 1;
+  int64_t second_marker_end = 0;
+
+  int64_t padded_length() const;                            // max_length, resolved
+  std::pair<int64_t, int64_t> second_marker_range() const;  // resolved
+  void validate() const;                                    // ConfigError naming what is wrong
 };
 
+// The fixed-length experiments' task at T₀ = length.
+PoolingTask fixed_length_task(PoolingProblem problem, int64_t length);
+
 struct PoolingBatch {
-  tensor::Tensor inputs;                       // [T, N, 2] time-major: value, marker
-  std::vector<int64_t> lengths;                // [N], each in [1, T]
-  std::vector<std::array<int64_t, 2>> marked;  // [N] the two marked steps, ascending
+  tensor::Tensor inputs;                       // [T, N, 2] time-major: value, marker; T padded
+  std::vector<int64_t> lengths;                // [N], each sequence's own length
+  std::vector<std::array<int64_t, 2>> marked;  // [N] N₁ and N₂
   std::vector<float> targets;                  // [N]
 };
+
+// The target of two marked values: 0.5 + (x₁ + x₂)/4 (addition), x₁·x₂ (multiplication).
+float pooling_target(PoolingProblem problem, float x1, float x2);
 
 // count sequences of task, drawn from rng.
 PoolingBatch make_pooling_batch(const PoolingTask& task, int64_t count, Rng& rng);
 
-// Why kind cannot run task at all ("" when it can): dense needs one fixed length.
-std::string not_applicable_reason(PoolingKind kind, const PoolingTask& task);
-
-class Pooling;
+// Why kind cannot run at a padded length of `length` under `variable` lengths ("" when it can):
+// dense has one weight per position and takes one length only.
+std::string not_applicable_reason(PoolingKind kind, bool variable_length);
 
 class PoolingModel {
  public:
-  // length is T (the flattened input of dense); width the hidden size (100 in the paper).
-  // Weights drawn from init_rng.
-  PoolingModel(PoolingKind kind, int64_t length, int64_t width, Rng& init_rng);
+  // length is the longest padded T the model will see (dense: the only one; positional: one
+  // bias per position); width the hidden size (100 in the paper). Weights drawn from
+  // init_rng. fused: the streaming front end (ff-pool, mean; the other ff-pool kinds have only
+  // that); false: the unfused reference, which stores [T, N, W].
+  PoolingModel(PoolingKind kind, int64_t length, int64_t width, Rng& init_rng, bool fused = true);
   ~PoolingModel();
 
   PoolingKind kind() const { return kind_; }
@@ -75,32 +114,40 @@ class PoolingModel {
   // The same without building the model (the dense one grows with T).
   static int64_t count_parameters(PoolingKind kind, int64_t length, int64_t width);
 
-  // predictions [N] for batch (all of its sequences no longer than the model's length).
+  // predictions [N] for batch (padded to at most the model's length).
   void forward(const PoolingBatch& batch, std::vector<float>& predictions);
   // After forward(): accumulates the parameter gradients of Σ d_predictions[n] · y[n].
   void backward(const std::vector<float>& d_predictions);
   // Call after every in-place update of the parameters.
   void weights_changed();
+  // The attention weights α [N, T] of the last forward (fused attention kinds only).
+  std::vector<float> attention_weights() const;
 
  private:
+  class Unfused;
+  StreamingPoolWeights front_weights() const;
+
   PoolingKind kind_;
-  int64_t width_;
+  int64_t length_, width_;
   layers::ParameterStore store_;
   layers::Parameter& step_weight_;
   layers::Parameter& step_bias_;
-  std::unique_ptr<Pooling> pooling_;
+  layers::Parameter* score_weight_ = nullptr;  // attention kinds
+  layers::Parameter* score_bias_ = nullptr;
+  layers::Parameter* score_scale_ = nullptr;  // ff-pool-scaled
+  std::unique_ptr<StreamingPool> front_;      // fused
+  std::unique_ptr<Unfused> unfused_;          // dense, dense-mean, or the reference path
   layers::Parameter& hidden_weight_;
   layers::Parameter& hidden_bias_;
   layers::Parameter& output_weight_;
   layers::Parameter& output_bias_;
-  onednn::Linear step_, hidden_, output_;
+  onednn::Linear hidden_, output_;
   // Activations of the last forward, kept for backward.
   const PoolingBatch* batch_ = nullptr;
-  tensor::Tensor step_out_;    // [T, N, W] (the activation in place: T·N·W is 10^8 at T = 10^4)
   tensor::Tensor pooled_;      // [N, pooled width]
   tensor::Tensor hidden_out_;  // [N, W]
-  tensor::Tensor y_;           // [N, 1]
-  tensor::Tensor d_y_, d_hidden_, d_pooled_, d_step_;
+  tensor::Tensor y_;           // [N, 1], after the output's leaky ReLU
+  tensor::Tensor d_y_, d_hidden_, d_pooled_;
 };
 
 // Mean squared error of predictions against batch.targets, and (when d_predictions is not
@@ -108,47 +155,64 @@ class PoolingModel {
 double mean_squared_error(const std::vector<float>& predictions, const std::vector<float>& targets,
                           std::vector<float>* d_predictions);
 
+// One training run at one learning rate, as fixed_length_experiments.py runs it: batches of
+// 100, a held-out set of 10 batches of 100 drawn once, tested every 1,000 updates, stopped when
+// every held-out prediction is within 0.04 of its target, at the update budget, on a non-finite
+// loss or parameter, or once it has used `stop_after` updates without solving (the authors skip
+// the rest of a learning rate's run once it needs more updates than the best earlier rate).
 struct PoolingRunConfig {
   PoolingTask task;
+  // Variable-length training (variable_length_experiments.py): each batch one length drawn
+  // uniformly in [variable_min, variable_max] (inclusive), no padding; the held-out set is 100
+  // batches of 10 at lengths linspace(variable_min, variable_max, 100). 0: fixed (task).
+  int64_t variable_min = 0, variable_max = 0;
+  // Further held-out sets from other tasks (longer sequences, other marker positions) for the
+  // generalisation runs; scored once, at the end.
+  std::vector<PoolingTask> transfer_tasks;
   PoolingKind kind = PoolingKind::kFeedForwardAttention;
+  bool fused = true;
   int64_t width = 100;
   int64_t batch_size = 100;
   float learning_rate = 1e-3f;
-  int64_t eval_size = 1000;  // held-out sequences, drawn once
-  int64_t eval_every = 100;  // steps between evaluations
-  // Stop rules: solved, or either budget spent (0 = no limit of that kind; not both 0).
-  int64_t budget_steps = 0;
-  double budget_seconds = 0;
-  double tolerance = 0.04;        // a prediction is right when |error| < tolerance
-  double solved_fraction = 0.99;  // solved when this fraction of the held-out set is right
+  int64_t eval_batches = 10;  // held-out batches of batch_size (fixed length)
+  int64_t eval_every = 1000;  // updates between tests
+  int64_t budget_steps = 100000;
+  int64_t stop_after = 0;      // 0: no earlier rate's bar
+  double tolerance = 0.04;     // a prediction is right when |error| < tolerance
+  double solved_fraction = 1;  // solved when this fraction of the held-out set is right
   std::uint64_t seed = 1;
+
+  bool variable() const { return variable_max > 0; }
+  int64_t longest() const;  // the longest padded length any batch has
   void validate() const;
 };
 
 struct PoolingRunResult {
   bool solved = false;
-  int64_t steps_to_solve = -1;  // the evaluation step that first met the rule
-  int64_t steps = 0;            // training steps taken
-  double accuracy = 0;          // fraction of the held-out set right at the last evaluation
-  double mse = 0;               // held-out mean squared error at the last evaluation
+  int64_t steps_to_solve = -1;            // the test that first met the rule
+  int64_t steps = 0;                      // updates taken
+  double accuracy = 0;                    // held-out fraction right at the last test
+  double best_accuracy = 0;               // the best test (the authors' CSV reports it)
+  double mse = 0;                         // held-out mean squared error at the last test
+  bool diverged = false;                  // stopped on a non-finite value
+  std::vector<double> transfer_accuracy;  // one per transfer task (none when it diverged)
   int64_t parameters = 0;
-  double seconds = 0;
+  double seconds = 0;  // wall clock, for cost only: no rule depends on it
 };
 
 struct PoolingProgress {
   int64_t step = 0;
   double seconds = 0;
-  double accuracy = -1;  // the latest evaluation's (-1 before the first)
+  double accuracy = -1;  // the latest test's (-1 before the first)
   double train_mse = 0;  // of the last batch
 };
 
-// Trains a fresh model on task until solved or out of budget, evaluating every eval_every
-// steps and once at the end. on_step (may be empty) is called after every step.
+// Trains a fresh model until a stop rule holds, testing every eval_every updates and once at
+// the end. on_step (may be empty) is called after every update.
 PoolingRunResult run_pooling(const PoolingRunConfig& config,
                              const std::function<void(const PoolingProgress&)>& on_step = {});
 
-// Fraction of predictions within tolerance of targets, and their MSE, over the whole set in
-// batches of batch_size.
+// Fraction of predictions within tolerance of targets, and their MSE, over every held-out batch.
 struct PoolingScore {
   double accuracy = 0;
   double mse = 0;

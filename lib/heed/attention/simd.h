@@ -1,13 +1,13 @@
 // Private to lib/heed/attention: 16-float vectors written with GCC's vector extensions, for the
 // kernels that are compiled once per ISA and picked at run time (additive_scores.cpp,
-// softmax_rows.cpp). The library is never built for one machine (no -march=native): each kernel
-// file instantiates its bodies inside functions with HEED_TARGET_AVX512 / HEED_TARGET_AVX2 and
-// without, and calls the one cpu_level() picks (from __builtin_cpu_supports). One Floats is one zmm
-// register with AVX-512, two ymm with AVX2, four xmm in the baseline.
+// softmax_rows.cpp; the dispatch is common/cpu_dispatch.h). One Floats is one zmm register with
+// AVX-512, two ymm with AVX2, four xmm in the baseline.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+
+#include "heed/common/cpu_dispatch.h"
 
 // The 64-byte vector types never cross a call that is not inlined, so the note that their ABI
 // differs with and without AVX-512 does not apply.
@@ -15,29 +15,9 @@
 
 namespace heed::attention::simd {
 
-#define HEED_INLINE inline __attribute__((always_inline))
-// The two targets a kernel file compiles its bodies for, besides the baseline.
-#define HEED_TARGET_AVX512 __attribute__((target("avx512f,fma,prefer-vector-width=512")))
-#define HEED_TARGET_AVX2 __attribute__((target("avx2,fma")))
-
-// Which build of a kernel this CPU runs, the index into a kernel file's table of variants.
-enum Level { kAvx512, kAvx2, kBaseline };
-
-inline Level cpu_level() {
-  static const Level level = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) return kAvx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return kAvx2;
-    return kBaseline;
-  }();
-  return level;
-}
-
-// "avx512f", "avx2" or "default".
-inline const char* cpu_level_name() {
-  static const char* const names[] = {"avx512f", "avx2", "default"};
-  return names[cpu_level()];
-}
+using heed::cpu_level;
+using heed::cpu_level_name;
+using Level = heed::CpuLevel;
 
 constexpr int64_t kLanes = 16;
 using Floats = float __attribute__((vector_size(kLanes * sizeof(float))));
