@@ -12,7 +12,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "heed/attention/simd.h"
+#include "heed/common/simd.h"
 
 namespace heed::attention {
 namespace {
@@ -23,42 +23,8 @@ using namespace simd;
 // stay in cache while every query of the sentence passes over them.
 constexpr int64_t kBlock = 32;
 
-// tanh |x| = (e^u − 1)/(e^u − 1 + 2) with u = 2|x|, the sign of x put back at the end; |x| is
-// clamped at 10, where tanh is 1 in float. u = k ln 2 + r with k = ⌊u / ln 2⌋, so r ∈ [0, ln 2),
-// ln 2 split in two so that k·ln2_hi is exact (k ≤ 28 needs 5 bits, ln2_hi has 16). Then
-// e^u − 1 = 2^k·(e^r − 1) + (2^k − 1): two non-negative terms, so nothing cancels — which is
-// what keeps the relative error small near 0, where e^u − 1 ≈ u — and e^r − 1 comes from its
-// Taylor series through r⁹ (the rest is < 10⁻⁸ of it). 2^k is built in the exponent bits. One
-// division, no branches, no lookup tables.
-HEED_INLINE Floats tanh_kernel(const Floats& x) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693145751953125f;
-  constexpr float kLn2Lo = 1.42860676533018708e-6f;
-  const Ints sign = (Ints)x & int32_t(0x80000000u);
-  Floats ax = (Floats)((Ints)x & 0x7fffffff);
-  ax = ax < 10.f ? ax : splat(10.f);
-  const Floats u = 2.f * ax;
-  const Ints k = __builtin_convertvector(u * kLog2e, Ints);  // truncation: u ≥ 0
-  const Floats kf = __builtin_convertvector(k, Floats);
-  const Floats r = (u - kf * kLn2Hi) - kf * kLn2Lo;
-  Floats m = splat(1.f / 362880.f);
-  m = m * r + 1.f / 40320.f;
-  m = m * r + 1.f / 5040.f;
-  m = m * r + 1.f / 720.f;
-  m = m * r + 1.f / 120.f;
-  m = m * r + 1.f / 24.f;
-  m = m * r + 1.f / 6.f;
-  m = m * r + 0.5f;
-  m = m * r + 1.f;
-  m = m * r;  // e^r − 1
-  const Floats scale = (Floats)((k + 127) << 23);
-  const Floats em1 = scale * m + (scale - 1.f);
-  const Floats t = em1 / (em1 + 2.f);
-  return (Floats)((Ints)t | sign);
-}
-
 HEED_INLINE float tanh_one(float x) {
-  return tanh_kernel(splat(x))[0];
+  return tanh(splat(x))[0];
 }
 
 // Σ_k v_k tanh(wq_k + p_k).
@@ -66,11 +32,11 @@ HEED_INLINE float score_one(const float* wq, const float* p, const float* v, int
   Floats sum = {};
   int64_t k = 0;
   for (; k + kLanes <= a; k += kLanes) {
-    sum += load(v + k) * tanh_kernel(load(wq + k) + load(p + k));
+    sum += load(v + k) * tanh(load(wq + k) + load(p + k));
   }
   if (k < a) {  // v's missing lanes are 0
     const int64_t rest = a - k;
-    sum += load_part(v + k, rest) * tanh_kernel(load_part(wq + k, rest) + load_part(p + k, rest));
+    sum += load_part(v + k, rest) * tanh(load_part(wq + k, rest) + load_part(p + k, rest));
   }
   return simd::sum(sum);
 }
@@ -103,7 +69,7 @@ HEED_INLINE void backward_lanes(const float* wq, const float* p, const float* v,
       store_part(x + k, value, count);
     }
   };
-  const Floats h = tanh_kernel(in(wq) + in(p));
+  const Floats h = tanh(in(wq) + in(p));
   out(dv, in(dv) + de * h);
   const Floats pre = de * in(v) * (1.f - h * h);
   out(d_p, in(d_p) + pre);
@@ -219,7 +185,7 @@ float additive_tanh(float x) {
 }
 
 const char* additive_scores_isa() {
-  return simd::cpu_level_name();
+  return cpu_level_name();
 }
 
 }  // namespace heed::attention

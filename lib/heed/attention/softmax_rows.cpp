@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "heed/attention/simd.h"
+#include "heed/common/simd.h"
 
 namespace heed::attention {
 namespace {

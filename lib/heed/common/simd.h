@@ -1,7 +1,9 @@
-// Private to lib/heed/attention: 16-float vectors written with GCC's vector extensions, for the
-// kernels that are compiled once per ISA and picked at run time (additive_scores.cpp,
-// softmax_rows.cpp; the dispatch is common/cpu_dispatch.h). One Floats is one zmm register with
-// AVX-512, two ymm with AVX2, four xmm in the baseline.
+// 16-float vectors written with GCC's vector extensions, and the exp and tanh the kernels need,
+// for the kernels that are compiled once per ISA and picked at run time (attention's
+// additive_scores.cpp and softmax_rows.cpp, heed-pooling's streaming_pool.cpp; the dispatch is
+// common/cpu_dispatch.h). One Floats is one zmm register with AVX-512, two ymm with AVX2, four
+// xmm in the baseline. Memory that a kernel reads as Floats* must be 64-byte aligned, which
+// alignof(Floats) does not say in the baseline build (16 there).
 #pragma once
 
 #include <cstdint>
@@ -13,11 +15,7 @@
 // differs with and without AVX-512 does not apply.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-namespace heed::attention::simd {
-
-using heed::cpu_level;
-using heed::cpu_level_name;
-using Level = heed::CpuLevel;
+namespace heed::simd {
 
 constexpr int64_t kLanes = 16;
 using Floats = float __attribute__((vector_size(kLanes * sizeof(float))));
@@ -86,4 +84,38 @@ HEED_INLINE Floats exp_nonpositive(const Floats& x) {
   return x < -87.f ? Floats{} : e;
 }
 
-}  // namespace heed::attention::simd
+// tanh |x| = (e^u − 1)/(e^u − 1 + 2) with u = 2|x|, the sign of x put back at the end; |x| is
+// clamped at 10, where tanh is 1 in float. u = k ln 2 + r with k = ⌊u / ln 2⌋, so r ∈ [0, ln 2),
+// ln 2 split in two so that k·ln2_hi is exact (k ≤ 28 needs 5 bits, ln2_hi has 16). Then
+// e^u − 1 = 2^k·(e^r − 1) + (2^k − 1): two non-negative terms, so nothing cancels — which is
+// what keeps the relative error small near 0, where e^u − 1 ≈ u — and e^r − 1 comes from its
+// Taylor series through r⁹ (the rest is < 10⁻⁸ of it). 2^k is built in the exponent bits. One
+// division, no branches, no lookup tables.
+HEED_INLINE Floats tanh(const Floats& x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693145751953125f;
+  constexpr float kLn2Lo = 1.42860676533018708e-6f;
+  const Ints sign = (Ints)x & int32_t(0x80000000u);
+  Floats ax = (Floats)((Ints)x & 0x7fffffff);
+  ax = ax < 10.f ? ax : splat(10.f);
+  const Floats u = 2.f * ax;
+  const Ints k = __builtin_convertvector(u * kLog2e, Ints);  // truncation: u ≥ 0
+  const Floats kf = __builtin_convertvector(k, Floats);
+  const Floats r = (u - kf * kLn2Hi) - kf * kLn2Lo;
+  Floats m = splat(1.f / 362880.f);
+  m = m * r + 1.f / 40320.f;
+  m = m * r + 1.f / 5040.f;
+  m = m * r + 1.f / 720.f;
+  m = m * r + 1.f / 120.f;
+  m = m * r + 1.f / 24.f;
+  m = m * r + 1.f / 6.f;
+  m = m * r + 0.5f;
+  m = m * r + 1.f;
+  m = m * r;  // e^r − 1
+  const Floats scale = (Floats)((k + 127) << 23);
+  const Floats em1 = scale * m + (scale - 1.f);
+  const Floats t = em1 / (em1 + 2.f);
+  return (Floats)((Ints)t | sign);
+}
+
+}  // namespace heed::simd
