@@ -15,13 +15,14 @@
 # there costs ~0.1–0.3 s per update on this machine: 100,000 would be ~8 hours per rate), which
 # docs/attention.md lists as a difference. Run it from a copy of the binaries outside the work
 # tree (BIN). Environment: BIN (default build/bin), THREADS (2), PARTS (all, in the order below),
-# RESULTS (the results folder).
+# RESULTS (the results folder) and PAGE (docs/attention.md, regenerated after each part).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BIN=${BIN:-$root/build/bin}
 THREADS=${THREADS:-2}
 RESULTS=${RESULTS:-$here/results}
+PAGE=${PAGE:-$root/docs/attention.md}
 PARTS=${PARTS:-fixed-short generalisation why-tanh controls-short fixed-long variable controls-long}
 # libgomp's spin-waiting makes an update several times slower on a shared machine.
 export OMP_WAIT_POLICY=passive
@@ -33,6 +34,8 @@ part() {  # NAME heed-pooling options...
   echo "pooling: part $name started $(date -u +%H:%M)" >&2
   "$BIN/heed-pooling" --threads "$THREADS" -v -o "$RESULTS/$name.tsv" "$@"
   echo "pooling: part $name finished $(date -u +%H:%M)" >&2
+  /usr/bin/python3 "$here/report.py" --results "$RESULTS" --page "$PAGE" ||
+    echo "pooling: the report failed (the rows are kept)" >&2
 }
 
 for name in $PARTS; do
