@@ -1,6 +1,8 @@
 #include "train/options.h"
 
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -220,9 +222,7 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cli_cfg) {
       ("mpi-timeout",             cli::number(&cli_cfg.mpi_timeout, cli::above(0)),
                                   "under mpirun: seconds a process waits for the others to "
                                   "exchange gradients before it stops with an error (a process "
-                                  "died or hangs)")
-      ("kill-after-step",         cli::number(&cfg.kill_after_step, cli::at_least(0)),
-                                  "testing aid: die by SIGKILL after this update");
+                                  "died or hangs)");
   // clang-format on
 }
 
@@ -264,7 +264,23 @@ bool parse_options(int argc, char** argv, TrainCliConfig& cli_cfg) {
     cfg.extra["tokenizer_case_feature"] = tok.case_feature ? "1" : "0";
     if (!cli_cfg.bpe.empty()) cfg.extra["bpe_codes"] = checked_bpe_codes(cli_cfg.bpe);
   }
+  cfg.kill_after_step = kill_after_step_from_environment();
   return true;
+}
+
+int64_t kill_after_step_from_environment() {
+  const char* value = std::getenv("HEED_TEST_KILL_AFTER_STEP");
+  if (value == nullptr) return 0;
+  const std::string text = value;
+  int64_t step = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), step);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || step < 0) {
+    throw ConfigError(
+        "HEED_TEST_KILL_AFTER_STEP (a test hook: heed-train kills itself after "
+        "this update) must be an integer >= 0, not '" +
+        text + "'");
+  }
+  return step;
 }
 
 }  // namespace heed::train_tool

@@ -33,4 +33,10 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cfg);
 // --version, --print-config).
 bool parse_options(int argc, char** argv, TrainCliConfig& cfg);
 
+// A test hook, not an option: HEED_TEST_KILL_AFTER_STEP=N makes heed-train kill itself with
+// SIGKILL right after update N, between checkpoints, as a crash or the OOM killer would
+// (tests/cli/train_cli.sh resumes from that; train_mpi_dead_rank.sh gives it to one rank). The
+// update N, or 0 when the variable is unset; ConfigError unless it is an integer >= 0.
+int64_t kill_after_step_from_environment();
+
 }  // namespace heed::train_tool

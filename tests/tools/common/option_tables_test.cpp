@@ -1,7 +1,9 @@
 // The option tables of every tool (tools/<tool>/options.h, tools/common/options.h): each numeric
 // option is declared with a range (cli::number), so that no value escapes the check of
-// NaN, infinities and out-of-range numbers; cli::choice names the option and lists its values.
+// NaN, infinities and out-of-range numbers; cli::choice names the option and lists its values;
+// heed-train's test hook comes from the environment, checked.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <typeinfo>
@@ -178,4 +180,19 @@ TEST_CASE("option tables: cli::choice names the option and lists the values", "[
     CHECK(parse_error(*again, {"--colour", "r"}).empty());
     CHECK(colour == Colour::kRed);
   }
+}
+
+TEST_CASE("option tables: heed-train's kill hook comes from HEED_TEST_KILL_AFTER_STEP",
+          "[options][fast]") {
+  const char* kName = "HEED_TEST_KILL_AFTER_STEP";
+  ::unsetenv(kName);
+  CHECK(train_tool::kill_after_step_from_environment() == 0);
+  ::setenv(kName, "25", 1);
+  CHECK(train_tool::kill_after_step_from_environment() == 25);
+  for (const char* bad : {"", "-1", "3x", "x", "1e3", "99999999999999999999"}) {
+    INFO(bad);
+    ::setenv(kName, bad, 1);
+    CHECK_THROWS_AS(train_tool::kill_after_step_from_environment(), ConfigError);
+  }
+  ::unsetenv(kName);
 }
