@@ -8,114 +8,26 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "common/options.h"
 #include "common/progress.h"
 #include "common/run.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
-#include "heed/onednn/context.h"
-#include "task.h"
+#include "pooling/options.h"
 
 namespace {
 
 using namespace heed;
-namespace po = boost::program_options;
 
 const char* const kHeader =
     "task\tT\tlengths\tmodel\tsolved\tsteps_to_solve\tsteps\tfinal_accuracy\tfinal_mse\tparams\t"
     "seconds\tbudget_steps\tbudget_seconds\tnote";
 constexpr size_t kKeyColumns = 4;  // task, T, lengths, model: a row's identity
-
-struct PoolingCliConfig {
-  std::vector<pooling::PoolingProblem> problems;
-  std::vector<int64_t> lengths;
-  std::vector<pooling::PoolingKind> kinds;
-  pooling::PoolingRunConfig run;  // task and kind are set per row
-  int64_t max_params = 200000000;
-  std::string output = "-";
-};
-
-std::vector<int64_t> parse_lengths(const std::string& list) {
-  std::vector<int64_t> lengths;
-  for (const auto& item : split(list, ",")) {
-    const std::optional<int64_t> value = parse_int64(item);
-    if (!value || *value < 2 || *value > 1000000) {
-      throw ConfigError("lengths: '" + item + "' is not an integer in [2, 1000000]");
-    }
-    lengths.push_back(*value);
-  }
-  return lengths;
-}
-
-bool parse_options(int argc, char** argv, PoolingCliConfig& cfg) {
-  cli::CommandLine cl({"pooling", "[options] [-o RESULTS.tsv]",
-                       "Raffel & Ellis's long-term-memory problems (addition, multiplication): "
-                       "trains feed-forward attention pooling, mean pooling and a dense layer "
-                       "over the flattened sequence for each length T until 99% of a held-out "
-                       "set is within 0.04 of the target or the budget is spent, and writes one "
-                       "TSV row per task, T and model. With -o, rows already in the file are "
-                       "kept and not run again.",
-                       LogLevel::kWarn, 1});
-  std::string task = "both", lengths = "50,100,500,1000,5000,10000", models = "ff-pool,mean,dense";
-  bool variable = false;
-  pooling::PoolingRunConfig& run = cfg.run;
-  run.budget_steps = 20000;
-  cl.group("Experiment")
-      .add_options()(
-          "task",
-          cli::checked(&task,
-                       [](const std::string& v) {
-                         cli::check_choice("task", v, {"addition", "multiplication", "both"});
-                       }),
-          "addition, multiplication or both")(
-          "lengths", cli::checked(&lengths, [](const std::string& v) { parse_lengths(v); }),
-          "sequence lengths T (comma-separated)")(
-          "models",
-          cli::checked(&models,
-                       [](const std::string& list) {
-                         for (const auto& m : split(list, ",")) pooling::parse_pooling_kind(m);
-                       }),
-          "ff-pool, mean, dense (comma-separated)")(
-          "variable-length", po::bool_switch(&variable),
-          "each sequence's length drawn uniformly in [T/2, T] (dense: not applicable)")(
-          "output,o", po::value(&cfg.output)->default_value(cfg.output),
-          "results table ('-' = stdout); a file's finished rows are kept and skipped");
-  cl.group("Training")
-      .add_options()("budget-steps", cli::number(&run.budget_steps, cli::at_least(0)),
-                     "give up after this many steps (0 = no step limit)")(
-          "budget-seconds", cli::number(&run.budget_seconds, cli::at_least(0)),
-          "give up after this many seconds of a run (0 = no time limit)")(
-          "eval-every", cli::number(&run.eval_every, cli::at_least(1)),
-          "steps between evaluations on the held-out set")(
-          "eval-size", cli::number(&run.eval_size, cli::at_least(1)), "held-out sequences")(
-          "batch-size", cli::number(&run.batch_size, cli::at_least(1)), "sequences per step")(
-          "learning-rate", cli::number(&run.learning_rate, cli::above(0)), "Adam's step size")(
-          "max-params", cli::number(&cfg.max_params, cli::at_least(1)),
-          "skip a model with more parameters than this (the dense model grows with T)");
-  if (!cl.parse(argc, argv)) return false;
-  if (run.budget_steps == 0 && run.budget_seconds == 0) {
-    throw ConfigError("--budget-steps and --budget-seconds cannot both be 0");
-  }
-  if (task == "both") {
-    cfg.problems = {pooling::PoolingProblem::kAddition, pooling::PoolingProblem::kMultiplication};
-  } else {
-    cfg.problems = {pooling::parse_pooling_problem(task)};
-  }
-  cfg.lengths = parse_lengths(lengths);
-  for (const auto& m : split(models, ",")) cfg.kinds.push_back(pooling::parse_pooling_kind(m));
-  run.task.variable_length = variable;
-  run.seed = cl.common().seed;
-  onednn::set_threads(cl.threads());
-  io::check_writable(cfg.output);
-  return true;
-}
 
 std::string key_of(const std::string& row) {
   size_t end = 0;
@@ -183,8 +95,8 @@ std::string format_row(const pooling::PoolingRunConfig& run, const std::string& 
 }
 
 int pooling_main(int argc, char** argv) {
-  PoolingCliConfig cfg;
-  if (!parse_options(argc, argv, cfg)) return 0;
+  pooling::PoolingCliConfig cfg;
+  if (!pooling::parse_options(argc, argv, cfg)) return 0;
   std::vector<std::string> rows = read_rows(cfg.output);
   std::set<std::string> done;
   for (const auto& row : rows) done.insert(key_of(row));
