@@ -34,8 +34,9 @@ def read_variants(path):
     for line in pathlib.Path(path).read_text(encoding="utf-8").splitlines():
         if not line or line.startswith("#"):
             continue
-        name, precision, train, model = line.split("\t")
-        variants[name] = {"precision": precision, "train": train, "model": model}
+        name, precision, train, model, *overrides = line.split("\t")
+        variants[name] = {"precision": precision, "train": train, "model": model,
+                          "overrides": overrides[0] if overrides else ""}
     return variants
 
 

@@ -17,7 +17,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 export BIN=${BIN:-$root/build/bin} WORK=${WORK:-/tmp/heed-multi30k}
 export UPDATES=${UPDATES:-10200} STAGES=${STAGES:-6} THREADS=${THREADS:-2}
-QUEUE=${QUEUE:-cosine-ema:1 cosine-ema-d4:1 plateau-p0:1 cosine-ema-tied:1 cosine:1 inv-sqrt:1 plateau-p2:1 cosine-ema-f32:1}
+QUEUE=${QUEUE:-cosine-ema:1 cosine-ema-d4:1 plateau-p0:1 cosine-ema-tied:1 cosine:1 inv-sqrt:1 plateau-p2:1 cosine-ema-f32:1 cosine-ema-es:1}
 results=${RESULTS:-$here/results}
 page=${PAGE:-$root/docs/benchmarks.md}
 mkdir -p "$results"
@@ -33,9 +33,12 @@ for item in $QUEUE; do
   fi
   line=$(awk -F'\t' -v v="$variant" '$1 == v' "$here/variants.tsv")
   [ -n "$line" ] || { echo "convergence: no variant '$variant' in variants.tsv" >&2; exit 64; }
-  IFS=$'\t' read -r _ precision train_options model_options <<< "$line"
-  echo "convergence: $run ($UPDATES updates, $precision) started $(date -u +%H:%M)" >&2
-  PRECISION=$precision SEED=$seed RUN=$run TRAIN_OPTIONS=$train_options MODEL_OPTIONS=$model_options \
+  IFS=$'\t' read -r _ precision train_options model_options overrides <<< "$line"
+  echo "convergence: $run ($UPDATES updates, $precision${overrides:+, $overrides}) started $(date -u +%H:%M)" >&2
+  # overrides: the variant's own recipe settings (e.g. UPDATES=30600 VALID_EVERY=850), as words.
+  # shellcheck disable=SC2086
+  env PRECISION="$precision" SEED="$seed" RUN="$run" TRAIN_OPTIONS="$train_options" \
+    MODEL_OPTIONS="$model_options" $overrides \
     bash "$root/experiments/multi30k/run.sh" > "$results/$run.rows.tsv.tmp"
   cp "$WORK/metrics-$run.tsv" "$results/$run.metrics.tsv"
   mv "$results/$run.rows.tsv.tmp" "$results/$run.rows.tsv"

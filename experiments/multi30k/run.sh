@@ -24,7 +24,8 @@
 # Environment: BIN (heed binaries, default build/bin), DATA (multi30k/raw), WORK (scratch,
 # /tmp/heed-multi30k), UPDATES (10200), STAGES (6), PRECISION (bf16 where the CPU has it, else
 # f32), THREADS (2), SEED (1), BEAM (5), ALPHAS (length penalties tried on the validation set,
-# "0.0 0.2 0.4 0.6 0.8 1.0 1.2"; ALPHA=X skips the search), TRAIN_OPTIONS (the schedule and
+# "0.0 0.2 0.4 0.6 0.8 1.0 1.2"; ALPHA=X skips the search), VALID_EVERY (updates between
+# validations, default half a stage), TRAIN_OPTIONS (the schedule and
 # averaging) and MODEL_OPTIONS (the sizes and dropout; defaults below), EXTRA (more heed-train options, e.g. "--attention dot") and RUN (the
 # run's name under WORK, default PRECISION-sSEED; runs share WORK's tokenized data).
 set -euo pipefail
@@ -55,6 +56,7 @@ if [ $((UPDATES % (2 * STAGES))) != 0 ]; then
   exit 64
 fi
 stage_updates=$((UPDATES / STAGES))
+VALID_EVERY=${VALID_EVERY:-$((stage_updates / 2))}
 
 # 1. Tokenize (lowercased), learn one joint BPE on German and English, apply it.
 multi30k_prepare "$BIN" "$DATA" "$WORK" "$THREADS"
@@ -68,12 +70,15 @@ train=("$BIN/heed-train" --train-src "$WORK/train.bpe.de" --train-tgt "$WORK/tra
        --valid-src "$WORK/val.bpe.de" --valid-tgt "$WORK/val.bpe.en"
        --bpe "$WORK/codes" --tokenizer-mode aggressive --tokenizer-lowercase
        $MODEL_OPTIONS --label-smoothing 0.1 --clip 5 --batch-size 64
-       --vocab-size 10000 --max-steps "$UPDATES" --valid-every $((stage_updates / 2))
+       --vocab-size 10000 --max-steps "$UPDATES" --valid-every "$VALID_EVERY"
        --save-every "$stage_updates" --keep-models "$STAGES" --seed "$SEED"
        --precision "$PRECISION" --threads "$THREADS" --metrics-file "$metrics" -o "$run"
        $TRAIN_OPTIONS $EXTRA)
 last=$run/model.step-$UPDATES.heed
-if [ ! -f "$last" ]; then
+# With --patience in TRAIN_OPTIONS training may stop early (the metrics file's event column says
+# early-stop): the last model is then the best one, DIR/model.heed, and later stages have none.
+stopped_early() { [ -f "$metrics" ] && awk -F'\t' '$10 ~ /early-stop/ { f = 1 } END { exit !f }' "$metrics"; }
+if [ ! -f "$last" ] && ! stopped_early; then
   resume=()
   if [ -f "$run/checkpoint.heed" ]; then
     resume=(--resume)
@@ -82,6 +87,7 @@ if [ ! -f "$last" ]; then
   fi
   "${train[@]}" "${resume[@]}" -q
 fi
+[ -f "$last" ] || last=$run/model.heed
 
 translate() {  # MODEL INPUT OUTPUT BEAM [ALPHA]
   "$BIN/heed-translate" -m "$1" --beam-size "$4" --length-penalty "${5:-0}" --precision "$PRECISION" \
@@ -110,6 +116,7 @@ for stage in $(seq "$STAGES"); do
   updates=$((stage * stage_updates))
   awk -F'\t' -v u="$updates" -v a="$ALPHA" '$2 == u && $8 == a { f = 1 } END { exit !f }' "$rows" && continue
   model=$run/model.step-$updates.heed
+  [ -f "$model" ] || continue  # after an early stop
   translate "$model" "$DATA/test_2016_flickr.de" "$WORK/test.greedy.$RUN.$updates" 1
   translate "$model" "$DATA/test_2016_flickr.de" "$WORK/test.beam.$RUN.$updates" "$BEAM" "$ALPHA"
   awk -F'\t' -v u="$updates" -v g="$(bleu "$WORK/test.greedy.$RUN.$updates" "$WORK/test.ref.lc.en")" \

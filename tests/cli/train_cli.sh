@@ -14,11 +14,18 @@ model=(--hidden 16 --embed 8 --vocab-size 300 --batch-size 16 --threads 1 --seed
 tiny=("${data[@]}" "${model[@]}" -q)
 
 # Exact resume: an uninterrupted run and a run killed (SIGKILL) after update 25 — between the
-# checkpoints at 20 and 30 — then resumed, end with byte-identical models.
+# checkpoints at 20 and 30 — then resumed, end with byte-identical models. The kill is a test
+# hook, HEED_TEST_KILL_AFTER_STEP, not an option: --kill-after-step is refused like any unknown
+# option, and the variable must be an integer >= 0.
 expect_exit 0 straight -- "$T" "${tiny[@]}" -o "$TMP/a" --max-steps 40 --save-every 10
-expect_exit 137 killed -- "$T" "${tiny[@]}" -o "$TMP/b" --max-steps 40 --save-every 10 --kill-after-step 25
+expect_exit 137 killed -- env HEED_TEST_KILL_AFTER_STEP=25 \
+  "$T" "${tiny[@]}" -o "$TMP/b" --max-steps 40 --save-every 10
 expect_exit 0 resumed -- "$T" "${tiny[@]}" -o "$TMP/b" --max-steps 40 --save-every 10 --resume
 expect_same resume-exact "$TMP/a/model.heed" "$TMP/b/model.heed"
+expect_exit 64 kill-option -- "$T" "${tiny[@]}" -o "$TMP/k" --max-steps 40 --kill-after-step 25
+expect_last_error_line train kill-option "unrecognised option '--kill-after-step'"
+expect_exit 64 kill-hook-bad -- env HEED_TEST_KILL_AFTER_STEP=-3 "$T" "${tiny[@]}" -o "$TMP/k" --max-steps 40
+expect_last_error_line train kill-hook-bad "HEED_TEST_KILL_AFTER_STEP .*must be an integer >= 0, not '-3'"
 
 # Ctrl-C (SIGINT) and SIGTERM: a checkpoint is saved, exit 130 / 143, and --resume finishes the run.
 for sig in INT:130 TERM:143; do

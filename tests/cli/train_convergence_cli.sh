@@ -32,7 +32,7 @@ expect_last_error_line train cosine-no-budget "cosine .*--max-steps"
 # models are byte-identical to an uninterrupted run's.
 ema=(--exponential-smoothing 0.05 --max-steps 40 --save-every 10 --keep-models 2)
 expect_exit 0 ema-straight -- "$T" "${tiny[@]}" -o "$TMP/ea" "${ema[@]}"
-expect_exit 137 ema-killed -- "$T" "${tiny[@]}" -o "$TMP/eb" "${ema[@]}" --kill-after-step 25
+expect_exit 137 ema-killed -- env HEED_TEST_KILL_AFTER_STEP=25 "$T" "${tiny[@]}" -o "$TMP/eb" "${ema[@]}"
 expect_exit 0 ema-resumed -- "$T" "${tiny[@]}" -o "$TMP/eb" "${ema[@]}" --resume
 expect_same ema-resume-exact "$TMP/ea/model.heed" "$TMP/eb/model.heed"
 expect_same ema-resume-kept "$TMP/ea/model.step-30.heed" "$TMP/eb/model.step-30.heed"

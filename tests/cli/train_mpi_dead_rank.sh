@@ -15,10 +15,11 @@ tiny=("${TINY[@]}" --batch-size 16 --max-steps 100000 --save-every 0 --valid-eve
 # hung rank's partner within --mpi-timeout 5 plus the watchdog's 0.2 s tick.
 limit=60
 
-# 1. Rank 1 dies: mpirun's MPMD form gives only rank 1 --kill-after-step.
+# 1. Rank 1 dies: mpirun's MPMD form gives only rank 1 the test hook HEED_TEST_KILL_AFTER_STEP
+# (through env: its app context alone runs with it).
 start=$(date +%s)
 timeout $limit "$MPIRUN" -np 1 "$T" "${tiny[@]}" -o "$TMP/a" --mpi-timeout 30 : \
-  -np 1 "$T" "${tiny[@]}" -o "$TMP/a" --mpi-timeout 30 --kill-after-step 3 \
+  -np 1 env HEED_TEST_KILL_AFTER_STEP=3 "$T" "${tiny[@]}" -o "$TMP/a" --mpi-timeout 30 \
   </dev/null >"$TMP/out" 2>"$TMP/err"
 code=$?
 [ $code != 0 ] && [ $code != 124 ] && ok ||

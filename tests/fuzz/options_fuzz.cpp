@@ -1,7 +1,7 @@
 // Option and config parsing of the tools (tools/common/options: CommandLine::parse). The first
 // byte picks the channel: even = the rest is the content of a --config file, odd = the rest is
 // argv, NUL-separated. The options mirror what the tools declare: strings, range-checked
-// numbers (int, long long, float), a checked choice, switches, a multi-token list, positionals.
+// numbers (int, long long, float), a choice, switches, a repeatable list, positionals.
 // Bad input must be refused with a heed::Error or a boost::program_options::error (run.cpp maps
 // both to exit code 64 with one line); nothing else may escape. Inputs naming --log-file are
 // skipped (they would create files wherever the input says), and so is --config on the command
@@ -34,18 +34,17 @@ struct FuzzedOptions {
 void parse(std::vector<std::string> args) {
   FuzzedOptions o;
   cli::CommandLine cl({"fuzz", "[options] FILE...", "Options of every kind the tools declare."});
-  cl.group("Fuzzed").add_options()("input,i", cli::po::value(&o.input), "a string")(
-      "mode",
-      cli::checked(&o.mode,
-                   [](const std::string& v) {
-                     cli::check_choice("mode", v, {"greedy", "beam"});
-                   }),
-      "a choice")("beam,b", cli::number(&o.beam, cli::between(1, 1000)), "an int")(
-      "max-tokens", cli::number(&o.max_tokens, cli::at_least(1)), "a long long")(
-      "learning-rate", cli::number(&o.learning_rate, cli::above(0)), "a float")(
-      "lowercase", cli::po::bool_switch(&o.lowercase), "a switch")(
-      "ref,r", cli::po::value(&o.references)->multitoken(), "a list")(
-      "files", cli::po::value(&o.files), "positionals");
+  // clang-format off
+  cl.group("Fuzzed")
+      ("input,i",       cli::text(&o.input), "a string")
+      ("mode",          cli::choice(&o.mode, {"greedy", "beam"}), "a choice")
+      ("beam,b",        cli::number(&o.beam, cli::between(1, 1000)), "an int")
+      ("max-tokens",    cli::number(&o.max_tokens, cli::at_least(1)), "a long long")
+      ("learning-rate", cli::number(&o.learning_rate, cli::above(0)), "a float")
+      ("lowercase",     cli::flag(&o.lowercase), "a switch")
+      ("ref,r",         cli::texts(&o.references), "a list")
+      ("files",         cli::texts(&o.files), "positionals");
+  // clang-format on
   cl.positional("files", -1);
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());

@@ -1,5 +1,6 @@
 // heed-align agree: word alignments from the soft attention of the two translation directions,
 // combined cell by cell (lib/heed/align/agreement.h).
+#include <memory>
 #include <string>
 
 #include "align/line_pairs.h"
@@ -14,8 +15,6 @@
 namespace {
 
 using namespace heed;
-namespace po = boost::program_options;
-
 class Agree final : public align_tool::Subcommand {
  public:
   std::string name() const override { return "agree"; }
@@ -33,17 +32,16 @@ class Agree final : public align_tool::Subcommand {
   }
 
   void add_options(cli::CommandLine& cl) override {
+    // clang-format off
     cl.group("Agreement")
-        .add_options()("forward", po::value(&forward_),
-                       "FWD.jsonl: --soft of the source-to-target model")(
-            "reverse", po::value(&reverse_), "REV.jsonl: --soft of the target-to-source model")(
-            "combine",
-            cli::checked(&combine_,
-                         [](const std::string& c) { align::parse_agreement_combine(c); }),
-            "mean or geometric: how the two weights of a word pair combine")(
-            "threshold", cli::number(&options_.threshold, cli::Bounds{0, 1, true, false}),
-            "the least combined weight that makes a link, in (0, 1]")(
-            "output,o", po::value(&output_)->default_value(output_), "output file ('-' = stdout)");
+        ("forward",   cli::text(&forward_), "FWD.jsonl: --soft of the source-to-target model")
+        ("reverse",   cli::text(&reverse_), "REV.jsonl: --soft of the target-to-source model")
+        ("combine",   cli::choice(&options_.combine, "mean", align::parse_agreement_combine),
+                      "mean or geometric: how the two weights of a word pair combine")
+        ("threshold", cli::number(&options_.threshold, cli::Bounds{0, 1, true, false}),
+                      "the least combined weight that makes a link, in (0, 1]")
+        ("output,o",  cli::text_with_default(&output_), "output file ('-' = stdout)");
+    // clang-format on
     cl.positional("forward", 1);
     cl.positional("reverse", 1);
   }
@@ -55,7 +53,6 @@ class Agree final : public align_tool::Subcommand {
     if (forward_ == "-" && reverse_ == "-") {
       throw ConfigError("only one of FWD and REV can be standard input");
     }
-    options_.combine = align::parse_agreement_combine(combine_);
     options_.validate();
     io::check_writable(output_);
     io::LineReader forward(forward_), reverse(reverse_);
@@ -83,11 +80,14 @@ class Agree final : public align_tool::Subcommand {
   }
 
  private:
-  std::string forward_, reverse_, output_ = "-", combine_ = "mean";
+  std::string forward_, reverse_, output_ = "-";
   align::AgreementOptions options_;
 };
 
-const bool registered = align_tool::register_subcommand(
-    5, [] { return std::unique_ptr<align_tool::Subcommand>(new Agree); });
-
 }  // namespace
+
+namespace heed::align_tool {
+std::unique_ptr<Subcommand> make_agree() {
+  return std::make_unique<Agree>();
+}
+}  // namespace heed::align_tool

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "align/subcommand.h"
-#include "common/options.h"
+#include "common/shared_options.h"
 #include "heed/align/alignment_writer.h"
 #include "heed/align/soft_alignment.h"
 #include "heed/common/error.h"
@@ -30,7 +30,9 @@
 namespace heed::align_tool {
 namespace {
 
-namespace po = boost::program_options;
+std::string format_name(const std::string& name) {
+  return align::alignment_format(name).name;
+}
 
 struct ExtractConfig {
   std::string model;
@@ -61,37 +63,40 @@ class Extract final : public Subcommand {
   }
 
   void add_options(cli::CommandLine& cl) override {
+    cli::add_model_option(cl.group("Alignment"), &cfg_.model);
+    // clang-format off
     cl.group("Alignment")
-        .add_options()("model,m", po::value(&cfg_.model)->required(),
-                       "model file (heed-train's model.heed)")(
-            "input,i", po::value(&cfg_.inputs),
-            "SRC and TGT files, or one file of 'source ||| target' lines ('-' or none = stdin)")(
-            "output,o", po::value(&cfg_.output)->default_value(cfg_.output),
-            "the alignments, one line per pair in --format ('-' = stdout)")(
-            "format",
-            cli::checked(&cfg_.format, [](const std::string& f) { align::alignment_format(f); }),
-            ("the format of --output: " + align::describe_alignment_formats(false)).c_str())(
-            "method", po::value(&method_)->default_value(method_),
-            "argmax (most attended source word), threshold (every weight >= --threshold) or "
-            "shift (argmax of the next step, whose input is the word: Chen et al. 2020)")(
-            "threshold", cli::number(&cfg_.links.threshold, cli::Bounds{0, 1, true, false}),
-            "least weight of a link for --method threshold, in (0, 1]")(
-            "soft", po::value(&cfg_.soft),
-            "also write every attention matrix to this file, one JSON object per pair")(
-            "pretokenized", po::bool_switch(&cfg_.translation.pretokenized),
-            "text is space-separated model tokens (no tokenizer, no BPE); words = tokens")(
-            "batch-size", cli::number(&cfg_.translation.batch_size, cli::at_least(1)),
-            "sentence pairs force-decoded together")(
-            "max-length", cli::number(&cfg_.translation.max_pair_length, cli::between(1, 100000)),
-            "refuse a pair with a side longer than this many tokens (memory grows with the "
-            "product of the two lengths)")(
-            "precision", cli::checked(&precision_, onednn::parse_precision), "f32 or bf16");
-    cli::add_on_invalid(cl.group("Input"), &on_invalid_, /*allow_skip=*/false);
+        ("input,i",      cli::texts(&cfg_.inputs),
+                         "SRC and TGT files, or one file of 'source ||| target' lines ('-' or "
+                         "none = stdin)")
+        ("output,o",     cli::text_with_default(&cfg_.output),
+                         "the alignments, one line per pair in --format ('-' = stdout)")
+        ("format",       cli::choice(&cfg_.format, cfg_.format, format_name),
+                         "the format of --output: " + align::describe_alignment_formats(false))
+        ("method",       cli::choice(&cfg_.links.method, "argmax", align::parse_extract_method),
+                         "argmax (most attended source word), threshold (every weight >= "
+                         "--threshold) or shift (argmax of the next step, whose input is the "
+                         "word: Chen et al. 2020)")
+        ("threshold",    cli::number(&cfg_.links.threshold, cli::Bounds{0, 1, true, false}),
+                         "least weight of a link for --method threshold, in (0, 1]")
+        ("soft",         cli::text(&cfg_.soft),
+                         "also write every attention matrix to this file, one JSON object per "
+                         "pair")
+        ("pretokenized", cli::flag(&cfg_.translation.pretokenized),
+                         "text is space-separated model tokens (no tokenizer, no BPE); words = "
+                         "tokens")
+        ("batch-size",   cli::number(&cfg_.translation.batch_size, cli::at_least(1)),
+                         "sentence pairs force-decoded together")
+        ("max-length",   cli::number(&cfg_.translation.max_pair_length, cli::between(1, 100000)),
+                         "refuse a pair with a side longer than this many tokens (memory grows "
+                         "with the product of the two lengths)");
+    // clang-format on
+    cli::add_precision_option(cl.group("Alignment"), &cfg_.precision);
+    cli::add_on_invalid(cl.group("Input"), &cfg_.on_invalid, /*allow_skip=*/false);
     cl.positional("input", 2);
   }
 
   int run(const cli::CommandLine& cl) override {
-    cfg_.links.method = align::parse_extract_method(method_);
     if (cfg_.links.method != align::ExtractMethod::kThreshold && cl.given("threshold")) {
       throw ConfigError("--threshold goes with --method threshold");
     }
@@ -103,11 +108,7 @@ class Extract final : public Subcommand {
                         " does not write");
     }
     cfg_.links.validate();
-    cfg_.precision = onednn::parse_precision(precision_);
-    if (cfg_.precision == onednn::Precision::kBF16 && !onednn::bf16_supported()) {
-      throw ConfigError("--precision bf16: this CPU has no bf16 support in oneDNN; use f32");
-    }
-    cfg_.on_invalid = text::parse_on_invalid(on_invalid_, /*allow_skip=*/false);
+    cli::check_precision_supported(cfg_.precision);
     if (cfg_.inputs.empty()) cfg_.inputs.push_back("-");
     io::check_writable(cfg_.output);
     if (!cfg_.soft.empty()) io::check_writable(cfg_.soft);
@@ -199,13 +200,12 @@ class Extract final : public Subcommand {
   }
 
   ExtractConfig cfg_;
-  std::string method_ = "argmax";
-  std::string precision_ = "f32";
-  std::string on_invalid_ = "error";
 };
 
-const bool registered =
-    register_subcommand(0, [] { return std::unique_ptr<Subcommand>(new Extract); });
-
 }  // namespace
+
+std::unique_ptr<Subcommand> make_extract() {
+  return std::make_unique<Extract>();
+}
+
 }  // namespace heed::align_tool

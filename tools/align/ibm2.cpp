@@ -10,6 +10,7 @@
 #include <string>
 
 #include "align/subcommand.h"
+#include "common/shared_options.h"
 #include "heed/common/error.h"
 #include "heed/common/timer.h"
 #include "heed/io/line_writer.h"
@@ -19,8 +20,6 @@
 namespace {
 
 using namespace heed;
-namespace po = boost::program_options;
-
 class Ibm2Command : public align_tool::Subcommand {
  public:
   std::string name() const override { return "ibm2"; }
@@ -37,56 +36,58 @@ class Ibm2Command : public align_tool::Subcommand {
   }
 
   void add_options(cli::CommandLine& cl) override {
+    // clang-format off
     cl.group("Input and output")
-        .add_options()("source", po::value(&source_),
-                       "source file (tokenized, one sentence a line)")(
-            "target", po::value(&target_), "target file, line-parallel to the source")(
-            "input,i", po::value(&input_)->default_value(input_),
-            "'source ||| target' (or 'source<TAB>target') lines, when no SRC TGT are given "
-            "('-' = stdin)")("output,o", po::value(&output_)->default_value(output_),
-                             "output file ('-' = stdout)")(
-            "lexical-table", po::value(&lexical_table_),
-            "also write the learned t(to | from) as 'from<TAB>to<TAB>probability' lines, from = "
-            "source word (target word with --reverse), sorted by from, then best first "
-            "(docs/formats.md): the table heed-translate --shortlist reads")(
-            "lexical-floor", cli::number(&lexical_floor_, cli::from_below(0, 1)),
-            "leave entries below this probability out of --lexical-table");
+        ("source",            cli::text(&source_), "source file (tokenized, one sentence a line)")
+        ("target",            cli::text(&target_), "target file, line-parallel to the source")
+        ("input,i",           cli::text_with_default(&input_),
+                              "'source ||| target' (or 'source<TAB>target') lines, when no SRC TGT "
+                              "are given ('-' = stdin)")
+        ("output,o",          cli::text_with_default(&output_), "output file ('-' = stdout)")
+        ("lexical-table",     cli::text(&lexical_table_),
+                              "also write the learned t(to | from) as "
+                              "'from<TAB>to<TAB>probability' lines, from = source word (target "
+                              "word with --reverse), sorted by from, then best first "
+                              "(docs/formats.md): the table heed-translate --shortlist reads")
+        ("lexical-floor",     cli::number(&lexical_floor_, cli::from_below(0, 1)),
+                              "leave entries below this probability out of --lexical-table");
     cli::add_on_invalid(cl.group("Input and output"), &on_invalid_, /*allow_skip=*/false);
+    cl.group("Model")
+        ("reverse,r",         cli::flag(&options_.reverse),
+                              "model p(source | target); the links are still written "
+                              "source-target")
+        ("favor-diagonal,d",  cli::flag(&options_.favor_diagonal),
+                              "prefer links near the diagonal (otherwise positions are uniform, as "
+                              "in IBM Model 1)")
+        ("diagonal-tension",  cli::number(&options_.diagonal_tension, cli::above(0)),
+                              "starting tension of the diagonal prior (with --favor-diagonal)")
+        ("optimize-tension",  cli::flag(&options_.optimize_tension),
+                              "fit the tension between EM iterations (with --favor-diagonal)")
+        ("tension-gradient",  cli::choice(&tension_gradient_, {"exact", "fast-align"}),
+                              "exact (the gradient of the expected log-likelihood) or fast-align "
+                              "(fast_align's formulas, to reproduce its alignments); with "
+                              "--optimize-tension")
+        ("p0",                cli::number(&options_.null_probability, cli::from_below(0, 1)),
+                              "probability of aligning to the null word (with --favor-diagonal)")
+        ("no-null-word",      cli::flag(&no_null_word_),
+                              "every target word is aligned to a source word")
+        ("variational-bayes", cli::flag(&options_.variational_bayes),
+                              "symmetric Dirichlet prior on each word's translations (mean-field "
+                              "EM)")
+        ("alpha",             cli::number(&options_.alpha, cli::above(0)),
+                              "concentration of that prior (with --variational-bayes)")
+        ("iterations",        cli::number(&options_.iterations, cli::at_least(1)),
+                              "passes over the corpus: EM updates, then the last one aligns");
+    // clang-format on
     cl.positional("source", 1);
     cl.positional("target", 1);
-    cl.group("Model").add_options()(
-        "reverse,r", po::bool_switch(&options_.reverse),
-        "model p(source | target); the links are still written source-target")(
-        "favor-diagonal,d", po::bool_switch(&options_.favor_diagonal),
-        "prefer links near the diagonal (otherwise positions are uniform, as in IBM Model 1)")(
-        "diagonal-tension", cli::number(&options_.diagonal_tension, cli::above(0)),
-        "starting tension of the diagonal prior (with --favor-diagonal)")(
-        "optimize-tension", po::bool_switch(&options_.optimize_tension),
-        "fit the tension between EM iterations (with --favor-diagonal)")(
-        "tension-gradient",
-        cli::checked(&tension_gradient_,
-                     [](const std::string& g) {
-                       cli::check_choice("tension-gradient", g, {"exact", "fast-align"});
-                     }),
-        "exact (the gradient of the expected log-likelihood) or fast-align (fast_align's "
-        "formulas, to reproduce its alignments); with --optimize-tension")(
-        "p0", cli::number(&options_.null_probability, cli::from_below(0, 1)),
-        "probability of aligning to the null word (with --favor-diagonal)")(
-        "no-null-word", po::bool_switch(&no_null_word_),
-        "every target word is aligned to a source word")(
-        "variational-bayes", po::bool_switch(&options_.variational_bayes),
-        "symmetric Dirichlet prior on each word's translations (mean-field EM)")(
-        "alpha", cli::number(&options_.alpha, cli::above(0)),
-        "concentration of that prior (with --variational-bayes)")(
-        "iterations", cli::number(&options_.iterations, cli::at_least(1)),
-        "passes over the corpus: EM updates, then the last one aligns");
   }
 
   int run(const cli::CommandLine& cl) override {
     check_options(cl);
     io::check_writable(output_);
     if (!lexical_table_.empty()) io::check_writable(lexical_table_);
-    const text::OnInvalid policy = text::parse_on_invalid(on_invalid_, /*allow_skip=*/false);
+    const text::OnInvalid policy = on_invalid_;
 
     Timer timer;
     align::WordCorpus corpus;
@@ -177,7 +178,7 @@ class Ibm2Command : public align_tool::Subcommand {
   std::string source_, target_;
   std::string input_ = "-";
   std::string output_ = "-";
-  std::string on_invalid_ = "error";
+  text::OnInvalid on_invalid_ = text::OnInvalid::kError;
   std::string tension_gradient_ = "exact";
   bool no_null_word_ = false;
   static constexpr double kDefaultLexicalFloor = 1e-4;
@@ -186,7 +187,10 @@ class Ibm2Command : public align_tool::Subcommand {
   align::Ibm2Options options_;
 };
 
-const bool registered = align_tool::register_subcommand(
-    4, [] { return std::unique_ptr<align_tool::Subcommand>(new Ibm2Command); });
-
 }  // namespace
+
+namespace heed::align_tool {
+std::unique_ptr<Subcommand> make_ibm2() {
+  return std::make_unique<Ibm2Command>();
+}
+}  // namespace heed::align_tool

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "align/subcommand.h"
-#include "common/options.h"
 #include "heed/align/heatmap.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
@@ -21,8 +20,6 @@
 namespace {
 
 using namespace heed;
-namespace po = boost::program_options;
-
 // An HTML page of more pairs than this is too large to be read; select some with --pairs.
 constexpr long long kMaxPagePairs = 1000;
 
@@ -112,25 +109,27 @@ class Plot : public align_tool::Subcommand {
   }
 
   void add_options(cli::CommandLine& cl) override {
-    cl.group("Plot").add_options()("soft", po::value(&cfg_.soft),
-                                   "the attention: JSON lines as heed-align --soft writes them")(
-        "links", po::value(&cfg_.links),
-        "predicted links to mark: zero-based Pharaoh 'i-j' lines, one per --soft line")(
-        "gold", po::value(&cfg_.gold),
-        "gold links to mark: talp lines, 'i-j' sure and 'ipj' possible, one per --soft line")(
-        "one-based", po::bool_switch(&cfg_.one_based),
-        "the --gold links count words from 1 (as the Hansards gold sets do)")(
-        "pairs",
-        cli::checked(&cfg_.pairs, [](const std::string& list) { parse_pair_ranges(list); }),
-        "the pairs to draw, by their zero-based JSON \"id\": 1,3-5 (default all)")(
-        "format",
-        cli::checked(&cfg_.format,
-                     [](const std::string& f) {
-                       cli::check_choice("format", f, {"auto", "svg", "html"});
-                     }),
-        "svg (one pair) or html; auto: by the --output extension, else svg for one pair")(
-        "output,o", po::value(&cfg_.output)->default_value(cfg_.output),
-        "output file, .svg or .html ('-' = stdout)");
+    const auto pairs = [](const std::string& list) { parse_pair_ranges(list); };
+    // clang-format off
+    cl.group("Plot")
+        ("soft",      cli::text(&cfg_.soft),
+                      "the attention: JSON lines as heed-align --soft writes them")
+        ("links",     cli::text(&cfg_.links),
+                      "predicted links to mark: zero-based Pharaoh 'i-j' lines, one per --soft "
+                      "line")
+        ("gold",      cli::text(&cfg_.gold),
+                      "gold links to mark: talp lines, 'i-j' sure and 'ipj' possible, one per "
+                      "--soft line")
+        ("one-based", cli::flag(&cfg_.one_based),
+                      "the --gold links count words from 1 (as the Hansards gold sets do)")
+        ("pairs",     cli::checked(&cfg_.pairs, pairs),
+                      "the pairs to draw, by their zero-based JSON \"id\": 1,3-5 (default all)")
+        ("format",    cli::choice(&cfg_.format, {"auto", "svg", "html"}),
+                      "svg (one pair) or html; auto: by the --output extension, else svg for one "
+                      "pair")
+        ("output,o",  cli::text_with_default(&cfg_.output),
+                      "output file, .svg or .html ('-' = stdout)");
+    // clang-format on
   }
 
   int run(const cli::CommandLine&) override {
@@ -236,7 +235,10 @@ class Plot : public align_tool::Subcommand {
   PlotConfig cfg_;
 };
 
-const bool registered = align_tool::register_subcommand(
-    3, [] { return std::unique_ptr<align_tool::Subcommand>(new Plot); });
-
 }  // namespace
+
+namespace heed::align_tool {
+std::unique_ptr<Subcommand> make_plot() {
+  return std::make_unique<Plot>();
+}
+}  // namespace heed::align_tool

@@ -1,6 +1,7 @@
 // heed-align score: alignment error rate, precision and recall of test alignments against gold
 // sure and possible links (lib/heed/align/aer.h), micro-averaged over the test set.
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,6 @@
 namespace {
 
 using namespace heed;
-namespace po = boost::program_options;
-
 std::string percent(double fraction) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2f", 100.0 * fraction);
@@ -38,23 +37,24 @@ class Score final : public align_tool::Subcommand {
   }
 
   void add_options(cli::CommandLine& cl) override {
-    cl.group("Scoring").add_options()("gold", po::value(&gold_)->required(), "gold alignments")(
-        "test", po::value(&test_)->required(),
-        "alignments to score, zero-based Pharaoh ('-' = stdin)")(
-        "gold-format",
-        cli::checked(&gold_format_,
-                     [](const std::string& f) {
-                       cli::check_choice("gold-format", f, {"auto", "talp", "naacl"});
-                     }),
-        "auto (from the first line), talp or naacl")(
-        "one-based", po::bool_switch(&one_based_),
-        "talp gold indices start at 1 (as in the published gold sets); NAACL always does")(
-        "sentences", cli::number_without_default(&sentences_, cli::at_least(1)),
-        "the number of sentences (default: the test file's lines); NAACL gold omits "
-        "sentences without links")("transpose-gold", po::bool_switch(&transpose_gold_),
-                                   "swap the gold's source and target (test alignments of "
-                                   "the other translation direction)")(
-        "output,o", po::value(&output_)->default_value(output_), "output file ('-' = stdout)");
+    // clang-format off
+    cl.group("Scoring")
+        ("gold",           cli::required_text(&gold_), "gold alignments")
+        ("test",           cli::required_text(&test_),
+                           "alignments to score, zero-based Pharaoh ('-' = stdin)")
+        ("gold-format",    cli::choice(&gold_format_, {"auto", "talp", "naacl"}),
+                           "auto (from the first line), talp or naacl")
+        ("one-based",      cli::flag(&one_based_),
+                           "talp gold indices start at 1 (as in the published gold sets); NAACL "
+                           "always does")
+        ("sentences",      cli::number_without_default(&sentences_, cli::at_least(1)),
+                           "the number of sentences (default: the test file's lines); NAACL gold "
+                           "omits sentences without links")
+        ("transpose-gold", cli::flag(&transpose_gold_),
+                           "swap the gold's source and target (test alignments of the other "
+                           "translation direction)")
+        ("output,o",       cli::text_with_default(&output_), "output file ('-' = stdout)");
+    // clang-format on
   }
 
   int run(const cli::CommandLine& cl) override {
@@ -112,7 +112,10 @@ class Score final : public align_tool::Subcommand {
   long long sentences_ = 0;
 };
 
-const bool registered = align_tool::register_subcommand(
-    2, [] { return std::unique_ptr<align_tool::Subcommand>(new Score); });
-
 }  // namespace
+
+namespace heed::align_tool {
+std::unique_ptr<Subcommand> make_score() {
+  return std::make_unique<Score>();
+}
+}  // namespace heed::align_tool

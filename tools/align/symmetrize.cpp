@@ -2,6 +2,7 @@
 // as fast_align's "atools -c METHOD -i FWD -j REV" computes it.
 #include "heed/align/symmetrize.h"
 
+#include <memory>
 #include <string>
 
 #include "align/line_pairs.h"
@@ -14,8 +15,6 @@
 namespace {
 
 using namespace heed;
-namespace po = boost::program_options;
-
 class Symmetrize final : public align_tool::Subcommand {
  public:
   std::string name() const override { return "symmetrize"; }
@@ -32,16 +31,19 @@ class Symmetrize final : public align_tool::Subcommand {
   }
 
   void add_options(cli::CommandLine& cl) override {
+    const std::string default_method =
+        align::symmetrization_names()[static_cast<size_t>(align::kDefaultSymmetrization)];
+    // clang-format off
     cl.group("Symmetrization")
-        .add_options()("forward", po::value(&forward_), "FWD: the forward alignments")(
-            "reverse", po::value(&reverse_), "REV: the reverse alignments")(
-            "method",
-            cli::checked(&method_, [](const std::string& m) { align::parse_symmetrization(m); }),
-            "intersect, union, grow-diag, grow-diag-final or grow-diag-final-and")(
-            "transpose-reverse", po::bool_switch(&transpose_reverse_),
-            "REV links are target-source (written by a model of the other direction): swap "
-            "them first")("output,o", po::value(&output_)->default_value(output_),
-                          "output file ('-' = stdout)");
+        ("forward",           cli::text(&forward_), "FWD: the forward alignments")
+        ("reverse",           cli::text(&reverse_), "REV: the reverse alignments")
+        ("method",            cli::choice(&method_, default_method, align::parse_symmetrization),
+                              "intersect, union, grow-diag, grow-diag-final or grow-diag-final-and")
+        ("transpose-reverse", cli::flag(&transpose_reverse_),
+                              "REV links are target-source (written by a model of the other "
+                              "direction): swap them first")
+        ("output,o",          cli::text_with_default(&output_), "output file ('-' = stdout)");
+    // clang-format on
     cl.positional("forward", 1);
     cl.positional("reverse", 1);
   }
@@ -53,7 +55,6 @@ class Symmetrize final : public align_tool::Subcommand {
     if (forward_ == "-" && reverse_ == "-") {
       throw ConfigError("only one of FWD and REV can be standard input");
     }
-    const align::Symmetrization method = align::parse_symmetrization(method_);
     io::check_writable(output_);
     io::LineReader forward(forward_), reverse(reverse_);
     io::LineWriter out(output_);
@@ -66,7 +67,7 @@ class Symmetrize final : public align_tool::Subcommand {
         align::Alignment r =
             align::parse_pharaoh(reverse_line, reverse.display_name(), reverse.line_number());
         if (transpose_reverse_) r = align::transpose(r);
-        out.write_line(align::to_pharaoh(align::symmetrize(f, r, method)));
+        out.write_line(align::to_pharaoh(align::symmetrize(f, r, method_)));
       }
     } catch (const DataError& e) {
       throw DataError(e.what() + out.keep_partial(out.lines()));
@@ -77,12 +78,14 @@ class Symmetrize final : public align_tool::Subcommand {
 
  private:
   std::string forward_, reverse_, output_ = "-";
-  std::string method_ =
-      align::symmetrization_names()[static_cast<size_t>(align::kDefaultSymmetrization)];
+  align::Symmetrization method_ = align::kDefaultSymmetrization;
   bool transpose_reverse_ = false;
 };
 
-const bool registered = align_tool::register_subcommand(
-    1, [] { return std::unique_ptr<align_tool::Subcommand>(new Symmetrize); });
-
 }  // namespace
+
+namespace heed::align_tool {
+std::unique_ptr<Subcommand> make_symmetrize() {
+  return std::make_unique<Symmetrize>();
+}
+}  // namespace heed::align_tool

@@ -2,19 +2,22 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <thread>
-#include <typeinfo>
+#include <type_traits>
 
 #include "heed/common/error.h"
 #include "heed/common/version.h"
 #include "heed/io/line_reader.h"
-#include "heed/text/input_check.h"
 
 namespace heed::cli {
 namespace {
@@ -44,32 +47,6 @@ std::vector<std::string> value_strings(const po::variable_value& value) {
   else
     return {};
   return {out.str()};
-}
-
-bool is_number_type(const std::type_info& type) {
-  for (const std::type_info* t :
-       {&typeid(short), &typeid(unsigned short), &typeid(int), &typeid(unsigned), &typeid(long),
-        &typeid(unsigned long), &typeid(long long), &typeid(unsigned long long), &typeid(float),
-        &typeid(double), &typeid(long double)}) {
-    if (type == *t) return true;
-  }
-  return false;
-}
-
-// A numeric option declared without cli::number would escape the range check: a programming
-// error, found by any run of the tool (--help included).
-void check_numbers_are_ranged(const std::deque<po::options_description>& groups) {
-  for (const auto& group : groups) {
-    for (const auto& option : group.options()) {
-      const po::value_semantic* semantic = option->semantic().get();
-      const auto* typed = dynamic_cast<const po::typed_value_base*>(semantic);
-      if (typed && is_number_type(typed->value_type()) &&
-          !dynamic_cast<const RangeChecked*>(semantic)) {
-        throw std::logic_error("option --" + option->long_name() +
-                               " is numeric but has no range (declare it with cli::number)");
-      }
-    }
-  }
 }
 
 // Reads a config file; an error names the file and line. Each line is parsed alone first (for
@@ -160,41 +137,211 @@ std::string list_names(const std::vector<std::string>& names) {
   return list;
 }
 
+// A string checked as it is parsed: a bad value in a config file is then reported with its
+// FILE:LINE. check gets the option's long name (set when a Group adds it) and the value.
 class CheckedString final : public po::typed_value<std::string> {
  public:
-  CheckedString(std::string* target, std::function<void(const std::string&)> check)
+  using Check = std::function<void(const std::string& option, const std::string& value)>;
+  CheckedString(std::string* target, Check check)
       : po::typed_value<std::string>(target), check_(std::move(check)) {}
+
+  void set_option(const std::string& option) { option_ = option; }
 
   void xparse(boost::any& store, const std::vector<std::string>& tokens) const override {
     po::typed_value<std::string>::xparse(store, tokens);
     try {
-      check_(boost::any_cast<const std::string&>(store));
+      check_(option_, boost::any_cast<const std::string&>(store));
     } catch (const ConfigError& e) {
       throw po::error(e.what());
     }
   }
 
  private:
-  std::function<void(const std::string&)> check_;
+  Check check_;
+  std::string option_;
+};
+
+// store, when given, is handed the value (given or default) by po::notify, once the whole
+// command line and config file are read.
+Value checked_value(std::string* target, const std::string& default_value,
+                    CheckedString::Check check,
+                    std::function<void(const std::string&)> store = nullptr) {
+  auto value = std::make_unique<CheckedString>(target, std::move(check));
+  value->default_value(default_value);
+  if (store) value->notifier(std::move(store));
+  CheckedString* named = value.get();
+  return Value(std::move(value), [named](const std::string& option) { named->set_option(option); });
+}
+
+// Boost's own value kinds, owned from the start.
+template <class T>
+std::unique_ptr<po::typed_value<T>> boost_value(T* target) {
+  return std::unique_ptr<po::typed_value<T>>(po::value(target));
+}
+
+// A numeric option's value: parsed strictly, then checked against its bounds.
+template <class T>
+class NumberValue final : public po::typed_value<T>, public RangeChecked {
+  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
+
+ public:
+  NumberValue(T* target, Bounds bounds)
+      : po::typed_value<T>(target),
+        min_(bounds.min),
+        max_(bounds.max),
+        min_open_(bounds.min_open),
+        max_open_(bounds.max_open) {
+    if constexpr (std::is_integral_v<T>) {
+      // long double holds every 64-bit integer exactly, so the type's limits are not rounded.
+      min_ = std::max(min_, static_cast<long double>(std::numeric_limits<T>::lowest()));
+      max_ = std::min(max_, static_cast<long double>(std::numeric_limits<T>::max()));
+    }
+  }
+
+  void xparse(boost::any& store, const std::vector<std::string>& tokens) const override {
+    po::validators::check_first_occurrence(store);
+    const std::string& token = po::validators::get_single_string(tokens);
+    T value{};
+    long double as_long_double = 0;
+    bool parsed = false;
+    if constexpr (std::is_integral_v<T>) {
+      const char* end = token.data() + token.size();
+      const auto [stop, error] = std::from_chars(token.data(), end, value);
+      parsed = error == std::errc() && stop == end;
+      as_long_double = static_cast<long double>(value);
+    } else {
+      char* stop = nullptr;
+      as_long_double = std::strtold(token.c_str(), &stop);
+      value = static_cast<T>(as_long_double);
+      parsed = !token.empty() && *stop == '\0' && std::isfinite(value);
+    }
+    const long double v = as_long_double;
+    if (!parsed || !(min_open_ ? v > min_ : v >= min_) || !(max_open_ ? v < max_ : v <= max_)) {
+      throw po::error_with_option_name(
+          "option '%canonical_option%' must be " +
+          describe(min_, max_, min_open_, max_open_, std::is_integral_v<T>) + ", not '" + token +
+          "'");
+    }
+    store = value;
+  }
+
+ private:
+  long double min_, max_;
+  bool min_open_, max_open_;
 };
 
 }  // namespace
 
-po::typed_value<std::string>* checked(std::string* target,
-                                      std::function<void(const std::string&)> check) {
-  return (new CheckedString(target, std::move(check)))->default_value(*target);
+Value::Value(std::unique_ptr<po::value_semantic> semantic,
+             std::function<void(const std::string&)> named)
+    : semantic_(std::move(semantic)), named_(std::move(named)) {}
+
+Group& Group::operator()(const std::string& name, const std::string& help) {
+  options_->add_options()(name.c_str(), help.c_str());
+  return *this;
 }
 
-void add_on_invalid(po::options_description& group, std::string* target, bool allow_skip) {
-  group.add_options()(
-      "on-invalid",
-      checked(target,
-              [allow_skip](const std::string& v) { text::parse_on_invalid(v, allow_skip); }),
-      allow_skip
-          ? "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line), "
-            "replace (U+FFFD) or skip (empty output line; not counted by learn-bpe and vocab)"
-          : "a line with invalid UTF-8 or a NUL byte: error (exit 65 naming file and line) "
-            "or replace (U+FFFD)");
+Group& Group::operator()(const std::string& name, Value value, const std::string& help) {
+  if (value.named_) value.named_(name.substr(0, name.find(',')));
+  // Boost takes ownership (a shared_ptr in the option's description).
+  options_->add_options()(name.c_str(), value.semantic_.release(), help.c_str());
+  return *this;
+}
+
+Value text(std::string* target) {
+  return Value(boost_value(target));
+}
+
+Value text_with_default(std::string* target) {
+  auto value = boost_value(target);
+  value->default_value(*target);
+  return Value(std::move(value));
+}
+
+Value required_text(std::string* target) {
+  auto value = boost_value(target);
+  value->required();
+  return Value(std::move(value));
+}
+
+Value texts(std::vector<std::string>* target) {
+  return Value(boost_value(target));
+}
+
+Value required_texts(std::vector<std::string>* target) {
+  auto value = boost_value(target);
+  value->required();
+  return Value(std::move(value));
+}
+
+Value texts_with_default(std::vector<std::string>* target, const std::string& shown) {
+  auto value = boost_value(target);
+  value->default_value(*target, shown);
+  return Value(std::move(value));
+}
+
+Value flag(bool* target) {
+  return Value(std::unique_ptr<po::typed_value<bool>>(po::bool_switch(target)));
+}
+
+Value boolean(bool* target) {
+  auto value = boost_value(target);
+  value->default_value(*target)->implicit_value(true);
+  return Value(std::move(value));
+}
+
+template <class T>
+Value number(T* target, Bounds bounds) {
+  auto value = std::make_unique<NumberValue<T>>(target, bounds);
+  if constexpr (std::is_floating_point_v<T>) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", static_cast<double>(*target));
+    value->default_value(*target, text);
+  } else {
+    value->default_value(*target);
+  }
+  return Value(std::move(value));
+}
+
+template <class T>
+Value number_without_default(T* target, Bounds bounds) {
+  return Value(std::make_unique<NumberValue<T>>(target, bounds));
+}
+
+// The numeric types the tools declare.
+#define HEED_CLI_NUMBER(T)              \
+  template Value number<T>(T*, Bounds); \
+  template Value number_without_default<T>(T*, Bounds);
+HEED_CLI_NUMBER(int)
+HEED_CLI_NUMBER(long)
+HEED_CLI_NUMBER(long long)
+HEED_CLI_NUMBER(unsigned)
+HEED_CLI_NUMBER(unsigned long)
+HEED_CLI_NUMBER(unsigned long long)
+HEED_CLI_NUMBER(float)
+HEED_CLI_NUMBER(double)
+#undef HEED_CLI_NUMBER
+
+Value checked(std::string* target, std::function<void(const std::string&)> check) {
+  return checked_value(
+      target, *target,
+      [check = std::move(check)](const std::string&, const std::string& value) { check(value); });
+}
+
+Value choice(std::string* target, std::vector<std::string> names) {
+  return checked_value(
+      target, *target,
+      [names = std::move(names)](const std::string& option, const std::string& value) {
+        check_choice(option, value, names);
+      });
+}
+
+Value parsed_choice(std::string default_name, std::function<void(const std::string&)> check,
+                    std::function<void(const std::string&)> store) {
+  return checked_value(
+      nullptr, default_name,
+      [check = std::move(check)](const std::string&, const std::string& name) { check(name); },
+      std::move(store));
 }
 
 std::string describe(long double min, long double max, bool min_open, bool max_open,
@@ -222,40 +369,44 @@ CommandLine::CommandLine(ToolInfo info) : info_(std::move(info)) {
   common_.log.name = "heed-" + info_.name;
   common_.log.level = info_.default_level;
   common_.seed = info_.default_seed;
-  group_titles_.push_back("General");
-  groups_.emplace_back("General");
-  groups_.back().add_options()("help,h", "print this help and exit")(
-      "version", "print the version and exit")("verbose,v", po::bool_switch(),
-                                               "log one level more (info for filters)")(
-      "quiet,q", po::bool_switch(), "log one level less (errors only for filters)")(
-      "log-level", po::value(&log_level_),
-      "trace, debug, info, warn, error or off (overrides -v/-q)")(
-      "log-file", po::value(&common_.log.file), "also write the log to this file");
+  const auto switch_without_target = [] {
+    return Value(std::unique_ptr<po::typed_value<bool>>(po::bool_switch()));
+  };
+  Group general = group("General");
+  // clang-format off
+  general
+      ("help,h",       "print this help and exit")
+      ("version",      "print the version and exit")
+      ("verbose,v",    switch_without_target(), "log one level more (info for filters)")
+      ("quiet,q",      switch_without_target(), "log one level less (errors only for filters)")
+      ("log-level",    text(&log_level_),
+                       "trace, debug, info, warn, error or off (overrides -v/-q)")
+      ("log-file",     text(&common_.log.file), "also write the log to this file");
   if (!info_.own_threads_option) {
-    groups_.back().add_options()("threads", number(&common_.threads, between(0, kMaxThreads)),
-                                 "worker threads (0 = all cores; at most 1024)");
+    general("threads", number(&common_.threads, between(0, kMaxThreads)),
+            "worker threads (0 = all cores; at most 1024)");
   }
-  groups_.back().add_options()("seed", number(&common_.seed, at_least(0)),
-                               "seed for every random choice")(
-      "config", po::value(&config_file_),
-      "read options from this file (key = value lines); the command line wins")(
-      "print-config", "print the effective options in config-file syntax and exit");
+  general
+      ("seed",         number(&common_.seed, at_least(0)), "seed for every random choice")
+      ("config",       text(&config_file_),
+                       "read options from this file (key = value lines); the command line wins")
+      ("print-config", "print the effective options in config-file syntax and exit");
+  // clang-format on
   if (!info_.subcommands.empty()) {
     subcommand_ = info_.subcommands.front();
-    groups_.back().add_options()("command", po::value(&subcommand_)->default_value(subcommand_),
-                                 ("the subcommand (" + list_names(info_.subcommands) +
-                                  "), usually given as the first argument; for config files")
-                                     .c_str());
+    general("command", text_with_default(&subcommand_),
+            "the subcommand (" + list_names(info_.subcommands) +
+                "), usually given as the first argument; for config files");
   }
 }
 
-po::options_description& CommandLine::group(const std::string& title) {
+Group CommandLine::group(const std::string& title) {
   for (size_t i = 0; i < group_titles_.size(); ++i) {
-    if (group_titles_[i] == title) return groups_[i];
+    if (group_titles_[i] == title) return Group(groups_[i]);
   }
   group_titles_.push_back(title);
   groups_.emplace_back(title);
-  return groups_.back();
+  return Group(groups_.back());
 }
 
 void CommandLine::positional(const std::string& name, int max_count) {
@@ -269,7 +420,6 @@ int CommandLine::threads() const {
 }
 
 bool CommandLine::parse(int argc, char** argv) {
-  check_numbers_are_ranged(groups_);
   po::options_description all;
   for (const auto& g : groups_) all.add(g);
 

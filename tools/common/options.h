@@ -1,19 +1,24 @@
-// Options every tool shares, and the one parsing routine that handles --help, --version,
-// --config and --print-config the same way everywhere.
+// Options every tool shares, the one parsing routine that handles --help, --version, --config and
+// --print-config the same way everywhere, and the kinds of values an option table declares.
+//
+// A tool's table (tools/<tool>/options.cpp) is one call per option, between clang-format off/on:
+//
+//   cl.group("Input/output")
+//       ("input,i",   cli::text_with_default(&cfg.input), "input file ('-' = stdin)")
+//       ("mode",      cli::choice(&cfg.mode, {"conservative", "aggressive"}), "...")
+//       ("beam-size", cli::number(&cfg.beam_size, cli::between(1, 1000)), "beam size");
+//
+// Values are made here and owned (cli::Value) until the table hands them to Boost.ProgramOptions.
 #pragma once
 
-#include <algorithm>
 #include <boost/program_options.hpp>
-#include <charconv>
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
-#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "heed/common/log.h"
@@ -46,14 +51,42 @@ struct ToolInfo {
   bool own_threads_option = false;
 };
 
+// One option's value: what it binds, how it is checked, its default. Owned until a Group hands
+// it to Boost; made by the functions below.
+class Value {
+ public:
+  // named, when given, is told the option's long name as the table declares it (for messages
+  // such as "--mode: unknown value 'x'").
+  explicit Value(std::unique_ptr<po::value_semantic> semantic,
+                 std::function<void(const std::string&)> named = {});
+
+ private:
+  friend class Group;
+  std::unique_ptr<po::value_semantic> semantic_;
+  std::function<void(const std::string&)> named_;
+};
+
+// Adds options to one group of --help, one call per option. name is "long" or "long,s".
+class Group {
+ public:
+  explicit Group(po::options_description& options) : options_(&options) {}
+  Group& operator()(const std::string& name, const std::string& help);  // takes no value
+  Group& operator()(const std::string& name, Value value, const std::string& help);
+
+ private:
+  po::options_description* options_;
+};
+
 class CommandLine {
  public:
   explicit CommandLine(ToolInfo info);
 
   // A named group of tool options; shown in --help in the order first asked for. Asking again
-  // for a title returns the same group.
-  po::options_description& group(const std::string& title);
+  // for a title adds to the same group.
+  Group group(const std::string& title);
   void positional(const std::string& name, int max_count);
+  // Every group, "General" first: what --help prints (and tests/tools/common audit).
+  const std::deque<po::options_description>& groups() const { return groups_; }
 
   // Parses argv (then --config FILE beneath it: the command line wins). Returns false when
   // the tool must exit 0 at once (--help, --version, --print-config already printed).
@@ -73,7 +106,7 @@ class CommandLine {
  private:
   ToolInfo info_;
   CommonConfig common_;
-  std::deque<po::options_description> groups_;  // a deque: group() references stay valid
+  std::deque<po::options_description> groups_;  // a deque: Group references stay valid
   std::vector<std::string> group_titles_;       // groups_[i]'s title (Boost keeps it private)
   po::positional_options_description positional_;
   po::variables_map values_;
@@ -81,6 +114,20 @@ class CommandLine {
   std::string config_file_;
   std::string subcommand_;
 };
+
+// Text values. An option "absent unless given" has no default in --help or --print-config.
+Value text(std::string* target);               // absent unless given
+Value text_with_default(std::string* target);  // *target is the default
+Value required_text(std::string* target);
+Value texts(std::vector<std::string>* target);  // repeatable (and positional)
+Value required_texts(std::vector<std::string>* target);
+// *target is the default, shown in --help as `shown`.
+Value texts_with_default(std::vector<std::string>* target, const std::string& shown);
+
+// A switch: false unless given.
+Value flag(bool* target);
+// true or false (also on|off, yes|no, 1|0); the option alone means true; *target is the default.
+Value boolean(bool* target);
 
 // The values a numeric option accepts: min and max, each inclusive unless open. NaN and the
 // infinities are never accepted, and integer options are also bounded by their type.
@@ -106,95 +153,45 @@ inline Bounds from_below(double min, double max) {
 // "an integer in [0, 2147483647]", "a finite number > 0" (for messages).
 std::string describe(long double min, long double max, bool min_open, bool max_open, bool integral);
 
-// Marks the value semantics of range-checked options: CommandLine::parse refuses to run with
-// a numeric option declared in any other way, so no option escapes the check.
+// The value semantics of range-checked numbers derive from this: tests/tools/common audits every
+// tool's table for numeric options declared without a range.
 class RangeChecked {
  public:
   virtual ~RangeChecked() = default;
 };
 
-// A numeric option's value: parsed strictly (the whole token, no "-1" wrapping to a huge
-// unsigned), then checked against its bounds; a bad value is a usage error naming the option
-// and the accepted range, also in config files.
+// A numeric option (int, long, long long, their unsigned kinds, float, double): parsed strictly
+// (the whole token, no "-1" wrapping to a huge unsigned), then checked against its bounds; a bad
+// value is a usage error naming the option and the accepted range, also in config files. *target
+// is the default (floats shown as written: 0.001, not 0.00100000005).
 template <class T>
-class NumberValue final : public po::typed_value<T>, public RangeChecked {
-  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
-
- public:
-  NumberValue(T* target, Bounds bounds)
-      : po::typed_value<T>(target),
-        min_(bounds.min),
-        max_(bounds.max),
-        min_open_(bounds.min_open),
-        max_open_(bounds.max_open) {
-    if constexpr (std::is_integral_v<T>) {
-      // long double holds every 64-bit integer exactly, so the type's limits are not rounded.
-      min_ = std::max(min_, static_cast<long double>(std::numeric_limits<T>::lowest()));
-      max_ = std::min(max_, static_cast<long double>(std::numeric_limits<T>::max()));
-    }
-  }
-
-  void xparse(boost::any& store, const std::vector<std::string>& tokens) const override {
-    po::validators::check_first_occurrence(store);
-    const std::string& token = po::validators::get_single_string(tokens);
-    T value{};
-    long double as_long_double = 0;
-    bool parsed = false;
-    if constexpr (std::is_integral_v<T>) {
-      const char* end = token.data() + token.size();
-      const auto [stop, error] = std::from_chars(token.data(), end, value);
-      parsed = error == std::errc() && stop == end;
-      as_long_double = static_cast<long double>(value);
-    } else {
-      char* stop = nullptr;
-      as_long_double = std::strtold(token.c_str(), &stop);
-      value = static_cast<T>(as_long_double);
-      parsed = !token.empty() && *stop == '\0' && std::isfinite(value);
-    }
-    const long double v = as_long_double;
-    if (!parsed || !(min_open_ ? v > min_ : v >= min_) || !(max_open_ ? v < max_ : v <= max_)) {
-      throw po::error_with_option_name(
-          "option '%canonical_option%' must be " +
-          describe(min_, max_, min_open_, max_open_, std::is_integral_v<T>) + ", not '" + token +
-          "'");
-    }
-    store = value;
-  }
-
- private:
-  long double min_, max_;
-  bool min_open_, max_open_;
-};
-
-// A range-checked numeric option with *target as its default (floats shown as written: 0.001,
-// not the 0.00100000005 that Boost prints).
-template <class T>
-po::typed_value<T>* number(T* target, Bounds bounds) {
-  auto* value = new NumberValue<T>(target, bounds);
-  if constexpr (std::is_floating_point_v<T>) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", static_cast<double>(*target));
-    return value->default_value(*target, text);
-  } else {
-    return value->default_value(*target);
-  }
-}
+Value number(T* target, Bounds bounds);
 // The same without a default: the option is absent unless given.
 template <class T>
-po::typed_value<T>* number_without_default(T* target, Bounds bounds) {
-  return new NumberValue<T>(target, bounds);
-}
+Value number_without_default(T* target, Bounds bounds);
 
 // A string option whose value is checked as it is parsed, so that a bad value in a config file
-// is reported with its FILE:LINE like any other. check throws ConfigError (a library parser such
-// as model::parse_cell, or check_choice). The default is *target.
-po::typed_value<std::string>* checked(std::string* target,
-                                      std::function<void(const std::string&)> check);
+// is reported with its FILE:LINE like any other. check throws ConfigError. *target is the
+// default.
+Value checked(std::string* target, std::function<void(const std::string&)> check);
 
-// Adds a filter's --on-invalid to group: error or replace, and skip where allow_skip (a line with
-// invalid UTF-8 or a NUL byte), checked as it is parsed. *target holds the value as written;
-// text::parse_on_invalid(*target, allow_skip) gives the policy.
-void add_on_invalid(po::options_description& group, std::string* target, bool allow_skip);
+// An option whose value is one of a fixed set of names; anything else is a usage error that
+// names the option and lists them ("--mode: unknown value 'x' (expected a, b or c)"), in a config
+// file with its FILE:LINE. *target is the default.
+Value choice(std::string* target, std::vector<std::string> names);
+
+// The same for a set that a library owns: parse (model::parse_cell, train::parse_lr_schedule,
+// attention::canonical_attention_name...) refuses a bad name with a ConfigError that lists the
+// names, takes the set's aliases ("mlp", "ppl"), and turns the name into *target's value.
+// default_name is the default as written in --help and --print-config.
+Value parsed_choice(std::string default_name, std::function<void(const std::string&)> check,
+                    std::function<void(const std::string&)> store);
+template <class T, class Parse>
+Value choice(T* target, std::string default_name, Parse parse) {
+  return parsed_choice(
+      std::move(default_name), [parse](const std::string& name) { (void)parse(name); },
+      [target, parse](const std::string& name) { *target = parse(name); });
+}
 
 // Throws ConfigError naming the option when value is not one of allowed.
 void check_choice(const std::string& option, const std::string& value,

@@ -16,20 +16,17 @@
 #include <tuple>
 #include <vector>
 
-#include "common/options.h"
 #include "common/progress.h"
 #include "common/run.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
-#include "heed/onednn/context.h"
-#include "task.h"
+#include "pooling/options.h"
 
 namespace {
 
 using namespace heed;
-namespace po = boost::program_options;
 
 const char* const kHeader =
     "task\tT\ttrain\tmodel\tlr\tsolved\tsteps_to_solve\tsteps\tbest_accuracy\tfinal_accuracy\t"
@@ -38,138 +35,6 @@ const char* const kHeader =
 // drawn: "fixed" (lengths in [T, 1.1·T)), "variable:MIN-MAX" or "markers:A-B" (N₂ restricted).
 constexpr size_t kKeyColumns = 5;
 constexpr size_t kSolvedColumn = 5, kStepsToSolveColumn = 6;
-
-struct PoolingCliConfig {
-  std::vector<pooling::PoolingProblem> problems;
-  std::vector<int64_t> lengths;
-  std::vector<pooling::PoolingKind> kinds;
-  std::vector<float> learning_rates;
-  pooling::PoolingRunConfig run;  // task, kind, rate and the bar are set per row
-  std::vector<int64_t> transfer_lengths;
-  std::pair<int64_t, int64_t> train_markers{0, 0}, test_markers{0, 0};
-  int64_t max_params = 200000000;
-  std::string output = "-";
-};
-
-std::vector<int64_t> parse_lengths(const std::string& list) {
-  std::vector<int64_t> lengths;
-  for (const auto& item : split(list, ",")) {
-    const std::optional<int64_t> value = parse_int64(item);
-    if (!value || *value < 12 || *value > 1000000) {
-      throw ConfigError("lengths: '" + item + "' is not an integer in [12, 1000000]");
-    }
-    lengths.push_back(*value);
-  }
-  return lengths;
-}
-
-std::vector<float> parse_rates(const std::string& list) {
-  std::vector<float> rates;
-  for (const auto& item : split(list, ",")) {
-    char* end = nullptr;
-    const double value = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !(value > 0) || value > 1) {
-      throw ConfigError("learning-rates: '" + item + "' is not a number in (0, 1]");
-    }
-    rates.push_back(float(value));
-  }
-  return rates;
-}
-
-// "A:B" → {A, B} with 1 ≤ A ≤ B (what: the option's name, for the message).
-std::pair<int64_t, int64_t> parse_range(const std::string& what, const std::string& text) {
-  const auto parts = split(text, ":");
-  const std::optional<int64_t> a = parts.size() == 2 ? parse_int64(parts[0]) : std::nullopt;
-  const std::optional<int64_t> b = parts.size() == 2 ? parse_int64(parts[1]) : std::nullopt;
-  if (!a || !b || *a < 1 || *b < *a || *b > 1000000) {
-    throw ConfigError(what + ": '" + text + "' is not A:B with 1 ≤ A ≤ B ≤ 1000000");
-  }
-  return {*a, *b};
-}
-
-bool parse_options(int argc, char** argv, PoolingCliConfig& cfg) {
-  cli::CommandLine cl({"pooling", "[options] [-o RESULTS.tsv]",
-                       "Raffel & Ellis's long-term-memory problems (addition, multiplication), "
-                       "set up as the authors' released code: for each task, length T, model "
-                       "and learning rate, trains until every one of 1,000 held-out sequences "
-                       "is within 0.04 of its target (tested every 1,000 updates) or the update "
-                       "budget is spent, and writes one TSV row. A later learning rate stops "
-                       "once it has used as many updates as the best earlier one needed. With "
-                       "-o, rows already in the file are kept and not run again.",
-                       LogLevel::kWarn, 1});
-  std::string task = "both", lengths = "50,100,500,1000,5000,10000", models = "ff-pool,mean";
-  std::string rates = "0.01,0.003,0.001,0.0003", variable, transfer, train_markers, test_markers;
-  pooling::PoolingRunConfig& run = cfg.run;
-  cl.group("Experiment")
-      .add_options()(
-          "task",
-          cli::checked(&task,
-                       [](const std::string& v) {
-                         cli::check_choice("task", v, {"addition", "multiplication", "both"});
-                       }),
-          "addition, multiplication or both")(
-          "lengths", cli::checked(&lengths, [](const std::string& v) { parse_lengths(v); }),
-          "sequence lengths T₀ (comma-separated; sequences drawn in [T₀, 1.1·T₀))")(
-          "models",
-          cli::checked(&models,
-                       [](const std::string& list) {
-                         for (const auto& m : split(list, ",")) pooling::parse_pooling_kind(m);
-                       }),
-          "comma-separated: ff-pool, ff-pool-linear, ff-pool-scaled, ff-pool-positional, "
-          "mean, dense, dense-mean")(
-          "learning-rates", cli::checked(&rates, [](const std::string& v) { parse_rates(v); }),
-          "Adam step sizes, tried in this order")(
-          "variable-length",
-          cli::checked(&variable, [](const std::string& v) { parse_range("variable-length", v); }),
-          "MIN:MAX: each batch one length drawn in [MIN, MAX], tested at 100 lengths "
-          "across it (replaces --lengths)")(
-          "transfer-lengths",
-          cli::checked(&transfer, [](const std::string& v) { parse_lengths(v); }),
-          "after training, also score held-out sets at these T₀ (generalisation)")(
-          "train-markers",
-          cli::checked(&train_markers,
-                       [](const std::string& v) { parse_range("train-markers", v); }),
-          "A:B: the second marker only at steps [A, B) in training")(
-          "test-markers",
-          cli::checked(&test_markers, [](const std::string& v) { parse_range("test-markers", v); }),
-          "A:B: a further held-out set with the second marker at [A, B)")(
-          "unfused", po::bool_switch(&run.fused)->default_value(false),
-          "run ff-pool and mean unfused (the reference: stores [T, N, W])")(
-          "output,o", po::value(&cfg.output)->default_value(cfg.output),
-          "results table ('-' = stdout); a file's finished rows are kept and skipped");
-  cl.group("Training")
-      .add_options()("budget-steps", cli::number(&run.budget_steps, cli::at_least(1)),
-                     "updates at most per run (the authors': 100000)")(
-          "eval-every", cli::number(&run.eval_every, cli::at_least(1)),
-          "updates between tests on the held-out set")(
-          "eval-batches", cli::number(&run.eval_batches, cli::at_least(1)),
-          "held-out batches (of --batch-size sequences)")(
-          "batch-size", cli::number(&run.batch_size, cli::at_least(1)), "sequences per update")(
-          "max-params", cli::number(&cfg.max_params, cli::at_least(1)),
-          "skip a model with more parameters than this (the dense model grows with T)");
-  if (!cl.parse(argc, argv)) return false;
-  run.fused = !run.fused;  // the switch says --unfused
-  if (task == "both") {
-    cfg.problems = {pooling::PoolingProblem::kAddition, pooling::PoolingProblem::kMultiplication};
-  } else {
-    cfg.problems = {pooling::parse_pooling_problem(task)};
-  }
-  for (const auto& m : split(models, ",")) cfg.kinds.push_back(pooling::parse_pooling_kind(m));
-  cfg.learning_rates = parse_rates(rates);
-  if (!variable.empty()) {
-    std::tie(run.variable_min, run.variable_max) = parse_range("variable-length", variable);
-    cfg.lengths = {run.variable_max};
-  } else {
-    cfg.lengths = parse_lengths(lengths);
-  }
-  if (!transfer.empty()) cfg.transfer_lengths = parse_lengths(transfer);
-  if (!train_markers.empty()) cfg.train_markers = parse_range("train-markers", train_markers);
-  if (!test_markers.empty()) cfg.test_markers = parse_range("test-markers", test_markers);
-  run.seed = cl.common().seed;
-  onednn::set_threads(cl.threads());
-  io::check_writable(cfg.output);
-  return true;
-}
 
 std::string key_of(const std::string& row) {
   size_t end = 0;
@@ -290,7 +155,7 @@ int64_t earlier_best(const std::vector<std::string>& rows, const std::string& gr
   return best;
 }
 
-std::vector<pooling::PoolingRunConfig> plan(const PoolingCliConfig& cfg) {
+std::vector<pooling::PoolingRunConfig> plan(const pooling::PoolingCliConfig& cfg) {
   std::vector<pooling::PoolingRunConfig> cells;
   for (auto problem : cfg.problems) {
     for (int64_t length : cfg.lengths) {
@@ -321,8 +186,8 @@ std::vector<pooling::PoolingRunConfig> plan(const PoolingCliConfig& cfg) {
 }
 
 int pooling_main(int argc, char** argv) {
-  PoolingCliConfig cfg;
-  if (!parse_options(argc, argv, cfg)) return 0;
+  pooling::PoolingCliConfig cfg;
+  if (!pooling::parse_options(argc, argv, cfg)) return 0;
   std::vector<std::string> rows = read_rows(cfg.output);
   std::set<std::string> done;
   for (const auto& row : rows) done.insert(key_of(row));

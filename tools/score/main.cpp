@@ -2,96 +2,25 @@
 // paired bootstrap resampling between systems (Koehn 2004).
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "common/options.h"
 #include "common/run.h"
 #include "heed/common/error.h"
-#include "heed/common/strings.h"
 #include "heed/eval/bleu.h"
 #include "heed/eval/bootstrap.h"
 #include "heed/eval/chrf.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 #include "heed/text/input_check.h"
+#include "score/options.h"
 
 namespace {
 
 using namespace heed;
-namespace po = boost::program_options;
-
-struct ScoreCliConfig {
-  std::vector<std::string> references;
-  std::vector<std::string> hypotheses;
-  std::string output = "-";
-  bool bleu = true;
-  bool chrf = true;
-  eval::BleuOptions bleu_options;
-  eval::ChrfOptions chrf_options;
-  bool sentence = false;
-  int bootstrap = 0;
-  int width = 2;
-  std::uint64_t seed = 12345;
-  text::OnInvalid on_invalid = text::OnInvalid::kError;
-};
-
-bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
-  cli::CommandLine cl({"score", "--ref REF --hyp HYP [--hyp HYP2 ...] [options]",
-                       "Scores translations against references: corpus BLEU (sacreBLEU 2.x: 13a "
-                       "tokenization, exponential smoothing, brevity penalty) and chrF2, "
-                       "sentence-level scores, and paired bootstrap resampling between systems. "
-                       "'-' reads a file from standard input.",
-                       LogLevel::kWarn, ScoreCliConfig().seed});
-  std::string metrics = "bleu,chrf", tokenize = "13a";
-  cl.group("Scoring").add_options()("ref,r", po::value(&cfg.references)->required(),
-                                    "reference file; repeat for several references per segment")(
-      "hyp", po::value(&cfg.hypotheses)->required(),
-      "hypothesis file; repeat for several systems (the first is the baseline)")(
-      "output,o", po::value(&cfg.output)->default_value(cfg.output), "output file ('-' = stdout)")(
-      "metrics,m",
-      cli::checked(&metrics,
-                   [](const std::string& list) {
-                     for (const auto& m : split(list, ",")) {
-                       cli::check_choice("metrics", m, {"bleu", "chrf"});
-                     }
-                   }),
-      "bleu, chrf or both (comma-separated)")("tokenize",
-                                              cli::checked(&tokenize, eval::parse_bleu_tokenizer),
-                                              "BLEU tokenization: 13a, intl or none")(
-      "lowercase", po::bool_switch(&cfg.bleu_options.lowercase), "lowercase before scoring")(
-      "sentence", po::bool_switch(&cfg.sentence),
-      "one line per segment: line number, then the metrics (sentence BLEU with effective order)")(
-      "bootstrap", cli::number(&cfg.bootstrap, cli::between(0, 1000000)),
-      "paired bootstrap resampling with this many resamples (0 = off; 1000 is usual; at most "
-      "1,000,000)")("width", cli::number(&cfg.width, cli::between(0, 10)), "decimals printed");
-  std::string on_invalid = "error";
-  cli::add_on_invalid(cl.group("Input"), &on_invalid, /*allow_skip=*/false);
-  cl.positional("hyp", -1);
-  if (!cl.parse(argc, argv)) return false;
-  cfg.bleu = cfg.chrf = false;
-  for (const auto& m : split(metrics, ",")) {
-    (m == "bleu" ? cfg.bleu : cfg.chrf) = true;
-  }
-  // Standard input can be read once: one file may be '-', not two.
-  int from_stdin = 0;
-  for (const auto* files : {&cfg.references, &cfg.hypotheses}) {
-    from_stdin += int(std::count(files->begin(), files->end(), std::string("-")));
-  }
-  if (from_stdin > 1) throw ConfigError("only one of the --ref and --hyp files can be '-'");
-  cfg.bleu_options.tokenizer = eval::parse_bleu_tokenizer(tokenize);
-  cfg.chrf_options.lowercase = cfg.bleu_options.lowercase;
-  cfg.on_invalid = text::parse_on_invalid(on_invalid, /*allow_skip=*/false);
-  if (cfg.sentence && cfg.hypotheses.size() != 1) {
-    throw ConfigError("--sentence scores one --hyp file at a time");
-  }
-  cfg.seed = cl.common().seed;
-  io::check_writable(cfg.output);
-  return true;
-}
+using score_tool::ScoreCliConfig;
 
 // A reference or hypothesis file: its lines as text (per --on-invalid), up to the first line
 // that is not text when that is an error.
@@ -146,7 +75,7 @@ eval::BleuStats bleu_stats(const eval::SegmentStats& v) {
 
 int score_main(int argc, char** argv) {
   ScoreCliConfig cfg;
-  if (!parse_options(argc, argv, cfg)) return 0;
+  if (!score_tool::parse_options(argc, argv, cfg)) return 0;
 
   std::vector<Segments> refs;
   for (const auto& path : cfg.references) refs.push_back(read_segments(path, cfg.on_invalid));

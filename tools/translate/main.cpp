@@ -13,11 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/options.h"
 #include "common/run.h"
-#include "heed/align/alignment_writer.h"
 #include "heed/common/error.h"
-#include "heed/common/strings.h"
 #include "heed/common/timer.h"
 #include "heed/decode/memory.h"
 #include "heed/decode/translator.h"
@@ -27,144 +24,12 @@
 #include "heed/model/serialize.h"
 #include "heed/onednn/context.h"
 #include "heed/text/input_check.h"
+#include "translate/options.h"
 
 namespace {
 
 using namespace heed;
-namespace po = boost::program_options;
-
-struct TranslateCliConfig {
-  std::string model;
-  std::string input = "-";
-  std::string output = "-";
-  decode::TranslationOptions translation;
-  int window_batches = 8;  // lines read ahead and sorted by length: batch_size × this
-  onednn::Precision precision = onednn::Precision::kF32;
-  text::OnInvalid on_invalid = text::OnInvalid::kError;
-  int threads = 0;
-};
-
-// --alignment: a format (TranslationOptions::validate refuses those that cannot follow a
-// translation), hard (pharaoh, its first name) or a threshold in (0, 1] (pharaoh links of every
-// word pair weighted above it).
-void parse_alignment(const std::string& value, decode::TranslationOptions& translation) {
-  const std::vector<std::string> formats = align::alignment_format_names(/*translations=*/false);
-  if (std::find(formats.begin(), formats.end(), value) != formats.end() || value == "hard") {
-    translation.alignment = value == "hard" ? "pharaoh" : value;
-    return;
-  }
-  char* end = nullptr;
-  translation.links.threshold = std::strtof(value.c_str(), &end);
-  if (end == value.c_str() || *end ||
-      !(translation.links.threshold > 0.f && translation.links.threshold <= 1.f)) {
-    throw ConfigError("--alignment must be " +
-                      join(align::alignment_format_names(/*translations=*/true), ", ") +
-                      ", hard or a threshold in (0, 1], not '" + value + "'");
-  }
-  translation.alignment = "pharaoh";
-  translation.links.method = align::ExtractMethod::kThreshold;
-}
-
-bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
-  cli::CommandLine cl({"translate", "-m MODEL [options] < input > output",
-                       "Translates one sentence per line with a heed model: raw text in, raw text "
-                       "out (the tokenizer and BPE recorded in the model are applied and undone), "
-                       "one output line per input line, in input order, flushed after every "
-                       "batch.",
-                       LogLevel::kWarn});
-  std::string normalize = "gnmt", alignment, precision = "f32", sampling = "none";
-  cl.group("Translation")
-      .add_options()("model,m", po::value(&cfg.model)->required(),
-                     "model file (heed-train's model.heed)")(
-          "input,i", po::value(&cfg.input)->default_value(cfg.input), "input file ('-' = stdin)")(
-          "output,o", po::value(&cfg.output)->default_value(cfg.output),
-          "output file ('-' = stdout)")(
-          "beam-size,b", cli::number(&cfg.translation.decode.beam_size, cli::between(1, 1000)),
-          "beam size (1 = greedy)")(
-          "n-best", cli::number(&cfg.translation.decode.n_best, cli::between(1, 1000)),
-          "write the N best hypotheses per line as 'id ||| hypothesis ||| score'")(
-          "batch-size", cli::number(&cfg.translation.batch_size, cli::at_least(1)),
-          "sentences decoded together")("normalize",
-                                        cli::checked(&normalize, decode::parse_normalization),
-                                        "length normalization: gnmt, average or none")(
-          "length-penalty", cli::number(&cfg.translation.decode.alpha, cli::Bounds{}),
-          "GNMT alpha")("coverage-penalty",
-                        cli::number(&cfg.translation.decode.coverage_penalty, cli::at_least(0)),
-                        "GNMT coverage penalty beta (0 = off)")(
-          "max-length-ratio", cli::number(&cfg.translation.decode.max_length_ratio, cli::above(0)),
-          "outputs have at most ratio × source + offset tokens")(
-          "max-length-offset",
-          cli::number(&cfg.translation.decode.max_length_offset, cli::at_least(0)),
-          "see --max-length-ratio")(
-          "min-length", cli::number(&cfg.translation.decode.min_length, cli::at_least(0)),
-          "</s> is not allowed before this many output tokens")(
-          "max-input-length", cli::number(&cfg.translation.max_input_length, cli::at_least(1)),
-          "longer inputs are truncated to this many tokens, with a warning naming the line")(
-          "pretokenized", po::bool_switch(&cfg.translation.pretokenized),
-          "input and output are space-separated model tokens (no tokenizer, no BPE)")(
-          "alignment", po::value(&alignment),
-          ("append ' ||| ' and the alignment from the attention, in a format: " +
-           align::describe_alignment_formats(/*translations=*/true) +
-           ". Word links join each output word to its most attended source word (hard = "
-           "pharaoh); a threshold such as 0.3 instead gives pharaoh links of every word pair "
-           "above it")
-              .c_str())("replace-unk", po::bool_switch(&cfg.translation.replace_unk),
-                        "replace <unk> by the most attended source token")(
-          "precision", cli::checked(&precision, onednn::parse_precision), "f32 or bf16");
-  decode::SamplingOptions& sample = cfg.translation.decode.sampling;
-  cl.group("Sampling")
-      .add_options()(
-          "sampling",
-          cli::checked(&sampling, [](const std::string& v) { decode::parse_sampling(v); }),
-          "draw each token at random instead of searching (with --beam-size 1): full "
-          "(the whole distribution), topk:K (the K most probable tokens) or nucleus:P "
-          "(the fewest most probable tokens holding probability P); line N's draws "
-          "depend on --seed and N alone")(
-          "temperature", cli::number(&sample.temperature, cli::above(0)),
-          "with --sampling: divide the log-probabilities by this (< 1 sharper, > 1 flatter)");
-  cl.group("Shortlist")
-      .add_options()("shortlist", po::value(&cfg.translation.shortlist.table),
-                     "score only a shortlist of target words per batch: the translations of its "
-                     "source words in this lexical table ('source<TAB>target<TAB>probability' "
-                     "lines, as heed-align ibm2 --lexical-table writes), the most frequent words "
-                     "and the special tokens")(
-          "shortlist-frequent", cli::number(&cfg.translation.shortlist.frequent, cli::at_least(0)),
-          "the most frequent target words always in the shortlist")(
-          "shortlist-best", cli::number(&cfg.translation.shortlist.best, cli::at_least(0)),
-          "translations per source word taken from the table, most probable first");
-  std::string on_invalid = "error";
-  cli::add_on_invalid(cl.group("Input"), &on_invalid, /*allow_skip=*/false);
-  if (!cl.parse(argc, argv)) return false;
-  cfg.translation.decode.normalization = decode::parse_normalization(normalize);
-  const float temperature = sample.temperature;
-  sample = decode::parse_sampling(sampling);
-  sample.temperature = temperature;
-  sample.seed = cl.common().seed;
-  // Refused without --sampling when set to anything but its default (which --print-config
-  // writes and a replay gives back).
-  if (!sample.enabled() && temperature != decode::SamplingOptions().temperature) {
-    throw ConfigError("--temperature needs --sampling");
-  }
-  auto& translation = cfg.translation;
-  if (!alignment.empty()) parse_alignment(alignment, translation);
-  translation.validate();
-  cfg.on_invalid = text::parse_on_invalid(on_invalid, /*allow_skip=*/false);
-  cfg.precision = onednn::parse_precision(precision);
-  if (cfg.precision == onednn::Precision::kBF16 && !onednn::bf16_supported()) {
-    throw ConfigError("--precision bf16: this CPU has no bf16 support in oneDNN; use f32");
-  }
-  // Refused without --shortlist when set to anything but their defaults (which --print-config
-  // writes and a replay gives back).
-  const decode::ShortlistOptions shortlist_defaults;
-  if (cfg.translation.shortlist.table.empty() &&
-      (cfg.translation.shortlist.frequent != shortlist_defaults.frequent ||
-       cfg.translation.shortlist.best != shortlist_defaults.best)) {
-    throw ConfigError("--shortlist-frequent and --shortlist-best need --shortlist");
-  }
-  cfg.threads = cl.threads();
-  io::check_writable(cfg.output);
-  return true;
-}
+using translate_tool::TranslateCliConfig;
 
 // Refuses sizes whose decoding cannot fit in this machine's memory (ConfigError naming the
 // option furthest above its default), before any work: decoding the longest input the options
@@ -218,7 +83,7 @@ constexpr size_t kTrimEveryLines = 4096;
 
 int translate_main(int argc, char** argv) {
   TranslateCliConfig cfg;
-  if (!parse_options(argc, argv, cfg)) return 0;
+  if (!translate_tool::parse_options(argc, argv, cfg)) return 0;
   onednn::set_threads(cfg.threads);
   Timer load_timer;
   model::ModelFile file = model::load_model(cfg.model);

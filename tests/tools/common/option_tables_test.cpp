@@ -1,0 +1,198 @@
+// The option tables of every tool (tools/<tool>/options.h, tools/common/options.h): each numeric
+// option is declared with a range (cli::number), so that no value escapes the check of
+// NaN, infinities and out-of-range numbers; cli::choice names the option and lists its values;
+// heed-train's test hook comes from the environment, checked.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "align/options.h"
+#include "average/options.h"
+#include "bench-attn/options.h"
+#include "common/options.h"
+#include "heed/common/error.h"
+#include "pooling/options.h"
+#include "score/options.h"
+#include "tokenize/options.h"
+#include "train/options.h"
+#include "translate/options.h"
+
+using namespace heed;
+namespace po = boost::program_options;
+
+namespace {
+
+bool is_number_type(const std::type_info& type) {
+  for (const std::type_info* t :
+       {&typeid(short), &typeid(unsigned short), &typeid(int), &typeid(unsigned), &typeid(long),
+        &typeid(unsigned long), &typeid(long long), &typeid(unsigned long long), &typeid(float),
+        &typeid(double), &typeid(long double)}) {
+    if (type == *t) return true;
+  }
+  return false;
+}
+
+struct Audit {
+  std::vector<std::string> numeric;   // every numeric option
+  std::vector<std::string> unranged;  // those declared without cli::number
+};
+
+Audit audit(const cli::CommandLine& cl) {
+  Audit result;
+  for (const po::options_description& group : cl.groups()) {
+    for (const auto& option : group.options()) {
+      const po::value_semantic* semantic = option->semantic().get();
+      const auto* typed = dynamic_cast<const po::typed_value_base*>(semantic);
+      if (!typed || !is_number_type(typed->value_type())) continue;
+      result.numeric.push_back(option->long_name());
+      if (!dynamic_cast<const cli::RangeChecked*>(semantic)) {
+        result.unranged.push_back(option->long_name());
+      }
+    }
+  }
+  return result;
+}
+
+// A table: the tool (and subcommand) it belongs to, and a function that builds it on a command
+// line and audits it (the config it binds lives as long as the audit).
+struct Table {
+  std::string name;
+  std::function<Audit()> audit;
+};
+
+template <class Config, class Add>
+Table table(cli::ToolInfo info, Add add) {
+  const std::string name = "heed-" + info.name;
+  return {name, [info, add] {
+            Config cfg;
+            cli::CommandLine cl(info);
+            add(cl, cfg);
+            return audit(cl);
+          }};
+}
+
+std::vector<Table> every_table() {
+  std::vector<Table> tables = {
+      table<tokenize_tool::TokenizeCliConfig>(tokenize_tool::tool_info(),
+                                              tokenize_tool::add_options),
+      table<score_tool::ScoreCliConfig>(score_tool::tool_info(), score_tool::add_options),
+      table<train_tool::TrainCliConfig>(train_tool::tool_info(), train_tool::add_options),
+      table<translate_tool::TranslateCliConfig>(translate_tool::tool_info(),
+                                                translate_tool::add_options),
+      table<average_tool::AverageCliConfig>(average_tool::tool_info(), average_tool::add_options),
+      table<pooling::PoolingCliConfig>(pooling::tool_info(), pooling::add_options),
+      table<bench_attn::BenchCliConfig>(bench_attn::tool_info(), bench_attn::add_options),
+  };
+  const align_tool::Subcommands subcommands = align_tool::subcommands();
+  for (size_t i = 0; i < subcommands.size(); ++i) {
+    tables.push_back({"heed-align " + subcommands[i]->name(), [i] {
+                        align_tool::Subcommands all = align_tool::subcommands();
+                        cli::CommandLine cl(align_tool::tool_info(*all[i], all));
+                        all[i]->add_options(cl);
+                        return audit(cl);
+                      }});
+  }
+  return tables;
+}
+
+}  // namespace
+
+TEST_CASE("option tables: every numeric option of every tool has a range", "[options][fast]") {
+  const std::vector<Table> tables = every_table();
+  CHECK(tables.size() == 7 + 6);  // the tools, heed-align's subcommands
+  for (const Table& t : tables) {
+    INFO(t.name);
+    const Audit result = t.audit();
+    // --seed at least (and --threads but in heed-bench-attn, which lists thread counts).
+    CHECK_FALSE(result.numeric.empty());
+    for (const std::string& option : result.unranged) {
+      FAIL_CHECK("--" << option << " is numeric but has no range (declare it with cli::number)");
+    }
+  }
+}
+
+TEST_CASE("option tables: the audit finds a number declared without a range", "[options][fast]") {
+  int value = 0;
+  cli::CommandLine cl({"test", "", ""});
+  cl.group("Test")("plain", cli::Value(std::unique_ptr<po::value_semantic>(po::value(&value))),
+                   "an int without a range");
+  const Audit result = audit(cl);
+  CHECK(result.unranged == std::vector<std::string>{"plain"});
+  CHECK(result.numeric.size() == 3);  // --threads, --seed and --plain
+}
+
+namespace {
+
+// Parses args (after the program name) on cl; the usage error's message, or "" on success.
+std::string parse_error(cli::CommandLine& cl, std::vector<std::string> args) {
+  args.insert(args.begin(), "heed-test");
+  args.push_back("--log-level");
+  args.push_back("off");  // a successful parse starts logging
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  try {
+    cl.parse(int(argv.size()), argv.data());
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+enum class Colour { kRed, kGreen };
+
+Colour parse_colour(const std::string& name) {
+  if (name == "red" || name == "r") return Colour::kRed;
+  if (name == "green") return Colour::kGreen;
+  throw ConfigError("--colour: unknown value '" + name + "' (expected red or green)");
+}
+
+}  // namespace
+
+TEST_CASE("option tables: cli::choice names the option and lists the values", "[options][fast]") {
+  std::string mode = "fast";
+  Colour colour = Colour::kRed;
+  const auto command_line = [&] {
+    auto cl = std::make_unique<cli::CommandLine>(cli::ToolInfo{"test", "", ""});
+    cl->group("Test")("mode", cli::choice(&mode, {"fast", "slow", "exact"}), "a choice")(
+        "colour", cli::choice(&colour, "green", parse_colour), "a parsed choice");
+    return cl;
+  };
+  {
+    auto cl = command_line();
+    CHECK(parse_error(*cl, {"--mode", "quick"}) ==
+          "--mode: unknown value 'quick' (expected fast, slow or exact)");
+  }
+  {
+    auto cl = command_line();
+    CHECK(parse_error(*cl, {"--colour", "blue"}) ==
+          "--colour: unknown value 'blue' (expected red or green)");
+  }
+  {
+    // The default name is parsed into the target; an alias is taken.
+    auto cl = command_line();
+    CHECK(parse_error(*cl, {"--mode", "slow"}).empty());
+    CHECK(mode == "slow");
+    CHECK(colour == Colour::kGreen);
+    auto again = command_line();
+    CHECK(parse_error(*again, {"--colour", "r"}).empty());
+    CHECK(colour == Colour::kRed);
+  }
+}
+
+TEST_CASE("option tables: heed-train's kill hook comes from HEED_TEST_KILL_AFTER_STEP",
+          "[options][fast]") {
+  const char* kName = "HEED_TEST_KILL_AFTER_STEP";
+  ::unsetenv(kName);
+  CHECK(train_tool::kill_after_step_from_environment() == 0);
+  ::setenv(kName, "25", 1);
+  CHECK(train_tool::kill_after_step_from_environment() == 25);
+  for (const char* bad : {"", "-1", "3x", "x", "1e3", "99999999999999999999"}) {
+    INFO(bad);
+    ::setenv(kName, bad, 1);
+    CHECK_THROWS_AS(train_tool::kill_after_step_from_environment(), ConfigError);
+  }
+  ::unsetenv(kName);
+}

@@ -1,0 +1,2 @@
+list(APPEND HEED_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/option_tables_test.cpp)
