@@ -8,10 +8,11 @@ status=0
 complain() { echo "$*"; status=1; }
 
 # 1. Vendor headers only where they are allowed.
-vendor() { # pattern, allowed-path regex, what
-  local hits
-  hits=$(grep -rnE "#include *[<\"]($1)" lib | grep -vE "$2" || true)
-  [ -z "$hits" ] || complain "$3 included outside its allowed place:"$'\n'"$hits"
+vendor() { # pattern, allowed-path regex, what[, the directories searched (default lib)]
+  local pattern=$1 allowed=$2 what=$3 hits
+  shift 3
+  hits=$(grep -rnE "#include *[<\"]($pattern)" "${@:-lib}" | grep -vE "$allowed" || true)
+  [ -z "$hits" ] || complain "$what included outside its allowed place:"$'\n'"$hits"
 }
 vendor 'dnnl|oneapi/' '^lib/heed/onednn/[^:]+\.cpp:' 'oneDNN'
 vendor 'unicode/' '^lib/heed/text/unicode\.cpp:' 'ICU'
@@ -19,6 +20,12 @@ vendor 'boost/' '^$' 'Boost'
 vendor 'mpi\.h' '^lib/heed/train/communicator_mpi\.cpp:' 'MPI'
 vendor 'nlohmann/' '^lib/heed/[^:]+\.cpp:' 'nlohmann/json (headers must not include it)'
 vendor 'spdlog/' '^lib/heed/[^:]+\.cpp:' 'spdlog (headers must not include it)'
+# Threads: OpenMP's API only where the thread count is set and in the one threading helper
+# (kernels' `#pragma omp` loops need no header); no std::thread pools beside it in the library.
+vendor 'omp\.h' '^lib/heed/(onednn/context|common/parallel)\.cpp:' \
+  'omp.h (parallel loops: lib/heed/common/parallel.h)' lib tools bench
+vendor 'thread>' '^lib/heed/train/communicator_mpi\.cpp:' \
+  '<thread> (parallel loops: lib/heed/common/parallel.h; the MPI watchdog is a thread of its own)'
 if grep -rnE '#include *"' lib | grep -E '"\.\./|tools/' >/dev/null; then
   complain "lib/ must not include tools/ or use relative parent includes"
 fi

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "heed/common/strings.h"
+#include "heed/common/svg.h"
 
 namespace heed::bench_attn {
 namespace {
@@ -77,20 +78,17 @@ std::string decade_label(int k) {
   return "1e" + std::to_string(k);
 }
 
-std::string attr(double value) {
-  return format_number(value, 1);
+// A labelled element: its class first, as the tests and readers look elements up by it.
+void text(svg::Writer& w, double x, double y, const char* cls, const char* anchor,
+          const std::string& content, const svg::Attributes& more = {}) {
+  w.text(svg::concat({{"class", cls}, {"x", x}, {"y", y}, {"text-anchor", anchor}}, more), content);
+  w.newline();
 }
 
-std::string text(double x, double y, const std::string& cls, const std::string& anchor,
-                 const std::string& content, const std::string& extra = "") {
-  return "<text class=\"" + cls + "\" x=\"" + attr(x) + "\" y=\"" + attr(y) + "\" text-anchor=\"" +
-         anchor + "\"" + extra + ">" + xml_escape(content) + "</text>\n";
-}
-
-std::string line(double x1, double y1, double x2, double y2, const std::string& cls,
-                 const std::string& style) {
-  return "<line class=\"" + cls + "\" x1=\"" + attr(x1) + "\" y1=\"" + attr(y1) + "\" x2=\"" +
-         attr(x2) + "\" y2=\"" + attr(y2) + "\" " + style + "/>\n";
+void line(svg::Writer& w, double x1, double y1, double x2, double y2, const char* cls,
+          const svg::Attributes& style) {
+  w.line(svg::concat({{"class", cls}, {"x1", x1}, {"y1", y1}, {"x2", x2}, {"y2", y2}}, style));
+  w.newline();
 }
 
 // Calls tick(value, k, major) for each tick of the axis: a major one at each power of ten 10^k,
@@ -174,73 +172,76 @@ std::string bench_plot_svg(const std::vector<BenchResult>& results) {
                        kRightMargin;
   const double height =
       std::max(kTop + kPlotHeight + kBottom, kTop + kLegendLine * double(series.size() + 2));
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + attr(width) +
-                    "\" height=\"" + attr(height) + "\" viewBox=\"0 0 " + attr(width) + " " +
-                    attr(height) + "\" font-family=\"sans-serif\" font-size=\"" + attr(kFontSize) +
-                    "\">\n";
-  svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg += text(kLeft, 22, "title", "start", "heed-bench-attn: median time against source length",
-              " font-size=\"15\"");
-  svg += text(kLeft, 40, "settings", "start", settings_line, " fill=\"#555\"");
+  svg::Writer w;
+  w.document(width, height, {{"font-family", "sans-serif"}, {"font-size", kFontSize}});
+  w.newline();
+  w.rect({{"width", "100%"}, {"height", "100%"}, {"fill", "white"}});
+  w.newline();
+  text(w, kLeft, 22, "title", "start", "heed-bench-attn: median time against source length",
+       {{"font-size", 15}});
+  text(w, kLeft, 40, "settings", "start", settings_line, {{"fill", "#555"}});
 
   // Axes, ticks and their labels.
-  const std::string axis_style = "stroke=\"#333\" stroke-width=\"1\"";
-  svg += "<rect class=\"frame\" x=\"" + attr(kLeft) + "\" y=\"" + attr(kTop) + "\" width=\"" +
-         attr(kPlotWidth) + "\" height=\"" + attr(kPlotHeight) + "\" fill=\"none\" " + axis_style +
-         "/>\n";
+  const svg::Attributes axis_style = {{"stroke", "#333"}, {"stroke-width", 1}};
+  const svg::Attributes grid_style = {{"stroke", "#ddd"}, {"stroke-width", 0.75}};
+  w.rect(svg::concat({{"class", "frame"},
+                      {"x", kLeft},
+                      {"y", kTop},
+                      {"width", kPlotWidth},
+                      {"height", kPlotHeight},
+                      {"fill", "none"}},
+                     axis_style));
+  w.newline();
   const double bottom = kTop + kPlotHeight;
   for_each_tick(x_axis, [&](double value, int k, bool major) {
     const double x = px(value);
-    svg +=
-        line(x, bottom, x, bottom + (major ? 6 : 3), major ? "x-tick" : "x-minor-tick", axis_style);
+    line(w, x, bottom, x, bottom + (major ? 6 : 3), major ? "x-tick" : "x-minor-tick", axis_style);
     if (major) {
-      svg += line(x, kTop, x, bottom, "x-grid", "stroke=\"#ddd\" stroke-width=\"0.75\"");
-      svg += text(x, bottom + 20, "x-tick-label", "middle", decade_label(k));
+      line(w, x, kTop, x, bottom, "x-grid", grid_style);
+      text(w, x, bottom + 20, "x-tick-label", "middle", decade_label(k));
     }
   });
   for_each_tick(y_axis, [&](double value, int k, bool major) {
     const double y = py(value);
-    svg +=
-        line(kLeft - (major ? 6 : 3), y, kLeft, y, major ? "y-tick" : "y-minor-tick", axis_style);
+    line(w, kLeft - (major ? 6 : 3), y, kLeft, y, major ? "y-tick" : "y-minor-tick", axis_style);
     if (major) {
-      svg +=
-          line(kLeft, y, kLeft + kPlotWidth, y, "y-grid", "stroke=\"#ddd\" stroke-width=\"0.75\"");
-      svg += text(kLeft - 9, y + 4, "y-tick-label", "end", decade_label(k));
+      line(w, kLeft, y, kLeft + kPlotWidth, y, "y-grid", grid_style);
+      text(w, kLeft - 9, y + 4, "y-tick-label", "end", decade_label(k));
     }
   });
-  svg += text(kLeft + kPlotWidth / 2, bottom + 42, "x-label", "middle", "source length S");
-  svg += text(0, 0, "y-label", "middle", "median time (ms)",
-              " transform=\"translate(" + attr(kLeft - 54) + "," + attr(kTop + kPlotHeight / 2) +
-                  ") rotate(-90)\"");
+  text(w, kLeft + kPlotWidth / 2, bottom + 42, "x-label", "middle", "source length S");
+  text(w, 0, 0, "y-label", "middle", "median time (ms)",
+       {{"transform", w.translate(kLeft - 54, kTop + kPlotHeight / 2) + " rotate(-90)"}});
 
   // The series and the legend.
-  svg += text(legend_x, kTop + 4, "legend-title", "start", "mechanism: time exponent in S");
+  text(w, legend_x, kTop + 4, "legend-title", "start", "mechanism: time exponent in S");
   for (size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
     const std::string colour = kColours[i % 10], dash = kDashes[(i / 10) % 3];
-    const std::string stroke = "stroke=\"" + colour + "\" stroke-width=\"1.75\"" +
-                               (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"");
-    std::string points;
-    for (const auto& [length, ms] : s.xy) {
-      points += (points.empty() ? "" : " ") + attr(px(length)) + "," + attr(py(ms));
-    }
+    svg::Attributes stroke = {{"stroke", colour}, {"stroke-width", 1.75}};
+    if (!dash.empty()) stroke.push_back({"stroke-dasharray", dash});
+    svg::Points points;
+    for (const auto& [length, ms] : s.xy) points.emplace_back(px(length), py(ms));
 
-    svg += "<g class=\"series\">\n<polyline class=\"series\" fill=\"none\" " + stroke +
-           " points=\"" + points + "\"/>\n";
+    w.open("g", {{"class", "series"}});
+    w.newline();
+    w.polyline(points, svg::concat({{"class", "series"}, {"fill", "none"}}, stroke));
+    w.newline();
     for (const auto& [length, ms] : s.xy) {
-      svg += "<circle class=\"marker\" cx=\"" + attr(px(length)) + "\" cy=\"" + attr(py(ms)) +
-             "\" r=\"3\" fill=\"" + colour + "\"><title>" +
-             xml_escape(s.point.mechanism + " S=" + format_number(length, 0) + ": " +
-                        format_number(ms, 4) + " ms") +
-             "</title></circle>\n";
+      w.open("circle",
+             {{"class", "marker"}, {"cx", px(length)}, {"cy", py(ms)}, {"r", 3}, {"fill", colour}});
+      w.title(s.point.mechanism + " S=" + format_number(length, 0) + ": " + format_number(ms, 4) +
+              " ms");
+      w.close();
+      w.newline();
     }
-    svg += "</g>\n";
+    w.close();
+    w.newline();
     const double ly = kTop + kLegendLine * double(i + 1) + 4;
-    svg += line(legend_x, ly - 4, legend_x + 22, ly - 4, "legend-swatch", stroke);
-    svg += text(legend_x + 28, ly, "legend", "start", labels[i]);
+    line(w, legend_x, ly - 4, legend_x + 22, ly - 4, "legend-swatch", stroke);
+    text(w, legend_x + 28, ly, "legend", "start", labels[i]);
   }
-  svg += "</svg>\n";
-  return svg;
+  return w.finish();
 }
 
 }  // namespace heed::bench_attn

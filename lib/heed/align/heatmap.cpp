@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
+#include "heed/common/svg.h"
 
 namespace heed::align {
 namespace {
@@ -25,15 +27,6 @@ const double kSin60 = std::sqrt(3.0) / 2;
 constexpr int kDark[3] = {8, 48, 107};
 const char* const kLinkColour = "#e03131";
 const char* const kGoldColour = "#f59f00";
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", value);
-  std::string s = text;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s == "-0" ? "0" : s;
-}
 
 // A token as it is shown: the tokenizer's joiner U+FFED (text/markers.h) has no glyph in the
 // fonts browsers fall back to on Debian (a box is drawn), so it is shown as U+25AA, the small
@@ -98,31 +91,35 @@ std::string join_tokens(const std::vector<std::string>& tokens) {
 }
 
 // The colour bar right of the grid: bands from 1 (top) to 0, ticks every quarter, a caption.
-std::string colour_bar(double x, double top, double height) {
-  std::string svg = "<g shape-rendering=\"crispEdges\">";
+void colour_bar(svg::Writer& w, double x, double top, double height) {
+  w.open("g", {{"shape-rendering", "crispEdges"}});
   const double band = height / kBarSteps;
   for (int k = 0; k < kBarSteps; ++k) {
     const float weight = 1.0f - (k + 0.5f) / kBarSteps;
-    svg += "<rect class=\"bar\" x=\"" + number(x) + "\" y=\"" + number(top + k * band) +
-           "\" width=\"" + number(kBarWidth) + "\" height=\"" + number(band + 0.5) + "\" fill=\"" +
-           heatmap_shade(weight) + "\"/>";
+    w.rect({{"class", "bar"},
+            {"x", x},
+            {"y", top + k * band},
+            {"width", kBarWidth},
+            {"height", band + 0.5},
+            {"fill", heatmap_shade(weight)}});
   }
-  svg += "</g><rect x=\"" + number(x) + "\" y=\"" + number(top) + "\" width=\"" +
-         number(kBarWidth) + "\" height=\"" + number(height) +
-         "\" fill=\"none\" stroke=\"#555\" stroke-width=\"0.75\"/>";
+  w.close();
+  const svg::Attributes stroke = {{"stroke", "#555"}, {"stroke-width", 0.75}};
+  w.rect(svg::concat(
+      {{"x", x}, {"y", top}, {"width", kBarWidth}, {"height", height}, {"fill", "none"}}, stroke));
   for (int tick = 0; tick <= 4; ++tick) {
     const double y = top + height * (1 - tick / 4.0);
-    svg += "<line x1=\"" + number(x + kBarWidth) + "\" y1=\"" + number(y) + "\" x2=\"" +
-           number(x + kBarWidth + 4) + "\" y2=\"" + number(y) +
-           "\" stroke=\"#555\" stroke-width=\"0.75\"/><text x=\"" + number(x + kBarWidth + 6) +
-           "\" y=\"" + number(y) + "\" dy=\".35em\" font-size=\"10\">" + number(tick / 4.0) +
-           "</text>";
+    w.line(svg::concat({{"x1", x + kBarWidth}, {"y1", y}, {"x2", x + kBarWidth + 4}, {"y2", y}},
+                       stroke));
+    w.text({{"x", x + kBarWidth + 6}, {"y", y}, {"dy", ".35em"}, {"font-size", 10}},
+           w.number(tick / 4.0));
   }
   const double caption_x = x + kBarWidth + 38;
-  svg += "<text transform=\"translate(" + number(caption_x) + "," + number(top + height / 2) +
-         ") rotate(90)\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555\">attention "
-         "weight</text>";
-  return svg;
+  w.text({{"transform", w.translate(caption_x, top + height / 2) + " rotate(90)"},
+          {"text-anchor", "middle"},
+          {"font-size", 10},
+          {"fill", "#555"}},
+         "attention weight");
 }
 
 }  // namespace
@@ -187,105 +184,152 @@ std::string heatmap_svg(const SoftAlignment& pair, const HeatmapMarks& marks) {
   const double bar_height = std::clamp(rows * kCell, 100.0, 220.0);
   const double bar_right = bar_x + kBarWidth + 46;
 
-  // What the marks share; each use adds its position.
-  const std::string dot = "<circle r=\"" + number(kCell * 0.2) + "\" fill=\"" + kLinkColour +
-                          "\" stroke=\"#fff\" stroke-width=\"1\"";
-  const std::string square_size = "\" width=\"" + number(kCell - 4) + "\" height=\"" +
-                                  number(kCell - 4) + "\" fill=\"none\" stroke=\"" + kGoldColour +
-                                  "\" stroke-width=\"2\"";
-  const std::string dashes = " stroke-dasharray=\"3,2\"";
+  // The marks, drawn with their position (and class) first: a dot, a solid or dashed square.
+  const auto dot = [](svg::Writer& w, const svg::Attributes& at) {
+    w.circle(svg::concat(
+        {{"r", kCell * 0.2}, {"fill", kLinkColour}, {"stroke", "#fff"}, {"stroke-width", 1}}, at));
+  };
+  const auto square = [](svg::Writer& w, const svg::Attributes& at, bool dashed) {
+    svg::Attributes attributes = svg::concat(at, {{"width", kCell - 4},
+                                                  {"height", kCell - 4},
+                                                  {"fill", "none"},
+                                                  {"stroke", kGoldColour},
+                                                  {"stroke-width", 2}});
+    if (dashed) attributes.push_back({"stroke-dasharray", "3,2"});
+    w.rect(attributes);
+  };
+  // The marks of a cell: its words' links.
+  struct CellMarks {
+    bool sure = false, possible = false, link = false;
+  };
+  const auto marks_at = [&](size_t r, size_t c) {
+    CellMarks m;
+    if (r == pair.target.size()) return m;  // the </s> row
+    const int i = pair.source_words[c], j = pair.target_words[r];
+    m.sure = contains(gold.sure, i, j);
+    m.possible = !m.sure && contains(gold.possible, i, j);
+    m.link = contains(links, i, j);
+    return m;
+  };
 
   // The key under the grid: one entry per kind of mark given, drawn in a row.
-  std::vector<std::pair<std::string, std::string>> key;  // (symbol at the origin, text)
-  const std::string key_square =
-      "<rect x=\"" + number(-kCell / 2 + 2) + "\" y=\"" + number(-kCell / 2 + 2) + square_size;
-  if (marks.links) key.emplace_back(dot + "/>", "predicted link");
+  struct KeyEntry {
+    std::function<void(svg::Writer&)> symbol;  // drawn at the origin
+    std::string text;
+    double x = 0;
+  };
+  const svg::Attributes key_corner = {{"x", -kCell / 2 + 2}, {"y", -kCell / 2 + 2}};
+  std::vector<KeyEntry> key;
+  if (marks.links) key.push_back({[&](svg::Writer& w) { dot(w, {}); }, "predicted link"});
   if (marks.gold) {
-    key.emplace_back(key_square + "/>", "sure gold link");
-    key.emplace_back(key_square + dashes + "/>", "possible gold link");
+    key.push_back({[&](svg::Writer& w) { square(w, key_corner, false); }, "sure gold link"});
+    key.push_back({[&](svg::Writer& w) { square(w, key_corner, true); }, "possible gold link"});
   }
   const double key_y = std::max(grid_bottom, top + bar_height + 8) + kCell;
-  std::string key_svg;
   double key_right = 0;
-  for (const auto& [symbol, text] : key) {
-    const double x = key_right + kLabelGap + kCell / 2;
-    key_svg += "<g transform=\"translate(" + number(x) + "," + number(key_y) + ")\">" + symbol +
-               "<text x=\"" + number(kCell / 2 + 4) + "\" dy=\".35em\">" + text + "</text></g>";
-    key_right = x + kCell / 2 + 4 + text_width(text) + kCell;
+  for (KeyEntry& entry : key) {
+    entry.x = key_right + kLabelGap + kCell / 2;
+    key_right = entry.x + kCell / 2 + 4 + text_width(entry.text) + kCell;
   }
   const double width = std::ceil(std::max({labels_right, bar_right, key_right}) + kLabelGap);
   const double height = std::ceil(key.empty() ? key_y - kCell / 2 : key_y + kCell);
 
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width) +
-                    "\" height=\"" + number(height) + "\" viewBox=\"0 0 " + number(width) + " " +
-                    number(height) + "\" font-family=\"sans-serif\" font-size=\"" +
-                    number(kFontSize) + "\">\n";
-  svg += "<title>attention of pair " + std::to_string(pair.id) + "</title>\n";
-  svg += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
-  svg += "<text x=\"" + number(kLabelGap) + "\" y=\"" + number(kFontSize + kLabelGap) +
-         "\" class=\"caption\" font-weight=\"bold\">pair " + std::to_string(pair.id) + "</text>\n";
+  svg::Writer w;
+  w.document(width, height, {{"font-family", "sans-serif"}, {"font-size", kFontSize}});
+  w.newline();
+  w.title("attention of pair " + std::to_string(pair.id));
+  w.newline();
+  w.rect({{"width", "100%"}, {"height", "100%"}, {"fill", "#fff"}});
+  w.newline();
+  w.text({{"x", kLabelGap},
+          {"y", kFontSize + kLabelGap},
+          {"class", "caption"},
+          {"font-weight", "bold"}},
+         "pair " + std::to_string(pair.id));
+  w.newline();
 
   // Axis labels.
-  svg += "<g class=\"source-labels\">";
+  w.open("g", {{"class", "source-labels"}});
   for (size_t c = 0; c < columns; ++c) {
-    svg += "<text transform=\"translate(" + number(left + (c + 0.5) * kCell + 4) + "," +
-           number(top - kLabelGap) + ") rotate(-60)\">" + xml_escape(source_labels[c]) + "</text>";
+    w.text({{"transform",
+             w.translate(left + (c + 0.5) * kCell + 4, top - kLabelGap) + " rotate(-60)"}},
+           source_labels[c]);
   }
-  svg += "</g>\n<g class=\"target-labels\" text-anchor=\"end\">";
+  w.close();
+  w.newline();
+  w.open("g", {{"class", "target-labels"}, {"text-anchor", "end"}});
   for (size_t r = 0; r < rows; ++r) {
     const bool end = r == pair.target.size();
-    svg += "<text x=\"" + number(left - kLabelGap) + "\" y=\"" + number(top + (r + 0.5) * kCell) +
-           "\" dy=\".35em\"" + (end ? " font-style=\"italic\" fill=\"#666\"" : "") + ">" +
-           (end ? "&lt;/s&gt;" : xml_escape(target_labels[r])) + "</text>";
+    svg::Attributes at = {{"x", left - kLabelGap}, {"y", top + (r + 0.5) * kCell}, {"dy", ".35em"}};
+    if (end) at.insert(at.end(), {{"font-style", "italic"}, {"fill", "#666"}});
+    w.text(at, end ? "</s>" : target_labels[r]);
   }
-  svg += "</g>\n";
+  w.close();
+  w.newline();
 
-  // Cells, then the marks over them.
-  std::string cells = "<g class=\"cells\" stroke=\"#ddd\" stroke-width=\"0.5\">\n";
-  std::string mark_svg = "<g class=\"marks\">";
+  // Cells, each with a tooltip naming both tokens, the weight and the marks.
+  w.open("g", {{"class", "cells"}, {"stroke", "#ddd"}, {"stroke-width", 0.5}});
+  w.newline();
   char weight_text[32];
   for (size_t r = 0; r < rows; ++r) {
     const bool end = r == pair.target.size();
-    const std::string target_name = end ? "&lt;/s&gt; (end of sentence)"
-                                        : xml_escape(pair.target[r]) + " (target token " +
-                                              std::to_string(r) + ", word " +
-                                              std::to_string(pair.target_words[r]) + ")";
+    const std::string target_name = end ? "</s> (end of sentence)"
+                                        : pair.target[r] + " (target token " + std::to_string(r) +
+                                              ", word " + std::to_string(pair.target_words[r]) +
+                                              ")";
     for (size_t c = 0; c < columns; ++c) {
-      const double x = left + c * kCell, y = top + r * kCell;
       const float weight = pair.weights[r][c];
       std::snprintf(weight_text, sizeof weight_text, "%.3f", double(weight));
-      std::string notes;
-      if (!end) {
-        const int i = pair.source_words[c], j = pair.target_words[r];
-        const std::string at = "x=\"" + number(x + 2) + "\" y=\"" + number(y + 2);
-        if (contains(gold.sure, i, j)) {
-          mark_svg += "<rect class=\"sure\" " + at + square_size + "/>";
-          notes += "; sure gold link";
-        } else if (contains(gold.possible, i, j)) {
-          mark_svg += "<rect class=\"possible\" " + at + square_size + dashes + "/>";
-          notes += "; possible gold link";
-        }
-        if (contains(links, i, j)) {
-          mark_svg += dot + " class=\"link\" cx=\"" + number(x + kCell / 2) + "\" cy=\"" +
-                      number(y + kCell / 2) + "\"/>";
-          notes += "; predicted link";
-        }
-      }
-      cells += "<rect class=\"cell\" x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"" +
-               number(kCell) + "\" height=\"" + number(kCell) + "\" fill=\"" +
-               heatmap_shade(weight) + "\"><title>" + xml_escape(pair.source[c]) +
-               " (source token " + std::to_string(c) + ", word " +
-               std::to_string(pair.source_words[c]) + ") \u2192 " + target_name + ": " +
-               weight_text + notes + "</title></rect>";
+      const CellMarks m = marks_at(r, c);
+      const std::string notes = std::string(m.sure ? "; sure gold link" : "") +
+                                (m.possible ? "; possible gold link" : "") +
+                                (m.link ? "; predicted link" : "");
+      w.open("rect", {{"class", "cell"},
+                      {"x", left + c * kCell},
+                      {"y", top + r * kCell},
+                      {"width", kCell},
+                      {"height", kCell},
+                      {"fill", heatmap_shade(weight)}});
+      w.title(pair.source[c] + " (source token " + std::to_string(c) + ", word " +
+              std::to_string(pair.source_words[c]) + ") \u2192 " + target_name + ": " +
+              weight_text + notes);
+      w.close();
     }
-    cells += "\n";
+    w.newline();
   }
-  svg += cells + "</g>\n" + mark_svg + "</g>\n";
-  svg += colour_bar(bar_x, top, bar_height) + "\n";
+  w.close();
+  w.newline();
 
-  if (!key.empty()) svg += "<g class=\"key\">" + key_svg + "</g>\n";
-  svg += "</svg>\n";
-  return svg;
+  // The marks over the cells.
+  w.open("g", {{"class", "marks"}});
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < columns; ++c) {
+      const CellMarks m = marks_at(r, c);
+      const double x = left + c * kCell, y = top + r * kCell;
+      if (m.sure || m.possible) {
+        square(w, {{"class", m.sure ? "sure" : "possible"}, {"x", x + 2}, {"y", y + 2}},
+               m.possible);
+      }
+      if (m.link) dot(w, {{"class", "link"}, {"cx", x + kCell / 2}, {"cy", y + kCell / 2}});
+    }
+  }
+  w.close();
+  w.newline();
+  colour_bar(w, bar_x, top, bar_height);
+  w.newline();
+
+  if (!key.empty()) {
+    w.open("g", {{"class", "key"}});
+    for (const KeyEntry& entry : key) {
+      w.open("g", {{"transform", w.translate(entry.x, key_y)}});
+      entry.symbol(w);
+      w.text({{"x", kCell / 2 + 4}, {"dy", ".35em"}}, entry.text);
+      w.close();
+    }
+    w.close();
+    w.newline();
+  }
+  return w.finish();
 }
 
 std::string heatmap_html(const std::vector<SoftAlignment>& pairs,

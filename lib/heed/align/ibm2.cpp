@@ -1,14 +1,13 @@
 #include "heed/align/ibm2.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
-#include <thread>
 #include <utility>
 
 #include "heed/common/error.h"
+#include "heed/common/parallel.h"
 #include "heed/common/strings.h"
 
 namespace heed::align {
@@ -30,25 +29,6 @@ constexpr int kTensionSteps = 8;
 constexpr double kTensionStepSize = 20.0;
 constexpr double kMinTension = 0.1;
 constexpr double kMaxTension = 14.0;
-
-// Calls work(begin, end, worker) for consecutive ranges of `chunk` items of [0, count), handed
-// out to `threads` workers as they become free.
-template <class Work>
-void parallel_chunks(size_t count, size_t chunk, int threads, const Work& work) {
-  std::atomic<size_t> next{0};
-  auto worker = [&](int id) {
-    for (size_t begin = next.fetch_add(chunk); begin < count; begin = next.fetch_add(chunk)) {
-      work(begin, std::min(count, begin + chunk), id);
-    }
-  };
-  const size_t chunks = (count + chunk - 1) / chunk;
-  const int used =
-      static_cast<int>(std::min<size_t>(std::max(threads, 1), std::max<size_t>(chunks, 1)));
-  std::vector<std::thread> pool;
-  for (int id = 1; id < used; ++id) pool.emplace_back(worker, id);
-  worker(0);
-  for (auto& thread : pool) thread.join();
-}
 
 // ψ(x) for x > 0: the recurrence ψ(x) = ψ(x + 1) − 1/x up to x ≥ 6, then the asymptotic
 // series ln x − 1/(2x) − Σ B_2k / (2k x^2k), accurate there to about 1e-12.
@@ -329,7 +309,7 @@ void Ibm2::Impl::index_parameters() {
       options.reverse ? corpus.source_vocabulary_size() : corpus.target_vocabulary_size();
   std::vector<std::vector<std::uint32_t>> stamp(threads), place(threads);
   row_begin.assign(rows + 1, 0);
-  parallel_chunks(rows, 16, threads, [&](size_t first, size_t last, int worker) {
+  parallel_for_chunks(rows, 16, threads, [&](size_t first, size_t last, int worker) {
     std::vector<std::uint32_t>& seen = stamp[worker];
     if (seen.empty()) seen.assign(f_words, 0);
     for (size_t r = first; r < last; ++r) {
@@ -353,7 +333,7 @@ void Ibm2::Impl::index_parameters() {
   }
   row_words.resize(row_begin[rows]);
   for (auto& seen : stamp) std::fill(seen.begin(), seen.end(), 0);
-  parallel_chunks(rows, 16, threads, [&](size_t first, size_t last, int worker) {
+  parallel_for_chunks(rows, 16, threads, [&](size_t first, size_t last, int worker) {
     std::vector<std::uint32_t>& seen = stamp[worker];
     std::vector<std::uint32_t>& at = place[worker];
     if (seen.empty()) seen.assign(f_words, 0);
@@ -440,7 +420,7 @@ Ibm2Iteration Ibm2::em_step() {
       chunk_feature(chunks);
   for (auto& c : m.counts) c.clear();
 
-  parallel_chunks(
+  parallel_for_chunks(
       m.pairs.size(), kPairsPerChunk, m.threads, [&](size_t first, size_t last, int worker) {
         std::vector<std::int64_t>& counts = m.counts[worker];
         if (counts.empty()) counts.assign(slots + m.weight_slots, 0);
@@ -487,7 +467,7 @@ Ibm2Iteration Ibm2::em_step() {
   // Sum the workers' counts into the first worker's (exact: integers).
   std::vector<std::int64_t>& total = m.counts[0];
   if (total.empty()) total.assign(slots + m.weight_slots, 0);
-  parallel_chunks(total.size(), 1 << 16, m.threads, [&](size_t first, size_t last, int) {
+  parallel_for_chunks(total.size(), 1 << 16, m.threads, [&](size_t first, size_t last, int) {
     for (size_t w = 1; w < m.counts.size(); ++w) {
       if (m.counts[w].empty()) continue;
       for (size_t x = first; x < last; ++x) total[x] += m.counts[w][x];
@@ -522,7 +502,7 @@ Ibm2Iteration Ibm2::em_step() {
   // t from the counts: relative frequencies, or under the Dirichlet prior
   // exp(ψ(c + α) − ψ(Σ_f (c + α))).
   const size_t rows = m.row_begin.size() - 1;
-  parallel_chunks(rows, 256, m.threads, [&](size_t first, size_t last, int) {
+  parallel_for_chunks(rows, 256, m.threads, [&](size_t first, size_t last, int) {
     for (size_t r = first; r < last; ++r) {
       const size_t b = m.row_begin[r], e = m.row_begin[r + 1];
       double row_total = 0;
@@ -548,35 +528,36 @@ Ibm2Iteration Ibm2::em_step() {
 std::vector<Alignment> Ibm2::align() const {
   const Impl& m = *impl_;
   std::vector<Alignment> result(m.pairs.size());
-  parallel_chunks(m.pairs.size(), kPairsPerChunk, m.threads, [&](size_t first, size_t last, int) {
-    for (size_t k = first; k < last; ++k) {
-      const Impl::Pair& p = m.pairs[k];
-      if (p.shape == Impl::kNoShape) continue;
-      const Impl::Shape& s = m.shapes[p.shape];
-      const int w = m.width(p.n);
-      const int null_columns = w - p.n;
-      Alignment& links = result[k];
-      for (int j = 0; j < p.m; ++j) {
-        const size_t at = static_cast<size_t>(j) * w;
-        const std::uint32_t* index = m.links.data() + p.links + at;
-        const double* prior = m.prior.data() + s.table + at;
-        // The first best wins ties, the null word before every real one.
-        int best = 0;
-        double best_score = m.t[index[0]] * prior[0];
-        for (int i = 1; i < w; ++i) {
-          const double score = m.t[index[i]] * prior[i];
-          if (score > best_score) {
-            best = i;
-            best_score = score;
-          }
-        }
-        const int i = best - null_columns;
-        if (i < 0) continue;
-        links.push_back(m.options.reverse ? Link{j, i} : Link{i, j});
-      }
-      normalize(links);
-    }
-  });
+  parallel_for_chunks(m.pairs.size(), kPairsPerChunk, m.threads,
+                      [&](size_t first, size_t last, int) {
+                        for (size_t k = first; k < last; ++k) {
+                          const Impl::Pair& p = m.pairs[k];
+                          if (p.shape == Impl::kNoShape) continue;
+                          const Impl::Shape& s = m.shapes[p.shape];
+                          const int w = m.width(p.n);
+                          const int null_columns = w - p.n;
+                          Alignment& links = result[k];
+                          for (int j = 0; j < p.m; ++j) {
+                            const size_t at = static_cast<size_t>(j) * w;
+                            const std::uint32_t* index = m.links.data() + p.links + at;
+                            const double* prior = m.prior.data() + s.table + at;
+                            // The first best wins ties, the null word before every real one.
+                            int best = 0;
+                            double best_score = m.t[index[0]] * prior[0];
+                            for (int i = 1; i < w; ++i) {
+                              const double score = m.t[index[i]] * prior[i];
+                              if (score > best_score) {
+                                best = i;
+                                best_score = score;
+                              }
+                            }
+                            const int i = best - null_columns;
+                            if (i < 0) continue;
+                            links.push_back(m.options.reverse ? Link{j, i} : Link{i, j});
+                          }
+                          normalize(links);
+                        }
+                      });
   return result;
 }
 

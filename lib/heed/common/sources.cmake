@@ -1,7 +1,9 @@
 list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/log.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/parallel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profile.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rng.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stats.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/strings.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/strings.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/svg.cpp)

@@ -2,14 +2,21 @@
 
 #include <algorithm>
 #include <exception>
-#include <thread>
 #include <vector>
 
+#include "heed/common/parallel.h"
+
 namespace heed::io {
+namespace {
+
+// Lines handed to a thread at a time: few enough to balance the threads' work, enough that handing
+// them out costs nothing next to tokenizing them.
+constexpr size_t kRangeLines = 64;
+
+}  // namespace
 
 long long process_lines(LineReader& reader, LineWriter& writer, const PipelineOptions& options,
                         const LineFunction& function) {
-  const size_t threads = static_cast<size_t>(std::max(1, options.threads));
   const size_t batch = std::max<size_t>(1, options.batch_lines);
   std::vector<std::string> inputs(batch), outputs(batch);
   long long processed = 0;
@@ -30,36 +37,27 @@ long long process_lines(LineReader& reader, LineWriter& writer, const PipelineOp
       break;
     }
 
-    // Each slice records the index of its first failing line (or count) and the error.
-    const size_t used = std::min(threads, count);
-    std::vector<size_t> failed_at(used, count);
-    std::vector<std::exception_ptr> errors(used);
-    auto work = [&](size_t slice) {
-      size_t begin = count * slice / used, end = count * (slice + 1) / used;
-      for (size_t i = begin; i < end; ++i) {
-        try {
-          outputs[i].clear();
-          function(inputs[i], first_line + static_cast<long long>(i), outputs[i]);
-        } catch (...) {
-          failed_at[slice] = i;
-          errors[slice] = std::current_exception();
-          return;
-        }
-      }
-    };
-    std::vector<std::thread> workers;
-    for (size_t t = 1; t < used; ++t) workers.emplace_back(work, t);
-    work(0);
-    for (auto& worker : workers) worker.join();
-
-    size_t first_failure = count;
+    // The lines run in ranges of kRangeLines; a failing line ends its range (failed_at records
+    // it) and, once the threads are done, the lowest failing range's error comes back: the
+    // earliest failing line's, since every range below it has run in full.
+    std::vector<size_t> failed_at((count + kRangeLines - 1) / kRangeLines, count);
     std::exception_ptr error;
-    for (size_t t = 0; t < used; ++t) {
-      if (errors[t] && failed_at[t] < first_failure) {
-        first_failure = failed_at[t];
-        error = errors[t];
-      }
+    try {
+      parallel_for_chunks(count, kRangeLines, options.threads, [&](size_t begin, size_t end, int) {
+        for (size_t i = begin; i < end; ++i) {
+          try {
+            outputs[i].clear();
+            function(inputs[i], first_line + static_cast<long long>(i), outputs[i]);
+          } catch (...) {
+            failed_at[begin / kRangeLines] = i;
+            throw;
+          }
+        }
+      });
+    } catch (...) {
+      error = std::current_exception();
     }
+    const size_t first_failure = *std::min_element(failed_at.begin(), failed_at.end());
     for (size_t i = 0; i < first_failure; ++i) writer.write_line(outputs[i]);
     processed += static_cast<long long>(first_failure);
     if (error || read_error) {

@@ -4,12 +4,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <memory>
-#include <thread>
 #include <unordered_set>
 
 #include "heed/common/error.h"
+#include "heed/common/parallel.h"
 #include "heed/io/line_reader.h"
 #include "heed/text/input_check.h"
 #include "heed/text/markers.h"
@@ -159,7 +158,6 @@ WordCounts count_with(const std::vector<std::string>& paths, int threads, OnInva
   const size_t workers = static_cast<size_t>(std::max(1, threads));
   std::vector<WordCounts> partial(workers);
   std::vector<std::string> buffers(workers);
-  std::vector<std::exception_ptr> errors(workers);
   std::string_view block;
   std::string repaired;
   for (const auto& path : paths) {
@@ -174,21 +172,9 @@ WordCounts count_with(const std::vector<std::string>& paths, int threads, OnInva
         while (b < text.size() && !is_separator(text[b])) ++b;
         bounds[w] = b;
       }
-      auto work = [&](size_t w) {
-        try {
-          add_keys(text.substr(bounds[w], bounds[w + 1] - bounds[w]), partial[w], buffers[w],
-                   key_of);
-        } catch (...) {
-          errors[w] = std::current_exception();
-        }
-      };
-      std::vector<std::thread> pool;
-      for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
-      work(0);
-      for (auto& t : pool) t.join();
-      for (auto& e : errors) {
-        if (e) std::rethrow_exception(e);
-      }
+      parallel_for(workers, threads, [&](size_t w) {
+        add_keys(text.substr(bounds[w], bounds[w + 1] - bounds[w]), partial[w], buffers[w], key_of);
+      });
     }
   }
   WordCounts total = std::move(partial[0]);
