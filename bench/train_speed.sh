@@ -14,7 +14,9 @@
 # Environment: ROUNDS (5 interleaved rounds: heed f32, heed bf16, PyTorch, again …), THREADS (2), PEER (path of s2s_bench.py), BLAS_DIR (OpenBLAS for PyTorch, made
 # by ../shared/peers/setup_blas.sh; /tmp/blas by default), PRECISIONS ("f32 bf16"),
 # ATTENTIONS (other mechanisms, e.g. "multi-head linear": heed-only rows "heed/NAME" after the
-# rows above, the same model with --attention NAME; empty by default).
+# rows above, the same model with --attention NAME; empty by default), BASELINE (another build
+# directory, e.g. of an earlier commit: its heed-train runs as "heed-baseline" rows, interleaved
+# with the others in every round — a before/after comparison in one session).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -63,11 +65,12 @@ peer_once() {
 # One heed run: heed_once ATTENTION PRECISION SYSTEM; the median tokens/s of its windows after
 # the first (warm-up) → $work/tps.SYSTEM.PRECISION, its peak memory → $work/rss.SYSTEM.PRECISION.
 heed_once() {
-  local attention=$1 precision=$2 system=$3
+  local attention=$1 precision=$2 system=$3 build=$BUILD
+  [ "$system" = heed-baseline ] && build=$BASELINE
   local run=${system//\//_}.$precision
   local steps=$(( (WINDOWS + 1) * WINDOW ))
   rm -rf "$work/run.$run" "$work/m.$run.tsv"
-  if ! run_measured "$work/rss" "$BUILD/bin/heed-train" --train-src "$work/src" --train-tgt "$work/tgt" \
+  if ! run_measured "$work/rss" "$build/bin/heed-train" --train-src "$work/src" --train-tgt "$work/tgt" \
       --attention "$attention" --decoder luong --input-feeding true --cell lstm --hidden 512 --embed 256 \
       --vocab-size 8000 --dropout 0 --label-smoothing 0 --batch-size 64 --clip 5 --lr-schedule constant \
       --max-steps "$steps" --valid-every "$WINDOW" --save-every 1000000 --precision "$precision" \
@@ -78,14 +81,19 @@ heed_once() {
   fi
   [ -s "$work/onednn.$precision" ] ||
     grep -o 'onednn=.*' "$work/heed.$run.log" | head -1 > "$work/onednn.$precision"
-  # Window rows after the first (warm-up): column 6 is tokens/s.
-  heed_median $(awk -F'\t' 'NR > 2 { print $6 }' "$work/m.$run.tsv") >> "$work/tps.$run"
+  # Window rows after the first (warm-up), validation rows only (one per window; the
+  # tokens_per_s column found by name, so that an earlier build's metrics file reads too).
+  heed_median $(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; ++i) { if ($i == "tokens_per_s") c = i; if ($i == "val_ppl") v = i } next }
+                            $v != "" { if (++n > 1) print $c }' "$work/m.$run.tsv") >> "$work/tps.$run"
   cat "$work/rss" >> "$work/rss.$run"
 }
 
 # Rounds of (heed f32, heed bf16, PyTorch): the machine's drift hits every side alike.
 rows=()
-for precision in $PRECISIONS; do rows+=("heed general $precision"); done
+for precision in $PRECISIONS; do
+  rows+=("heed general $precision")
+  [ -n "${BASELINE:-}" ] && rows+=("heed-baseline general $precision")
+done
 for attention in ${ATTENTIONS:-}; do
   for precision in $PRECISIONS; do rows+=("heed/$attention $attention $precision"); done
 done

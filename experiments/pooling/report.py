@@ -124,7 +124,7 @@ def render(results):
             continue
         done += 1
         all_rows += rows
-        lines += ["", f"#### {heading}", "", f"`experiments/pooling/results/{name}.tsv`, {len(rows)} runs.", ""]
+        lines += ["", f"#### {heading}", "", f"`experiments/pooling/results/{name}.tsv`, {len(rows)} run{'s' if len(rows) != 1 else ''}.", ""]
         lines += transfer_table(rows) if name.startswith("generalisation") else outcome_table(rows)
     status = [f"*{done} of {len(PARTS)} parts have rows.* A cell is the fewest updates any "
               "learning rate needed to solve (every one of the 1,000 held-out sequences within "
