@@ -21,6 +21,106 @@ expect_exit 0 bootstrap -- "$S" -r "$TMP/ref1" --hyp "$TMP/hyp" --hyp "$TMP/hyp2
 expect_eq bootstrap-header "$(head -1 "$TMP/out")" $'system\tmetric\tscore\tmean\tci95\tp_value'
 expect_eq bootstrap-rows "$(grep -vc '^#' "$TMP/out")" 5
 awk -F'\t' 'NR > 1 && !/^#/ && NF != 6 { exit 1 }' "$TMP/out" && ok || fail "bootstrap: bad row"
+# The old usage is unchanged: the paired bootstrap's figures, pinned.
+expect_eq bootstrap-pinned "$(sed -n '2,5p' "$TMP/out" | sed "s|$TMP/||" | tr '\t\n' ' |')" \
+  "hyp BLEU 45.07 41.54 46.75 -|hyp2 BLEU 24.91 24.45 6.49 0.1443|hyp chrF2 50.04 50.91 37.63 -|hyp2 chrF2 40.30 41.15 20.93 0.1443|"
+
+# Several runs per system (--system NAME=RUN,...): TSV in a pipe, one row per system and metric,
+# the baseline's comparison columns "-", then "# " lines.
+# Every segment of both base runs misses words; better's runs are the reference itself.
+printf 'A dog bit the man.\nIt was not surprising.\nThe man bit him.\n' > "$TMP/hyp3"
+runs=(-r "$TMP/ref1" --system "base=$TMP/hyp2,$TMP/hyp3" --system "better=$TMP/ref1,$TMP/ref1,$TMP/ref1"
+      --system "same=$TMP/hyp3,$TMP/hyp2" --bootstrap 200)
+expect_exit 0 system -- "$S" "${runs[@]}"
+expect_eq system-header "$(head -1 "$TMP/out")" \
+  $'system\tmetric\truns\tmean\tsd\tdifference\tci95_low\tci95_high\tp_value\tp_holm\tci90_low\tci90_high\ttost_p\tequivalent\trun_scores'
+expect_eq system-rows "$(grep -vc '^#' "$TMP/out")" 7
+awk -F'\t' '!/^#/ && NF != 15 { exit 1 }' "$TMP/out" && ok || fail "system: a row without 15 columns"
+expect_eq system-baseline "$(sed -n 2p "$TMP/out")" \
+  "$(printf 'base\tBLEU\t2\t41.96\t24.12\t-\t-\t-\t-\t-\t-\t-\t-\t-\t24.91,59.02')"
+# Better on every segment in every run: the interval above 0, p below the floor 1/(200+1),
+# written "< 0.00498", never 0; Holm over two comparisons doubles the bound.
+expect_eq system-better "$(awk -F'\t' '$1 == "better" && $2 == "BLEU" { print $3, $4, $5, $9, $10, $14 }' "$TMP/out")" \
+  "3 100.00 0.00 < 0.00498 < 0.00996 no"
+awk -F'\t' '$1 == "better" && !($7 > 0) { exit 1 }' "$TMP/out" && ok || fail "system: better's interval reaches 0"
+# The same runs in another order: difference 0, p = 1.
+expect_eq system-same "$(awk -F'\t' '$1 == "same" { print $2, $6, $9, $10 }' "$TMP/out" | tr '\n' '|')" \
+  "BLEU +0.00 1.0000 1.0000|chrF2 +0.00 1.0000 1.0000|"
+grep -q '^# hierarchical bootstrap: 200 resamples.*seed 12345; baseline base$' "$TMP/out" && ok || fail "system: no method line"
+# Seeded: the same output again, another with --seed 7; a name given again adds runs.
+cp "$TMP/out" "$TMP/system.tsv"
+expect_exit 0 system-again -- "$S" "${runs[@]}"
+expect_same system-deterministic "$TMP/system.tsv" "$TMP/out"
+expect_exit 0 system-seed -- "$S" "${runs[@]}" --seed 7
+cmp -s "$TMP/system.tsv" "$TMP/out" && fail "system-seed: --seed changes nothing" || ok
+expect_exit 0 system-repeated -- "$S" -r "$TMP/ref1" --system "base=$TMP/hyp2" --system "better=$TMP/ref1" \
+  --system "base=$TMP/hyp3" --system "better=$TMP/ref1,$TMP/ref1" --system "same=$TMP/hyp3,$TMP/hyp2" --bootstrap 200
+expect_same system-repeated-same "$TMP/system.tsv" "$TMP/out"
+# --print-config writes one "system = ..." line per value; the file replays the run.
+expect_exit 0 system-print -- "$S" "${runs[@]}" --print-config
+expect_eq system-print-lines "$(grep -c '^system = ' "$TMP/out")" 3
+cp "$TMP/out" "$TMP/system-replay.cfg"
+expect_exit 0 system-replayed -- "$S" --config "$TMP/system-replay.cfg"
+expect_same system-replayed-same "$TMP/system.tsv" "$TMP/out"
+# Identical single runs: equivalent within ±0.5 (TOST p below the floor). One run per system is
+# the paired bootstrap's resampling: the same scores. A one-run system is warned about.
+expect_exit 0 system-one-run -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --system "b=$TMP/hyp" \
+  --system "c=$TMP/hyp2" --bootstrap 200 -m bleu
+expect_eq system-one-run-equivalent "$(awk -F'\t' '$1 == "b" { print $5, $6, $9, $13, $14 }' "$TMP/out")" \
+  "- +0.00 1.0000 < 0.00498 yes"
+expect_eq system-one-run-scores "$(awk -F'\t' '!/^#/ && NR > 1 { print $4 }' "$TMP/out" | tr '\n' ' ')" "45.07 45.07 24.91 "
+grep -q 'warning.*--system a: one run' "$TMP/err" && ok || fail "system-one-run: no warning: $(cat "$TMP/err")"
+# --format table: aligned columns, mean ± sd, the difference with its interval.
+expect_exit 0 system-table -- "$S" "${runs[@]}" --format table -m bleu
+expect_eq system-table-header "$(head -1 "$TMP/out")" \
+  "system  metric  runs  mean ± sd      difference [95% CI]      p          p Holm     TOST p  equivalent ±0.50"
+grep -qE '^base +BLEU +2 +41\.96 ± 24\.12 +baseline$' "$TMP/out" && ok || fail "system-table: $(sed -n 2p "$TMP/out")"
+grep -qE '^better +BLEU +3 +100\.00 ± 0\.00 +\+[0-9.]+ \[\+[0-9.]+, \+[0-9.]+\] +< 0\.00498 +< 0\.00996 +1\.0000 +no$' "$TMP/out" &&
+  ok || fail "system-table: $(sed -n 3p "$TMP/out")"
+expect_exit 0 system-margin -- "$S" "${runs[@]}" --equivalence-margin 50 -m bleu
+expect_eq system-margin-same "$(awk -F'\t' '$1 == "same" { print $14 }' "$TMP/out")" "yes"
+# Bad values: exit 64, one line naming the option.
+for bad in "base" "=$TMP/hyp" "base=" "base=$TMP/hyp,,$TMP/hyp2" "$(printf 'a\tb=%s' "$TMP/hyp")"; do
+  expect_exit 64 "system-bad $bad" -- "$S" -r "$TMP/ref1" --system "$bad" --bootstrap 10
+  expect_error_line score "system-bad $bad" "--system '.*': .*expected NAME=RUN\[,RUN\.\.\.\]"
+done
+printf 'system = base=%s\nsystem = broken\n' "$TMP/hyp" > "$TMP/system.cfg"
+expect_exit 64 system-bad-config -- "$S" -r "$TMP/ref1" --config "$TMP/system.cfg" --bootstrap 10
+expect_error_line score system-bad-config "system.cfg:2: --system 'broken'"
+for bad in 0 -1 nan inf x; do
+  expect_exit 64 "margin $bad" -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --bootstrap 10 --equivalence-margin "$bad"
+  expect_error_line score "margin $bad" "equivalence-margin"
+done
+expect_exit 64 format-bad -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --bootstrap 10 --format html
+expect_error_line score format-bad "--format: unknown value 'html'"
+expect_exit 64 system-no-bootstrap -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp"
+expect_error_line score system-no-bootstrap "--system .*--bootstrap"
+expect_exit 64 system-bootstrap-0 -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --bootstrap 0
+expect_error_line score system-bootstrap-0 "--bootstrap"
+expect_exit 64 system-bootstrap-cap -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --bootstrap 1000001
+expect_error_line score system-bootstrap-cap "bootstrap"
+expect_exit 64 system-and-hyp -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --hyp "$TMP/hyp2" --bootstrap 10
+expect_error_line score system-and-hyp "--hyp and --system cannot be combined"
+expect_exit 64 system-sentence -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --sentence --bootstrap 10
+expect_error_line score system-sentence "--sentence"
+expect_exit 64 margin-without-system -- "$S" -r "$TMP/ref1" --hyp "$TMP/hyp" --equivalence-margin 1
+expect_error_line score margin-without-system "--equivalence-margin applies to --system"
+expect_exit 64 no-hyp -- "$S" -r "$TMP/ref1"
+expect_error_line score no-hyp "no hypothesis"
+# A run of the wrong length, or not text: exit 65 naming the file (and line); nothing written.
+head -2 "$TMP/hyp" > "$TMP/short-run"
+expect_exit 65 system-short -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --system "b=$TMP/hyp2,$TMP/short-run" --bootstrap 10
+expect_error_line score system-short "short-run' has 2 lines but the reference .*ref1' has 3"
+expect_eq system-short-nothing-written "$(wc -c < "$TMP/out")" 0
+printf "The dog bit the man.\nIt wasn\xe2t surprising.\nThe man had just bitten him.\n" > "$TMP/bad-run"
+expect_exit 65 system-invalid -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp,$TMP/bad-run" --bootstrap 10
+expect_error_line score system-invalid "bad-run:2: invalid UTF-8 at byte 8"
+expect_exit 66 system-missing -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp,$TMP/none" --bootstrap 10
+expect_error_line score system-missing "none"
+# One run may come from standard input.
+expect_exit 0 system-stdin -- sh -c "'$S' -r '$TMP/ref1' --system 'a=$TMP/hyp,-' --system 'b=$TMP/hyp2' --bootstrap 10 < '$TMP/hyp2'"
+expect_eq system-stdin-runs "$(awk -F'\t' '$1 == "a" && $2 == "BLEU" { print $15 }' "$TMP/out")" "45.07,24.91"
+
 # Sentence scores: one row per segment; a perfect segment scores 100.
 expect_exit 0 sentence -- "$S" -r "$TMP/ref1" --hyp "$TMP/hyp" --sentence
 expect_eq sentence-rows "$(wc -l < "$TMP/out")" 4

@@ -11,29 +11,6 @@
 
 namespace heed::bench_attn {
 
-std::string format_number(double value, int decimals) {
-  if (!std::isfinite(value)) return "-";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
-void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& row : rows) {
-    width.resize(std::max(width.size(), row.size()), 0);
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
-    }
-    out << line << '\n';
-  }
-}
-
 namespace {
 
 constexpr double kNotApplicable = std::numeric_limits<double>::quiet_NaN();

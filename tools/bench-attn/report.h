@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/table.h"
 #include "heed/onednn/matmul_peak.h"
 #include "run.h"
 
@@ -38,9 +39,8 @@ const std::vector<std::string>& bench_columns();
 void write_bench_report(std::ostream& out, BenchFormat format, const BenchMachine& machine,
                         const std::vector<BenchResult>& results);
 
-// Shared by the reports (saturation.h): value with that many decimals, "-" when not finite;
-// rows (the header first) as columns aligned by padding with spaces.
-std::string format_number(double value, int decimals);
-void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
+// The reports (saturation.h, plot.h) format numbers and align columns with tools/common/table.h.
+using cli::format_number;
+using cli::write_aligned;
 
 }  // namespace heed::bench_attn

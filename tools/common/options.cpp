@@ -137,20 +137,21 @@ std::string list_names(const std::vector<std::string>& names) {
   return list;
 }
 
-// A string checked as it is parsed: a bad value in a config file is then reported with its
-// FILE:LINE. check gets the option's long name (set when a Group adds it) and the value.
-class CheckedString final : public po::typed_value<std::string> {
+// A string (or, T = std::vector<std::string>, a repeatable string) checked as it is parsed: a bad
+// value in a config file is then reported with its FILE:LINE. check gets the option's long name
+// (set when a Group adds it) and each value given.
+template <class T>
+class Checked final : public po::typed_value<T> {
  public:
   using Check = std::function<void(const std::string& option, const std::string& value)>;
-  CheckedString(std::string* target, Check check)
-      : po::typed_value<std::string>(target), check_(std::move(check)) {}
+  Checked(T* target, Check check) : po::typed_value<T>(target), check_(std::move(check)) {}
 
   void set_option(const std::string& option) { option_ = option; }
 
   void xparse(boost::any& store, const std::vector<std::string>& tokens) const override {
-    po::typed_value<std::string>::xparse(store, tokens);
+    po::typed_value<T>::xparse(store, tokens);
     try {
-      check_(option_, boost::any_cast<const std::string&>(store));
+      for (const std::string& token : tokens) check_(option_, token);
     } catch (const ConfigError& e) {
       throw po::error(e.what());
     }
@@ -160,6 +161,13 @@ class CheckedString final : public po::typed_value<std::string> {
   Check check_;
   std::string option_;
 };
+using CheckedString = Checked<std::string>;
+
+template <class T>
+Value named(std::unique_ptr<Checked<T>> value) {
+  Checked<T>* raw = value.get();
+  return Value(std::move(value), [raw](const std::string& option) { raw->set_option(option); });
+}
 
 // store, when given, is handed the value (given or default) by po::notify, once the whole
 // command line and config file are read.
@@ -169,8 +177,7 @@ Value checked_value(std::string* target, const std::string& default_value,
   auto value = std::make_unique<CheckedString>(target, std::move(check));
   value->default_value(default_value);
   if (store) value->notifier(std::move(store));
-  CheckedString* named = value.get();
-  return Value(std::move(value), [named](const std::string& option) { named->set_option(option); });
+  return named(std::move(value));
 }
 
 // Boost's own value kinds, owned from the start.
@@ -326,6 +333,13 @@ Value checked(std::string* target, std::function<void(const std::string&)> check
   return checked_value(
       target, *target,
       [check = std::move(check)](const std::string&, const std::string& value) { check(value); });
+}
+
+Value checked_texts(std::vector<std::string>* target,
+                    std::function<void(const std::string&)> check) {
+  return named(std::make_unique<Checked<std::vector<std::string>>>(
+      target,
+      [check = std::move(check)](const std::string&, const std::string& value) { check(value); }));
 }
 
 Value choice(std::string* target, std::vector<std::string> names) {

@@ -174,6 +174,9 @@ Value number_without_default(T* target, Bounds bounds);
 // is reported with its FILE:LINE like any other. check throws ConfigError. *target is the
 // default.
 Value checked(std::string* target, std::function<void(const std::string&)> check);
+// The same for a repeatable option (absent unless given): check sees each value.
+Value checked_texts(std::vector<std::string>* target,
+                    std::function<void(const std::string&)> check);
 
 // An option whose value is one of a fixed set of names; anything else is a usage error that
 // names the option and lists them ("--mode: unknown value 'x' (expected a, b or c)"), in a config

@@ -1,20 +1,23 @@
-// heed-score: corpus BLEU and chrF as sacreBLEU 2.x computes them, sentence-level scores, and
-// paired bootstrap resampling between systems (Koehn 2004).
+// heed-score: corpus BLEU and chrF as sacreBLEU 2.x computes them, sentence-level scores, paired
+// bootstrap resampling between systems (Koehn 2004), and the comparison of systems trained several
+// times (--system: a hierarchical bootstrap over runs and segments, Clark et al. 2011).
 #include <spdlog/spdlog.h>
 
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/run.h"
+#include "common/table.h"
 #include "heed/common/error.h"
 #include "heed/eval/bleu.h"
 #include "heed/eval/bootstrap.h"
 #include "heed/eval/chrf.h"
+#include "heed/eval/multi_run.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 #include "heed/text/input_check.h"
+#include "score/compare.h"
 #include "score/options.h"
 
 namespace {
@@ -45,32 +48,6 @@ Segments read_segments(const std::string& path, text::OnInvalid on_invalid) {
   }
   file.line_count = reader.line_number();
   return file;
-}
-
-std::string fixed(double value, int width) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", width, value);
-  return buffer;
-}
-
-eval::SegmentStats bleu_vector(const eval::BleuStats& s) {
-  eval::SegmentStats v;
-  for (auto c : s.correct) v.push_back(static_cast<double>(c));
-  for (auto t : s.total) v.push_back(static_cast<double>(t));
-  v.push_back(static_cast<double>(s.hyp_len));
-  v.push_back(static_cast<double>(s.ref_len));
-  return v;
-}
-
-eval::BleuStats bleu_stats(const eval::SegmentStats& v) {
-  eval::BleuStats s;
-  for (size_t n = 0; n < 4; ++n) {
-    s.correct[n] = static_cast<long long>(v[n]);
-    s.total[n] = static_cast<long long>(v[4 + n]);
-  }
-  s.hyp_len = static_cast<long long>(v[8]);
-  s.ref_len = static_cast<long long>(v[9]);
-  return s;
 }
 
 int score_main(int argc, char** argv) {
@@ -114,12 +91,12 @@ int score_main(int argc, char** argv) {
       for (size_t r = 0; r < refs.size(); ++r) seg_refs[r] = refs[r].lines[i];
       const std::string& hyp = hyps[s].lines[i];
       if (cfg.bleu)
-        bleu[s].push_back(bleu_vector(eval::segment_stats(hyp, seg_refs, cfg.bleu_options)));
+        bleu[s].push_back(eval::to_vector(eval::segment_stats(hyp, seg_refs, cfg.bleu_options)));
       if (cfg.chrf) chrf[s].push_back(eval::chrf_segment_stats(hyp, seg_refs, cfg.chrf_options));
     }
   }
   const auto bleu_score = [&cfg](const eval::SegmentStats& v) {
-    return eval::bleu_from_stats(bleu_stats(v), cfg.bleu_options).score;
+    return eval::bleu_from_stats(eval::bleu_stats_from_vector(v), cfg.bleu_options).score;
   };
   const auto chrf_score = [&cfg](const eval::SegmentStats& v) {
     return eval::chrf_from_stats(v, cfg.chrf_options);
@@ -135,13 +112,38 @@ int score_main(int argc, char** argv) {
     sentence_options.effective_order = true;
     for (size_t i = 0; i < segments; ++i) {
       std::string row = std::to_string(i + 1);
-      if (cfg.bleu)
-        row += "\t" + fixed(eval::bleu_from_stats(bleu_stats(bleu[0][i]), sentence_options).score,
-                            cfg.width);
-      if (cfg.chrf) row += "\t" + fixed(chrf_score(chrf[0][i]), cfg.width);
+      if (cfg.bleu) {
+        const eval::BleuStats stats = eval::bleu_stats_from_vector(bleu[0][i]);
+        row += "\t" +
+               cli::format_number(eval::bleu_from_stats(stats, sentence_options).score, cfg.width);
+      }
+      if (cfg.chrf) row += "\t" + cli::format_number(chrf_score(chrf[0][i]), cfg.width);
       out.write_line(row);
     }
     if (bad) throw DataError(bad->bad_line->what() + out.keep_partial(long(segments)));
+  } else if (!cfg.systems.empty()) {
+    for (const auto& system : cfg.systems) {
+      if (system.runs.size() == 1) {
+        spdlog::warn("--system {}: one run, so its comparison covers the segments, not seeds",
+                     system.name);
+      }
+    }
+    const eval::MultiRunOptions options{cfg.bootstrap, cfg.seed, cfg.equivalence_margin};
+    std::vector<score_tool::MetricComparison> comparisons;
+    auto compare = [&](const std::vector<std::vector<eval::SegmentStats>>& stats,
+                       const eval::CorpusScore& score, const std::string& metric) {
+      std::vector<eval::SystemRuns> systems;
+      for (const auto& system : cfg.systems) {
+        eval::SystemRuns& runs = systems.emplace_back();
+        for (size_t file : system.runs) runs.push_back(stats[file]);
+      }
+      comparisons.push_back({metric, eval::compare_runs(systems, score, options)});
+    };
+    if (cfg.bleu) compare(bleu, bleu_score, "BLEU");
+    if (cfg.chrf) compare(chrf, chrf_score, "chrF2");
+    for (const auto& line : score_tool::comparison_report(cfg, comparisons, nrefs)) {
+      out.write_line(line);
+    }
   } else if (cfg.bootstrap > 0) {
     out.write_line("system\tmetric\tscore\tmean\tci95\tp_value");
     auto report = [&](const std::vector<std::vector<eval::SegmentStats>>& stats,
@@ -149,9 +151,10 @@ int score_main(int argc, char** argv) {
       auto results = eval::paired_bootstrap(stats, score, cfg.bootstrap, cfg.seed);
       for (size_t s = 0; s < results.size(); ++s) {
         out.write_line(cfg.hypotheses[s] + "\t" + metric + "\t" +
-                       fixed(results[s].score, cfg.width) + "\t" +
-                       fixed(results[s].mean, cfg.width) + "\t" + fixed(results[s].ci, cfg.width) +
-                       "\t" + (s == 0 ? std::string("-") : fixed(results[s].p_value, 4)));
+                       cli::format_number(results[s].score, cfg.width) + "\t" +
+                       cli::format_number(results[s].mean, cfg.width) + "\t" +
+                       cli::format_number(results[s].ci, cfg.width) + "\t" +
+                       (s == 0 ? std::string("-") : cli::format_number(results[s].p_value, 4)));
       }
     };
     if (cfg.bleu) report(bleu, bleu_score, "BLEU");
@@ -165,18 +168,20 @@ int score_main(int argc, char** argv) {
       const std::string prefix = hyps.size() > 1 ? cfg.hypotheses[s] + "\t" : "";
       if (cfg.bleu) {
         eval::BleuStats total;
-        for (const auto& v : bleu[s]) total += bleu_stats(v);
+        for (const auto& v : bleu[s]) total += eval::bleu_stats_from_vector(v);
         eval::BleuScore b = eval::bleu_from_stats(total, cfg.bleu_options);
         std::string details = b.format();  // "BLEU = 48.53 82.4/..."
         details = details.substr(details.find(' ', 7) + 1);
-        out.write_line(prefix + bleu_name + " = " + fixed(b.score, cfg.width) + " " + details);
+        out.write_line(prefix + bleu_name + " = " + cli::format_number(b.score, cfg.width) + " " +
+                       details);
       }
       if (cfg.chrf) {
         eval::SegmentStats total(chrf[s][0].size(), 0.0);
         for (const auto& v : chrf[s]) {
           for (size_t k = 0; k < total.size(); ++k) total[k] += v[k];
         }
-        out.write_line(prefix + chrf_name + " = " + fixed(chrf_score(total), cfg.width));
+        out.write_line(prefix + chrf_name + " = " +
+                       cli::format_number(chrf_score(total), cfg.width));
       }
     }
   }

@@ -1,5 +1,7 @@
 #include "score/options.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "common/shared_options.h"
@@ -9,15 +11,43 @@
 
 namespace heed::score_tool {
 
+ScoreSystem parse_system(const std::string& spec, std::vector<std::string>& files) {
+  const size_t equals = spec.find('=');
+  const auto bad = [&spec](const std::string& why) {
+    return ConfigError("--system '" + spec + "': " + why + " (expected NAME=RUN[,RUN...])");
+  };
+  if (equals == std::string::npos) throw bad("no '='");
+  ScoreSystem system{spec.substr(0, equals), {}};
+  if (system.name.empty()) throw bad("no name before '='");
+  for (unsigned char c : system.name) {
+    if (c < 0x20 || c == 0x7f) throw bad("a control character in the name");
+  }
+  for (const std::string& file : split(spec.substr(equals + 1), ",")) {
+    if (file.empty()) throw bad("an empty file name");
+    system.runs.push_back(files.size());
+    files.push_back(file);
+  }
+  return system;
+}
+
 cli::ToolInfo tool_info() {
-  return {"score", "--ref REF --hyp HYP [--hyp HYP2 ...] [options]",
+  return {"score",
+          "--ref REF --hyp HYP [--hyp HYP2 ...] [options]\n"
+          "       heed-score --ref REF --system NAME=RUN[,RUN...] [--system ...] --bootstrap N "
+          "[options]",
           "Scores translations against references: corpus BLEU (sacreBLEU 2.x: 13a tokenization, "
-          "exponential smoothing, brevity penalty) and chrF2, sentence-level scores, and paired "
-          "bootstrap resampling between systems. '-' reads a file from standard input.",
+          "exponential smoothing, brevity penalty) and chrF2, sentence-level scores, paired "
+          "bootstrap resampling between systems, and comparisons of systems trained several "
+          "times (--system: a hierarchical bootstrap over runs and segments, Holm-adjusted "
+          "p-values, TOST equivalence). '-' reads a file from standard input.",
           LogLevel::kWarn, ScoreCliConfig().seed};
 }
 
 void add_options(cli::CommandLine& cl, ScoreCliConfig& cfg) {
+  const auto check_system = [](const std::string& spec) {
+    std::vector<std::string> files;
+    (void)parse_system(spec, files);
+  };
   const auto metrics = [](const std::string& list) {
     for (const auto& m : split(list, ",")) cli::check_choice("metrics", m, {"bleu", "chrf"});
   };
@@ -25,8 +55,11 @@ void add_options(cli::CommandLine& cl, ScoreCliConfig& cfg) {
   cl.group("Scoring")
       ("ref,r",     cli::required_texts(&cfg.references),
                     "reference file; repeat for several references per segment")
-      ("hyp",       cli::required_texts(&cfg.hypotheses),
+      ("hyp",       cli::texts(&cfg.hypotheses),
                     "hypothesis file; repeat for several systems (the first is the baseline)")
+      ("system",    cli::checked_texts(&cfg.system_specs, check_system),
+                    "NAME=RUN[,RUN...]: a system and its runs' hypothesis files (one per "
+                    "seed); repeat for each system, the first is the baseline; with --bootstrap")
       ("output,o",  cli::text_with_default(&cfg.output), "output file ('-' = stdout)")
       ("metrics,m", cli::checked(&cfg.metrics, metrics), "bleu, chrf or both (comma-separated)")
       ("tokenize",  cli::choice(&cfg.bleu_options.tokenizer,
@@ -40,6 +73,10 @@ void add_options(cli::CommandLine& cl, ScoreCliConfig& cfg) {
       ("bootstrap", cli::number(&cfg.bootstrap, cli::between(0, 1000000)),
                     "paired bootstrap resampling with this many resamples (0 = off; 1000 is "
                     "usual; at most 1,000,000)")
+      ("equivalence-margin", cli::number(&cfg.equivalence_margin, cli::above(0)),
+                    "--system: equivalence (TOST) within this many points of the baseline")
+      ("format",    cli::choice(&cfg.format_name, {"auto", "table", "tsv"}),
+                    "--system: table, tsv, or auto (a table on a terminal, TSV otherwise)")
       ("width",     cli::number(&cfg.width, cli::between(0, 10)), "decimals printed");
   // clang-format on
   cli::add_on_invalid(cl.group("Input"), &cfg.on_invalid, /*allow_skip=*/false);
@@ -54,12 +91,50 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
   for (const auto& m : split(cfg.metrics, ",")) {
     (m == "bleu" ? cfg.bleu : cfg.chrf) = true;
   }
+  if (cfg.system_specs.empty()) {
+    if (cfg.hypotheses.empty()) {
+      throw ConfigError("no hypothesis: give --hyp FILE, or --system NAME=RUN[,RUN...]");
+    }
+    // Set to anything but its default (--print-config writes the defaults, and replays them).
+    const ScoreCliConfig defaults;
+    for (const auto& [option, set] :
+         {std::pair{"equivalence-margin", cfg.equivalence_margin != defaults.equivalence_margin},
+          std::pair{"format", cfg.format_name != defaults.format_name}}) {
+      if (set) throw ConfigError("--" + std::string(option) + " applies to --system comparisons");
+    }
+  } else {
+    if (!cfg.hypotheses.empty()) {
+      throw ConfigError("--hyp and --system cannot be combined: give every system as --system");
+    }
+    if (cfg.sentence) throw ConfigError("--sentence scores one --hyp file, not --system");
+    if (cfg.bootstrap == 0) {
+      throw ConfigError("--system compares by resampling: give --bootstrap N (1000 is usual)");
+    }
+    // A name given again adds runs to its system.
+    for (const auto& spec : cfg.system_specs) {
+      ScoreSystem system = parse_system(spec, cfg.hypotheses);
+      auto same = std::find_if(cfg.systems.begin(), cfg.systems.end(),
+                               [&system](const ScoreSystem& s) { return s.name == system.name; });
+      if (same == cfg.systems.end()) {
+        cfg.systems.push_back(std::move(system));
+      } else {
+        same->runs.insert(same->runs.end(), system.runs.begin(), system.runs.end());
+      }
+    }
+    cfg.format = cfg.format_name == "table"                   ? ScoreFormat::kTable
+                 : cfg.format_name == "tsv"                   ? ScoreFormat::kTsv
+                 : cfg.output == "-" && isatty(STDOUT_FILENO) ? ScoreFormat::kTable
+                                                              : ScoreFormat::kTsv;
+  }
   // Standard input can be read once: one file may be '-', not two.
   int from_stdin = 0;
   for (const auto* files : {&cfg.references, &cfg.hypotheses}) {
     from_stdin += int(std::count(files->begin(), files->end(), std::string("-")));
   }
-  if (from_stdin > 1) throw ConfigError("only one of the --ref and --hyp files can be '-'");
+  if (from_stdin > 1) {
+    throw ConfigError(std::string("only one of the --ref and ") +
+                      (cfg.systems.empty() ? "--hyp" : "--system") + " files can be '-'");
+  }
   cfg.chrf_options.lowercase = cfg.bleu_options.lowercase;
   if (cfg.sentence && cfg.hypotheses.size() != 1) {
     throw ConfigError("--sentence scores one --hyp file at a time");

@@ -8,13 +8,27 @@
 #include "common/options.h"
 #include "heed/eval/bleu.h"
 #include "heed/eval/chrf.h"
+#include "heed/eval/multi_run.h"
 #include "heed/text/input_check.h"
 
 namespace heed::score_tool {
 
+// One system of a multi-run comparison (--system NAME=RUN[,RUN...]).
+struct ScoreSystem {
+  std::string name;
+  std::vector<size_t> runs;  // its run files, as indices into ScoreCliConfig::hypotheses
+};
+// "NAME=RUN[,RUN...]" split; ConfigError naming --system when it is not that.
+ScoreSystem parse_system(const std::string& spec, std::vector<std::string>& files);
+
+enum class ScoreFormat { kTable, kTsv };
+
 struct ScoreCliConfig {
   std::vector<std::string> references;
+  // The --hyp files; with --system, every run's file (systems says whose).
   std::vector<std::string> hypotheses;
+  std::vector<std::string> system_specs;  // --system as given
+  std::vector<ScoreSystem> systems;       // resolved, in order of first mention; the baseline first
   std::string output = "-";
   std::string metrics = "bleu,chrf";  // as given; bleu and chrf say which
   bool bleu = true;
@@ -23,6 +37,9 @@ struct ScoreCliConfig {
   eval::ChrfOptions chrf_options;
   bool sentence = false;
   int bootstrap = 0;
+  double equivalence_margin = eval::MultiRunOptions().equivalence_margin;
+  std::string format_name = "auto";  // auto: a table on a terminal, TSV otherwise
+  ScoreFormat format = ScoreFormat::kTsv;
   int width = 2;
   std::uint64_t seed = 12345;
   text::OnInvalid on_invalid = text::OnInvalid::kError;

@@ -244,6 +244,27 @@ std::string to_string(BleuTokenizer tokenizer) {
   return "none";
 }
 
+std::vector<double> to_vector(const BleuStats& stats) {
+  std::vector<double> v;
+  for (auto c : stats.correct) v.push_back(static_cast<double>(c));
+  for (auto t : stats.total) v.push_back(static_cast<double>(t));
+  v.push_back(static_cast<double>(stats.hyp_len));
+  v.push_back(static_cast<double>(stats.ref_len));
+  return v;
+}
+
+BleuStats bleu_stats_from_vector(const std::vector<double>& v) {
+  if (v.size() != 10) throw InternalError("BLEU statistics are 10 numbers");
+  BleuStats s;
+  for (size_t n = 0; n < 4; ++n) {
+    s.correct[n] = static_cast<long long>(v[n]);
+    s.total[n] = static_cast<long long>(v[4 + n]);
+  }
+  s.hyp_len = static_cast<long long>(v[8]);
+  s.ref_len = static_cast<long long>(v[9]);
+  return s;
+}
+
 BleuStats& BleuStats::operator+=(const BleuStats& other) {
   for (size_t n = 0; n < 4; ++n) {
     correct[n] += other.correct[n];

@@ -37,6 +37,10 @@ struct BleuStats {
   long long ref_len = 0;  // closest reference length (ties: the shorter)
   BleuStats& operator+=(const BleuStats& other);
 };
+// The statistics as 10 numbers (correct 1–4, total 1–4, hyp_len, ref_len), the form the
+// resampling of bootstrap.h and multi_run.h sums, and back.
+std::vector<double> to_vector(const BleuStats& stats);
+BleuStats bleu_stats_from_vector(const std::vector<double>& v);
 
 struct BleuScore {
   double score = 0;                    // 0–100

@@ -20,17 +20,25 @@ SegmentStats sum_of(const std::vector<SegmentStats>& segments, const std::vector
 }
 
 // Mean and half the width between the 2.5% and 97.5% order statistics, as sacreBLEU.
-void mean_and_ci(std::vector<double> scores, BootstrapResult& r) {
-  std::sort(scores.begin(), scores.end());
-  const size_t n = scores.size();
-  const size_t lower = n / 40, upper = n - lower - 1;
+void mean_and_ci(const std::vector<double>& scores, BootstrapResult& r) {
   double sum = 0;
   for (double s : scores) sum += s;
-  r.mean = sum / static_cast<double>(n);
-  r.ci = 0.5 * (scores[upper] - scores[lower]);
+  r.mean = sum / static_cast<double>(scores.size());
+  const Interval interval = percentile_interval(scores, 0.95);
+  r.ci = 0.5 * (interval.high - interval.low);
 }
 
 }  // namespace
+
+Interval percentile_interval(std::vector<double> values, double coverage) {
+  if (values.empty()) throw InternalError("percentile_interval: no values");
+  const size_t n = values.size();
+  // ⌊n·(1 − coverage)/2⌋; the epsilon keeps 1000·0.025 at 25 whichever way it rounds.
+  const auto lower = static_cast<size_t>(std::floor(double(n) * (1 - coverage) / 2 + 1e-9));
+  const size_t upper = n - 1 - std::min(lower, n - 1);
+  std::sort(values.begin(), values.end());
+  return {values[std::min(lower, upper)], values[upper]};
+}
 
 std::vector<BootstrapResult> paired_bootstrap(const std::vector<std::vector<SegmentStats>>& systems,
                                               const CorpusScore& score, int samples,
@@ -43,7 +51,7 @@ std::vector<BootstrapResult> paired_bootstrap(const std::vector<std::vector<Segm
   }
   if (segments == 0) throw DataError("bootstrap: no segments to resample");
 
-  Rng rng = make_rng(seed, 0xb007);
+  Rng rng = make_rng(seed, kSegmentDrawStream);
   std::uniform_int_distribution<size_t> pick(0, segments - 1);
   std::vector<std::vector<double>> resampled(systems.size(),
                                              std::vector<double>(static_cast<size_t>(samples)));

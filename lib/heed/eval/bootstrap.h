@@ -14,6 +14,18 @@ namespace heed::eval {
 using SegmentStats = std::vector<double>;
 using CorpusScore = std::function<double(const SegmentStats& summed)>;
 
+// The equal-tailed percentile interval of resampled values (any order) at coverage (0.95: the
+// order statistics ⌊n·0.025⌋ and n − 1 − ⌊n·0.025⌋ of n values, as sacreBLEU's estimate_ci).
+struct Interval {
+  double low = 0;
+  double high = 0;
+};
+Interval percentile_interval(std::vector<double> values, double coverage);
+
+// The random stream paired_bootstrap draws its segment indices from (make_rng(seed, stream)):
+// the multi-run comparison (multi_run.h) draws them from the same one.
+inline constexpr std::uint64_t kSegmentDrawStream = 0xb007;
+
 struct BootstrapResult {
   double score = 0;    // on the full test set
   double mean = 0;     // over the resamples

@@ -1,0 +1,101 @@
+// Comparing systems that were each trained several times (seeds), after Clark et al. 2011
+// ("Better Hypothesis Testing for Statistical Machine Translation: Controlling for Optimizer
+// Instability", MultEval): a difference between two systems must hold across their runs as well
+// as across the test set's segments (Koehn 2004). A two-level (hierarchical) bootstrap measures
+// both: each resample draws, per system, its runs with replacement, and one set of segment
+// indices with replacement that every system and run shares (paired); the corpus score of each
+// drawn run is recomputed from summed segment statistics, and a system's resampled score is the
+// mean over its drawn runs. The first system is the baseline; every other is compared with it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "heed/eval/bootstrap.h"
+
+namespace heed::eval {
+
+// One system: runs[r][i] holds the statistics of segment i in run r (every run of every system
+// has the same segments).
+using SystemRuns = std::vector<std::vector<SegmentStats>>;
+
+struct MultiRunOptions {
+  int samples = 1000;  // resamples B
+  std::uint64_t seed = 12345;
+  double equivalence_margin = 0.5;  // TOST at ±margin, in score points (BLEU or chrF)
+};
+
+// A p-value estimated from B resamples. less_than: no resample was as extreme as the test asks,
+// so the estimate is below the resampling floor, and value is that floor, 1/(B+1) (or a bound
+// derived from it, after Holm); it is then written "< value", never as 0 or as the floor itself.
+struct PValue {
+  double value = 1;
+  bool less_than = false;
+};
+// "0.0240", "1.0000", "2.0e-06" (below 0.0001); a bound with three significant digits rounded
+// up: "< 0.001" for 1/1001.
+std::string format_p_value(const PValue& p);
+
+// Two-sided p-value for "no difference" from the resampled differences (any order): twice the
+// share of resamples on the far side of 0 from the bulk, 2·min(#{d ≤ 0}, #{d ≥ 0}) / B, at most
+// 1 (the percentile interval inverted: p < α about when the 1 − α interval excludes 0). Ties
+// with 0 count on both sides, so identical systems get p = 1. When every resample is on one
+// side, p < 1/(B+1).
+PValue two_sided_p(const std::vector<double>& differences);
+
+// Holm–Bonferroni step-down adjustment of a family of p-values (same order as given): the k-th
+// smallest becomes max over j ≤ k of min(1, (m − j + 1)·p_(j)). A bound in ("< v") stays a bound
+// where it decides the maximum.
+std::vector<PValue> holm_adjust(const std::vector<PValue>& p);
+
+// Equivalence within ±margin by two one-sided tests (TOST, α = 0.05), from resampled
+// differences: the 90% percentile interval, whether it lies strictly inside (−margin, +margin),
+// and the TOST p-value max(#{d ≤ −margin}, #{d ≥ +margin}) / B (< 1/(B+1) when both are 0).
+struct Equivalence {
+  Interval ci90;
+  PValue p;
+  bool equivalent = false;
+};
+Equivalence tost(const std::vector<double>& differences, double margin);
+
+struct SystemComparison {
+  int runs = 0;
+  std::vector<double> run_scores;  // corpus score of each run
+  double mean = 0;                 // over the runs
+  double sd = 0;                   // sample standard deviation over the runs; NaN with one run
+  double resampled_mean = 0;       // of the resampled scores
+  double ci = 0;                   // half width of their 95% interval (as BootstrapResult::ci)
+  // Against the baseline (left at these values for the baseline itself).
+  double difference = 0;  // mean − the baseline's mean
+  Interval ci95;          // percentile interval of the resampled differences
+  PValue p;               // two_sided_p of the resampled differences
+  PValue p_holm;          // Holm-adjusted over the comparisons (systems 1..S−1)
+  Equivalence equivalence;
+};
+
+// One resample's draws, sized by the caller: segments[k] for k < N (indices < N), runs[s][k]
+// for k < R_s (indices < R_s).
+struct Resample {
+  std::vector<size_t> segments;
+  std::vector<std::vector<size_t>> runs;
+};
+// Fills draw with the next resample's indices.
+using DrawResample = std::function<void(Resample& draw)>;
+// Seeded draws: the segment indices from the stream and in the order paired_bootstrap draws
+// them, the runs from a stream of their own. With one run per system the resamples are thus
+// exactly paired_bootstrap's (same seed: same segments, every corpus score equal).
+DrawResample seeded_draws(std::uint64_t seed);
+
+// The comparison with seeded draws (options.samples resamples, options.seed).
+std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& systems,
+                                           const CorpusScore& score,
+                                           const MultiRunOptions& options);
+// The same with the resamples given by draw, called samples times (tests script them or
+// enumerate every resample).
+std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& systems,
+                                           const CorpusScore& score, int samples,
+                                           double equivalence_margin, const DrawResample& draw);
+
+}  // namespace heed::eval
