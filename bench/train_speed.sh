@@ -81,10 +81,11 @@ heed_once() {
   fi
   [ -s "$work/onednn.$precision" ] ||
     grep -o 'onednn=.*' "$work/heed.$run.log" | head -1 > "$work/onednn.$precision"
-  # Window rows after the first (warm-up), validation rows only (one per window; the
-  # tokens_per_s column found by name, so that an earlier build's metrics file reads too).
-  heed_median $(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; ++i) { if ($i == "tokens_per_s") c = i; if ($i == "val_ppl") v = i } next }
-                            $v != "" { if (++n > 1) print $c }' "$work/m.$run.tsv") >> "$work/tps.$run"
+  # Window rows after the first (warm-up): one row per window (no validation set, so one row
+  # per --valid-every); the tokens_per_s column found by name, so that an earlier build's
+  # metrics file reads too.
+  heed_median $(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "tokens_per_s") c = i; next }
+                            NR > 2 { print $c }' "$work/m.$run.tsv") >> "$work/tps.$run"
   cat "$work/rss" >> "$work/rss.$run"
 }
 
