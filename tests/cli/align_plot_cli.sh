@@ -51,6 +51,10 @@ expect_exit 0 html-some -- "$ALIGN" plot --soft "$D/soft.jsonl" --pairs 0,2 -o "
 expect_eq html-some-cells "$(xml_count "$TMP/some.html" "$CELLS")" 17
 expect_exit 0 html-range -- "$ALIGN" plot --soft "$D/soft.jsonl" --pairs 1-2 -o "$TMP/range.html"
 expect_eq html-range-cells "$(xml_count "$TMP/range.html" "$CELLS")" 14
+# --print-config replays: its empty `pairs = ` means every pair.
+"$ALIGN" plot --soft "$D/soft.jsonl" -o "$TMP/replayed.html" --print-config > "$TMP/plot.conf" 2>/dev/null
+expect_exit 0 replay -- "$ALIGN" plot --config "$TMP/plot.conf"
+expect_eq replay-cells "$(xml_count "$TMP/replayed.html" "$CELLS")" 23
 
 # -o - writes stdout: an SVG for one pair, a page for several, or what --format says.
 expect_exit 0 stdout-svg -- "$ALIGN" plot --soft "$D/soft.jsonl" --pairs 0 -o -

@@ -109,7 +109,10 @@ class Plot : public align_tool::Subcommand {
   }
 
   void add_options(cli::CommandLine& cl) override {
-    const auto pairs = [](const std::string& list) { parse_pair_ranges(list); };
+    // Empty means all pairs: --print-config writes `pairs = ` and must replay.
+    const auto pairs = [](const std::string& list) {
+      if (!list.empty()) parse_pair_ranges(list);
+    };
     // clang-format off
     cl.group("Plot")
         ("soft",      cli::text(&cfg_.soft),
