@@ -34,7 +34,7 @@ for item in $QUEUE; do
   line=$(awk -F'\t' -v v="$variant" '$1 == v' "$here/variants.tsv")
   [ -n "$line" ] || { echo "convergence: no variant '$variant' in variants.tsv" >&2; exit 64; }
   IFS=$'\t' read -r _ precision train_options model_options overrides <<< "$line"
-  echo "convergence: $run ($UPDATES updates, $precision${overrides:+, $overrides}) started $(date -u +%H:%M)" >&2
+  echo "convergence: $run ($precision, UPDATES=$UPDATES${overrides:+ $overrides}: the last setting wins) started $(date -u +%H:%M)" >&2
   # overrides: the variant's own recipe settings (e.g. UPDATES=30600 VALID_EVERY=850), as words.
   # shellcheck disable=SC2086
   env PRECISION="$precision" SEED="$seed" RUN="$run" TRAIN_OPTIONS="$train_options" \

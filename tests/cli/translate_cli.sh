@@ -16,6 +16,16 @@ expect_exit 0 train-bom -- "$T" --train-src "$TMP/bom.en" --train-tgt "$TMP/bom.
   --tokenizer-mode conservative --hidden 16 --embed 8 --max-steps 1 --threads 1 -q -o "$TMP/mbom"
 expect_eq train-bom-vocab "$(grep -c $'\xef\xbb\xbf' "$TMP/mbom/model.heed")" 0
 
+# The Unicode form the data was tokenized with is recorded, and heed-translate applies it to raw
+# input: under NFKC, fullwidth "Ｔｏｍ" is "Tom", so both lines translate alike.
+expect_exit 0 train-nfkc -- "$T" --train-src "$TMP/bpe.en" --train-tgt "$TMP/bpe.fr" --bpe "$TMP/codes" \
+  --tokenizer-mode conservative --tokenizer-normalize nfkc --hidden 16 --embed 8 --max-steps 1 \
+  --threads 1 -q -o "$TMP/mnfkc"
+expect_eq nfkc-recorded "$(grep -c 'tokenizer_normalization.*nfkc' "$TMP/mnfkc/model.heed")" 1
+printf 'Tom is here.\n\xef\xbc\xb4\xef\xbd\x8f\xef\xbd\x8d is here.\n' > "$TMP/nfkc.in"
+expect_exit 0 translate-nfkc -- "$X" -m "$TMP/mnfkc/model.heed" -i "$TMP/nfkc.in"
+expect_eq nfkc-applied "$(sed -n 2p "$TMP/out")" "$(sed -n 1p "$TMP/out")"
+
 printf 'Tom is here.\n\nI like cats.\nWhere is it?\n' > "$TMP/in"
 expect_exit 0 translate -- "$X" -m "$M" -i "$TMP/in" --beam-size 3
 expect_eq lines "$(wc -l < "$TMP/out")" 4

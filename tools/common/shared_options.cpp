@@ -34,12 +34,11 @@ void add_tokenizer_options(Group group, text::TokenizerOptions* target, Tokenize
                      text::parse_tokenize_mode),
         help("conservative (keeps 2,000 and soft-landing) or aggressive (splits them)",
              "heed-tokenize --mode the data was tokenized with (stored in the model)"));
-  if (apply) {
-    group("normalize",
-          named_choice(&target->normalization, "normalize", {"nfc", "nfkc", "none"},
-                       text::parse_normalization),
-          "Unicode normalization: nfc, nfkc or none");
-  }
+  group(prefix + "normalize",
+        named_choice(&target->normalization, prefix + "normalize", {"nfc", "nfkc", "none"},
+                     text::parse_normalization),
+        help("Unicode normalization: nfc, nfkc or none",
+             "heed-tokenize --normalize the data was tokenized with (stored in the model)"));
   group(prefix + "lowercase",
         flag(&target->lowercase),
         help("lowercase every token (lossy)",

@@ -258,8 +258,10 @@ bool parse_options(int argc, char** argv, TrainCliConfig& cli_cfg) {
   tok.validate();
   // The tokenizer is recorded when the data came from heed-tokenize (so heed-translate can take
   // raw text); without any of these options the model works on tokens as given.
-  if (!cli_cfg.bpe.empty() || cl.given("tokenizer-mode") || tok.lowercase || tok.case_feature) {
+  if (!cli_cfg.bpe.empty() || cl.given("tokenizer-mode") || cl.given("tokenizer-normalize") ||
+      tok.lowercase || tok.case_feature) {
     cfg.extra["tokenizer_mode"] = std::string(text::to_string(tok.mode));
+    cfg.extra["tokenizer_normalization"] = std::string(text::to_string(tok.normalization));
     cfg.extra["tokenizer_lowercase"] = tok.lowercase ? "1" : "0";
     cfg.extra["tokenizer_case_feature"] = tok.case_feature ? "1" : "0";
     if (!cli_cfg.bpe.empty()) cfg.extra["bpe_codes"] = checked_bpe_codes(cli_cfg.bpe);

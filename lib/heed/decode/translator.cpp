@@ -66,6 +66,10 @@ Translator::Translator(model::ModelFile file, const std::string& path, Translati
     const auto flag = [&](const char* key) { return extra.count(key) && extra.at(key) == "1"; };
     text::TokenizerOptions tokenizer;
     tokenizer.mode = text::parse_tokenize_mode(extra.at("tokenizer_mode"));
+    // Models before the form was recorded were all trained on heed-tokenize's default, NFC.
+    if (extra.count("tokenizer_normalization")) {
+      tokenizer.normalization = text::parse_normalization(extra.at("tokenizer_normalization"));
+    }
     tokenizer.lowercase = flag("tokenizer_lowercase");
     tokenizer.case_feature = flag("tokenizer_case_feature");
     std::shared_ptr<const text::Bpe> bpe;
