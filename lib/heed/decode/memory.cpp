@@ -32,8 +32,8 @@ double decoding_bytes(const model::ModelConfig& model, const DecodeConfig& confi
   per_row += 2.0 * target;
   if (attention_history) per_row += 2.0 * source + 2.0 * target * source;
   const double rows = batch * beam;
-  // Candidates of one sentence: each of its rows offers its best 2k continuations.
-  const double candidates = beam * std::min(2.0 * beam, vocab);
+  // Candidates of one sentence: each of its rows offers its best k continuations.
+  const double candidates = beam * std::min(double(beam), vocab);
   // Encoder: embeddings and, per layer, outputs and the RNN's workspace.
   const double encoder = batch * source * (embed + 8.0 * double(model.encoder_layers) * hidden);
   // Sampling: the sampler's weight (a double) and place in the order (an int) of every token,

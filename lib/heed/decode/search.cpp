@@ -117,10 +117,11 @@ void GreedySearch::choose(const SentenceStep& step, std::vector<Candidate>& chos
 }
 
 void BeamSearch::choose(const SentenceStep& step, std::vector<Candidate>& chosen) {
-  // The best 2k continuations of each row, then of the sentence: enough to fill k live slots
-  // even if k of them end with </s>.
+  // The sentence's best k continuations, where k is its live slots: a hypothesis that ends
+  // (</s> or the length limit) gives up its slot, so the beam shrinks as OpenNMT's and Marian's
+  // do. Each of the k best is among its own row's best k, so no row need offer more.
   const size_t k = static_cast<size_t>(step.slots);
-  const size_t per_row = std::min(2 * k, static_cast<size_t>(step.columns));
+  const size_t per_row = std::min(k, static_cast<size_t>(step.columns));
   for (int r = step.first_row; r < step.end_row; ++r) {
     add_best_of_row(step.row(r), step.columns, step.token_ids, step.prefix[r], r, step.excluded[r],
                     per_row, chosen);
