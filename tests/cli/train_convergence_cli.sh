@@ -44,6 +44,18 @@ cmp -s "$TMP/ea/model.heed" "$TMP/ec/model.heed" && fail "ema: model.heed is the
 expect_exit 64 ema-range -- "$T" "${tiny[@]}" -o "$TMP/x" --max-steps 5 --exponential-smoothing 1
 expect_last_error_line train ema-range "exponential-smoothing"
 
+# Whole-word dropout (--dropout-src, --dropout-trg): its draws come from the checkpointed stream,
+# so a killed run resumes byte-identically; it changes what is learnt; its range is checked.
+words=(--dropout-src 0.2 --dropout-trg 0.2 --max-steps 30 --save-every 10)
+expect_exit 0 words-straight -- "$T" "${tiny[@]}" -o "$TMP/wa" "${words[@]}"
+expect_exit 137 words-killed -- env HEED_TEST_KILL_AFTER_STEP=15 "$T" "${tiny[@]}" -o "$TMP/wb" "${words[@]}"
+expect_exit 0 words-resumed -- "$T" "${tiny[@]}" -o "$TMP/wb" "${words[@]}" --resume
+expect_same words-resume-exact "$TMP/wa/model.heed" "$TMP/wb/model.heed"
+expect_exit 0 no-words -- "$T" "${tiny[@]}" -o "$TMP/wc" --max-steps 30 --save-every 10
+cmp -s "$TMP/wa/model.heed" "$TMP/wc/model.heed" && fail "word dropout: no effect" || ok
+expect_exit 64 words-range -- "$T" "${tiny[@]}" -o "$TMP/x" --max-steps 5 --dropout-trg 1
+expect_last_error_line train words-range "dropout-trg"
+
 # heed-average: the mean of a model with itself is that model, byte for byte; the mean of the two
 # kept models translates; another architecture is refused naming both files.
 expect_exit 0 average-self -- "$BIN/heed-average" -o "$TMP/self.heed" "$TMP/ea/model.step-40.heed" \

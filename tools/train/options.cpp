@@ -134,6 +134,12 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cli_cfg) {
                            "of the encoder outputs)")
       ("dropout",          cli::number(&m.dropout, cli::from_below(0, 1)),
                            "dropout on embeddings, between layers and on outputs")
+      ("dropout-src",      cli::number(&m.dropout_src, cli::from_below(0, 1)),
+                           "drop whole source words: each token's embedding zeroed with this "
+                           "probability (Marian's --dropout-src)")
+      ("dropout-trg",      cli::number(&m.dropout_trg, cli::from_below(0, 1)),
+                           "drop whole target words (the decoder's input tokens; Marian's "
+                           "--dropout-trg)")
       ("tie-embeddings",   cli::flag(&m.tie_target_embeddings),
                            "the output projection is the target embedding matrix (Press & Wolf "
                            "2017); needs --embed equal to --hidden");
@@ -248,9 +254,10 @@ bool parse_options(int argc, char** argv, TrainCliConfig& cli_cfg) {
   cfg.model.bidirectional = !cli_cfg.unidirectional;
   cli::check_precision_supported(cfg.precision);
   cfg.seed = cl.common().seed;
-  for (const char* option : {"attention", "decoder", "cell", "hidden", "embed", "attention-dim",
-                             "layers", "encoder-layers", "decoder-layers", "bridge", "dropout",
-                             "tie-embeddings", "unidirectional", "lr"}) {
+  for (const char* option :
+       {"attention", "decoder", "cell", "hidden", "embed", "attention-dim", "layers",
+        "encoder-layers", "decoder-layers", "bridge", "dropout", "dropout-src", "dropout-trg",
+        "tie-embeddings", "unidirectional", "lr"}) {
     if (cl.given(option)) cfg.given.insert(option);
   }
   cli_cfg.threads = cl.threads();

@@ -75,6 +75,12 @@ attention::ResolvedAttention ModelConfig::validate() {
   if (attention_dim < 0) throw ConfigError("--attention-dim must be 0 (= hidden) or positive");
   if (attention_dim == 0) attention_dim = hidden;
   if (!(dropout >= 0.0f && dropout < 1.0f)) throw ConfigError("--dropout must be in [0, 1)");
+  if (!(dropout_src >= 0.0f && dropout_src < 1.0f)) {
+    throw ConfigError("--dropout-src must be in [0, 1)");
+  }
+  if (!(dropout_trg >= 0.0f && dropout_trg < 1.0f)) {
+    throw ConfigError("--dropout-trg must be in [0, 1)");
+  }
   if (tie_target_embeddings && embed != hidden) {
     throw ConfigError("--tie-embeddings needs --embed equal to --hidden (the output layer reads " +
                       std::to_string(hidden) + "-wide vectors; the embeddings are " +
@@ -114,8 +120,10 @@ std::string ModelConfig::to_json() const {
                       {"dropout", dropout},
                       {"src_vocab_size", src_vocab_size},
                       {"tgt_vocab_size", tgt_vocab_size}};
-  // Written only when on, so that untied models keep the configuration older heeds read.
+  // Written only when on, so that models without them keep the configuration older heeds read.
   if (tie_target_embeddings) j["tie_target_embeddings"] = true;
+  if (dropout_src > 0.f) j["dropout_src"] = dropout_src;
+  if (dropout_trg > 0.f) j["dropout_trg"] = dropout_trg;
   return j.dump();
 }
 
@@ -165,6 +173,8 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
     if (j.contains("tie_target_embeddings")) {
       c.tie_target_embeddings = j.at("tie_target_embeddings").get<bool>();
     }
+    if (j.contains("dropout_src")) number("dropout_src", &c.dropout_src);
+    if (j.contains("dropout_trg")) number("dropout_trg", &c.dropout_trg);
     c.validate();
   } catch (const nlohmann::json::exception& e) {
     throw FormatError(std::string("model config has a malformed field (") + e.what() + ")");

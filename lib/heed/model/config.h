@@ -32,6 +32,8 @@ struct ModelConfig {
   std::map<std::string, double> attention_options;  // the mechanism's own (--heads, …)
   BridgeType bridge = BridgeType::kDense;           // decoder initial state (bridge.h)
   float dropout = 0.3f;                             // on embeddings, between layers, on outputs
+  float dropout_src = 0.f;  // whole source words: a token's embedding zeroed (Marian's name)
+  float dropout_trg = 0.f;  // whole target words (the decoder's input tokens)
   // The output projection is the target embedding matrix (Press & Wolf 2017; OpenNMT's
   // share_decoder_embeddings): one [V, E] parameter, so embed must equal hidden.
   bool tie_target_embeddings = false;

@@ -30,6 +30,7 @@ Decoder::Decoder(const ModelConfig& config, const attention::ResolvedAttention& 
           &store.add("decoder/embedding/weight", Shape{config.tgt_vocab_size, config.embed})),
       stack_(config, config.embed + input_extra, precision, store),
       attention_(attention.make(store, "decoder/attention/", precision)),
+      word_dropout_(config.dropout_trg, config.embed),
       dropout_embed_(config.dropout),
       dropout_out_(config.dropout) {
   HEED_CHECK(attention_->context_size() == attention.context_size(), "attention context width");
@@ -98,6 +99,7 @@ const Tensor& Decoder::forward(const Tensor& keys, const std::vector<int64_t>& s
   stack_.start(t, n, bridge_out_, chunks, training);
   if (training && attention_tapes_.size() < chunks) attention_tapes_.resize(chunks);
   layers::embedding_forward(embedding_->value, tgt_in, n, t, embedded_);
+  word_dropout_.forward(embedded_, dropout_rng);
   dropout_embed_.forward(embedded_, dropout_rng);
   {
     profile::Scope phase(profile::Phase::kAttention);
@@ -131,6 +133,7 @@ void Decoder::backward(const Tensor& d_out, Tensor& d_keys, Tensor& d_finals,
     attention_->finish_backward(d_keys);
   }
   dropout_embed_.backward(d_emb_);
+  word_dropout_.backward(d_emb_);
   layers::embedding_backward(d_emb_, tgt_in_, tgt_lengths_.data(), n_, t_, embedding_->grad);
   d_finals.resize(finals_->shape());
   d_finals.zero();

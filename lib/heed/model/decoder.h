@@ -118,6 +118,7 @@ class Decoder {
   RnnStack stack_;
   std::unique_ptr<attention::Attention> attention_;
   std::unique_ptr<Bridge> bridge_;
+  layers::Dropout word_dropout_;  // whole target words (--dropout-trg), before dropout_embed_
   layers::Dropout dropout_embed_;
   layers::Dropout dropout_out_;
 

@@ -31,6 +31,7 @@ Encoder::Encoder(const ModelConfig& config, onednn::Precision precision,
     : key_size_(config.key_size()),
       direction_size_(config.encoder_direction_size()),
       bidirectional_(config.bidirectional),
+      word_dropout_(config.dropout_src, config.embed),
       dropout_(config.dropout) {
   embedding_ = &store.add("encoder/embedding/weight", Shape{config.src_vocab_size, config.embed});
   const onednn::CellKind cell = cell_kind(config.cell);
@@ -69,6 +70,7 @@ void Encoder::forward(const int32_t* src, const std::vector<int64_t>& lengths, i
   n_ = n;
   s_ = s;
   layers::embedding_forward(embedding_->value, src, n, s, embedded_);
+  word_dropout_.forward(embedded_, dropout_rng);
   dropout_.forward(embedded_, dropout_rng);
   const Tensor* x = &embedded_;
   for (size_t l = 0; l < layers_.size(); ++l) {
@@ -142,6 +144,7 @@ void Encoder::backward(const Tensor& d_keys, const Tensor* d_finals) {
     std::swap(d_out_, layer.dx_fwd);
   }
   dropout_.backward(d_out_);
+  word_dropout_.backward(d_out_);
   layers::embedding_backward(d_out_, src_, lengths_.data(), n_, s_, embedding_->grad);
 }
 

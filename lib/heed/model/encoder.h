@@ -45,6 +45,7 @@ class Encoder {
   bool bidirectional_;
   layers::ParameterStore* store_ = nullptr;
   layers::Parameter* embedding_;
+  layers::Dropout word_dropout_;  // whole source words (--dropout-src), before dropout_
   layers::Dropout dropout_;
   std::vector<std::unique_ptr<Layer>> layers_;
   // Last forward.

@@ -298,6 +298,10 @@ void Trainer::warn_overridden(const model::ModelConfig& checkpoint) const {
           std::to_string(checkpoint.decoder_layers));
   differs("bridge", asked.bridge != checkpoint.bridge, model::to_string(checkpoint.bridge));
   differs("dropout", asked.dropout != checkpoint.dropout, std::to_string(checkpoint.dropout));
+  differs("dropout-src", asked.dropout_src != checkpoint.dropout_src,
+          std::to_string(checkpoint.dropout_src));
+  differs("dropout-trg", asked.dropout_trg != checkpoint.dropout_trg,
+          std::to_string(checkpoint.dropout_trg));
   differs("tie-embeddings", asked.tie_target_embeddings != checkpoint.tie_target_embeddings,
           checkpoint.tie_target_embeddings ? "tied" : "untied");
   differs("unidirectional", asked.bidirectional != checkpoint.bidirectional,

@@ -92,6 +92,39 @@ TEST_CASE("dropout: inverted scaling, reproducible from the seed, identity in in
   CHECK_THROWS_AS(heed::layers::Dropout(1.f), heed::ConfigError);
 }
 
+TEST_CASE("dropout with a unit: whole rows kept or dropped together, scaled as one",
+          "[layers][fast]") {
+  const int64_t rows = 4000, width = 8;
+  heed::layers::Dropout words(0.25f, width);
+  Tensor x(Shape{rows, width});
+  x.fill(1.f);
+  heed::Rng rng = heed::make_rng(5);
+  words.forward(x, &rng);
+  const std::vector<float> v = x.to_vector();
+  int64_t dropped = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float first = v[size_t(r * width)];
+    CHECK((first == 0.f || std::fabs(first - 1.f / 0.75f) < 1e-6f));
+    for (int64_t j = 1; j < width; ++j) CHECK(v[size_t(r * width + j)] == first);
+    dropped += first == 0.f;
+  }
+  CHECK(std::abs(dropped - rows / 4) < 120);
+  Tensor dx(Shape{rows, width});
+  dx.fill(1.f);
+  words.backward(dx);
+  CHECK(heed::tensor::max_abs_diff(dx, x) == 0.0);
+  // A row's draw is the draw unit 1 makes for its first value: the same stream, one per row.
+  heed::layers::Dropout values(0.25f);
+  Tensor y(Shape{rows});
+  y.fill(1.f);
+  heed::Rng again = heed::make_rng(5);
+  values.forward(y, &again);
+  for (int64_t r = 0; r < rows; ++r) CHECK(y.to_vector()[size_t(r)] == v[size_t(r * width)]);
+  Tensor odd(Shape{7});
+  CHECK_THROWS_AS(words.forward(odd, &rng), heed::InternalError);
+  CHECK_THROWS_AS(heed::layers::Dropout(0.1f, 0), heed::ConfigError);
+}
+
 namespace {
 
 // Σ over counted rows of the label-smoothed cross-entropy, in double.

@@ -47,6 +47,26 @@ TEST_CASE(
   CHECK(back.summary().find(" tied ") != std::string::npos);
 }
 
+TEST_CASE("model config: whole-word dropout round-trips, is checked, and is absent when off",
+          "[model][fast]") {
+  ModelConfig c;
+  c.src_vocab_size = c.tgt_vocab_size = 50;
+  c.validate();
+  CHECK(c.to_json().find("dropout_src") == std::string::npos);
+  CHECK(c.to_json().find("dropout_trg") == std::string::npos);
+  c.dropout_src = 0.1f;
+  c.dropout_trg = 0.2f;
+  c.validate();
+  const ModelConfig back = ModelConfig::from_json(c.to_json());
+  CHECK(back.dropout_src == 0.1f);
+  CHECK(back.dropout_trg == 0.2f);
+  c.dropout_trg = 1.f;
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("--dropout-trg"));
+  c.dropout_trg = 0.f;
+  c.dropout_src = -0.5f;
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("--dropout-src"));
+}
+
 TEST_CASE("model config: invalid values are named", "[model][fast]") {
   ModelConfig c;
   c.hidden = 15;

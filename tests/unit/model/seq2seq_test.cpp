@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,27 @@ double eval_loss(Seq2Seq& model, const Batch& batch, float guide_weight = 0.f) {
   return sums.loss / double(sums.tokens);
 }
 
+// The model's gradients (computed by the caller) against finite differences of loss() over
+// sampled coordinates of every parameter.
+heed::test::GradCheckResult check_against(Seq2Seq& model, const std::function<double()>& loss) {
+  std::vector<heed::test::GradParam> params;
+  for (auto* p : model.parameters().all()) {
+    params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
+  }
+  heed::test::GradCheckOptions options;
+  options.max_coords = 6;
+  options.atol = 2e-4;
+  options.rtol = 3e-2;
+  const auto result = heed::test::gradcheck(
+      [&] {
+        model.weights_changed();
+        return loss();
+      },
+      params, options);
+  model.weights_changed();
+  return result;
+}
+
 // Analytic gradients of the mean label-smoothed loss (dropout off) against finite differences
 // over sampled coordinates of every parameter.
 heed::test::GradCheckResult check_loss_gradients(Seq2Seq& model, const Batch& batch, uint64_t seed,
@@ -108,22 +130,7 @@ heed::test::GradCheckResult check_loss_gradients(Seq2Seq& model, const Batch& ba
   train.guided_alignment_weight = guide_weight;
   heed::Rng rng = heed::make_rng(1);
   model.loss(batch, train, rng);
-  std::vector<heed::test::GradParam> params;
-  for (auto* p : model.parameters().all()) {
-    params.push_back(heed::test::grad_param(p->name, p->value, p->grad));
-  }
-  heed::test::GradCheckOptions options;
-  options.max_coords = 6;
-  options.atol = 2e-4;
-  options.rtol = 3e-2;
-  const auto result = heed::test::gradcheck(
-      [&] {
-        model.weights_changed();
-        return eval_loss(model, batch, guide_weight);
-      },
-      params, options);
-  model.weights_changed();
-  return result;
+  return check_against(model, [&] { return eval_loss(model, batch, guide_weight); });
 }
 
 struct Variant {
@@ -191,6 +198,38 @@ TEST_CASE(
     INFO("variant " << variant << "\n" << result.report);
     CHECK(result.ok);
   }
+}
+
+TEST_CASE(
+    "seq2seq: with whole-word dropout on both sides (one fixed mask) the gradients match finite "
+    "differences, and dropping words changes the loss",
+    "[model]") {
+  heed::onednn::set_threads(1);
+  const Batch batch = make_batch({4, 2, 3}, {3, 1, 2}, 11, 9, 5);
+  ModelConfig c =
+      tiny_config("general", heed::model::DecoderType::kLuong, true, heed::model::CellType::kLstm);
+  c.dropout_src = 0.5f;
+  c.dropout_trg = 0.5f;
+  Seq2Seq model(c);
+  model.initialize(9, 0.4f);
+  model.parameters().zero_grad();
+  // Training mode with the same stream every time: the same words are dropped in every forward,
+  // so the loss is a smooth function of the weights and the check applies.
+  auto train_loss = [&](bool backward) {
+    LossOptions train;
+    train.training = true;
+    train.backward = backward;
+    train.label_smoothing = 0.1f;
+    heed::Rng rng = heed::make_rng(3);
+    const auto sums = model.loss(batch, train, rng);
+    return sums.loss / double(sums.tokens);
+  };
+  const double dropped = train_loss(true);
+  CHECK(std::fabs(dropped - eval_loss(model, batch)) > 1e-4);
+  const auto result = check_against(model, [&] { return train_loss(false); });
+  INFO(result.report);
+  CHECK(result.ok);
+  CHECK(result.checked > 50);
 }
 
 // A guide as make_batch() builds it from token links: row t spreads 1 over its linked sources.
