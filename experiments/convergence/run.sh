@@ -17,7 +17,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 export BIN=${BIN:-$root/build/bin} WORK=${WORK:-/tmp/heed-multi30k}
 export UPDATES=${UPDATES:-10200} STAGES=${STAGES:-6} THREADS=${THREADS:-2}
-QUEUE=${QUEUE:-cosine-ema:1 cosine-ema-d4:1 plateau-p0:1 cosine-ema-tied:1 cosine-ema-6800:1 cosine-ema:2 cosine-ema:3 cosine-ema-f32:1 cosine-ema-es:1 cosine:1 inv-sqrt:1 plateau-p2:1}
+QUEUE=${QUEUE:-cosine-ema:1 cosine-ema-d4:1 plateau-p0:1 cosine-ema-tied:1 cosine-ema-6800:1 cosine-ema-wd:1 cosine-ema:2 cosine-ema:3 cosine-ema-f32:1 cosine-ema-es:1 cosine:1 inv-sqrt:1 plateau-p2:1}
 results=${RESULTS:-$here/results}
 page=${PAGE:-$root/docs/benchmarks.md}
 mkdir -p "$results"
