@@ -538,12 +538,12 @@ run_one() {  # id family seed lr hidden options...
 # --- stats --------------------------------------------------------------------------------------
 # Per family, test set and the pooled set: heed-score --system, the family's baseline first, each
 # configuration with its finished runs (core configurations: at their chosen learning rate).
-stats() {
+stats() {  # [FAMILY: only its comparisons, after one of its runs]
   local family ids id lr runs sys i name ref n
   rm -rf "$WORK/stats"
   mkdir -p "$WORK/stats"
   choose_lr > /dev/null
-  for family in $(cut -f2 <<< "$planned_lines" | awk '!seen[$0]++'); do
+  for family in $(cut -f2 <<< "$planned_lines" | awk -v only="${1:-}" '!seen[$0]++ && (only == "" || $0 == only)'); do
     ids=$(awk -F'\t' -v f="$family" '$2 == f { print $1 }' <<< "$planned_lines")
     for name in "${test_names[@]}" pooled; do
       sys=()
@@ -587,14 +587,15 @@ report() {
     --output "$REPORT"
 }
 
-refresh() {  # after a run: the statistics and the page from whatever has finished
-  if has_stage stats; then stats || log "stats failed (the runs are kept)"; fi
+refresh() {  # FAMILY WHAT: after a run of FAMILY, its statistics and the page
+  if has_stage stats; then stats "$1" || log "stats failed (the runs are kept)"; fi
   if has_stage report; then report || log "the report failed (the runs are kept)"; fi
   if [ "$commit" = 1 ]; then
-    local done_runs=$(($(wc -l < "$RESULTS/runs.tsv") - 1)) planned=$(($(wc -l < "$RESULTS/plan.tsv") - 1))
+    local done_runs planned
+    done_runs=$(($(wc -l < "$RESULTS/runs.tsv") - 1)) planned=$(($(wc -l < "$RESULTS/plan.tsv") - 1))
     git -C "$root" add -- "$RESULTS" "$REPORT" &&
-      git -C "$root" commit -q -m "Ablation at convergence: $1 done ($done_runs of $planned runs); page regenerated" \
-        -- "$RESULTS" "$REPORT" || log "nothing committed"
+      git -C "$root" commit -q -m "Ablation at convergence: $2 done ($done_runs of $planned runs); \
+page regenerated" -- "$RESULTS" "$REPORT" || log "nothing committed"
   fi
 }
 
@@ -610,7 +611,7 @@ if has_stage runs; then
     # record a row without them (a failed training is recorded, and the study goes on).
     # shellcheck disable=SC2086
     run_one "$id" "$family" "$seed" "$lr" "$hidden" $options
-    refresh "$id seed $seed (lr $lr)"
+    refresh "$family" "$id seed $seed (lr $lr)"
   done 3< <(tail -n +2 "$RESULTS/plan.tsv")
 fi
 has_stage stats && stats
