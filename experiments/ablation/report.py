@@ -1,30 +1,35 @@
 #!/usr/bin/python3
 """Writes docs/ablation.md and its plots from the ablation's result files (run.sh, stage "report").
 
-Every number in the page comes from RESULTS: runs.tsv, buckets.tsv, speed-runs.tsv, bootstrap.tsv,
-cost-length.tsv, cost-hidden.tsv, stats.tsv, settings.tsv, machine.txt, aer-diagonal.tsv (and
-experiments/pooling/results/pooling.tsv for the feed-forward pooling experiment). A file that is
-missing is an error that names it; a file without the rows of a configuration yet gives "—", and
-tables leave the configuration out.
+Every number in the page comes from RESULTS (run.sh's header lists the files): settings.tsv,
+plan.tsv, runs.tsv, scores.tsv, curves/*.tsv, lr-choice.tsv, compare/FAMILY.SET.tsv (heed-score
+--system --format tsv), skipped.tsv, and when the cost stage ran cost-length.tsv, cost-hidden.tsv,
+stats.tsv and machine.txt (and experiments/pooling/results/pooling.tsv for question 3). The
+page is regenerated after every finished run, so a configuration without runs yet prints "—" or
+is left out of a table, and a comparison without both sides is not made; a result file that run.sh
+always writes and that is missing is an error naming it.
 
 The page is the Jinja2 template ablation.md.j2, rendered with
-  r        the figures, a Results: r.bleu('dot-luong'), r.gap('additive-luong', 'dot-luong'),
-           r.cost('dot', 20), r.settings.steps, … (the methods below say what each reads)
-  tables   the Markdown tables: main, bahdanau, sweep, buckets, cost_length, cost_hidden, stats,
-           pooling
-  plots    the plots' Markdown links: buckets, sweep (SVGs drawn by matplotlib into RESULTS)
-and numbers are formatted in the template by the filters num(digits), sig(digits), thousands,
-pm(digits) (mean ± standard deviation over seeds) and n_of_m. A name the context does not have, a
-configuration or mechanism the study does not know and a number printed without a filter are
-errors naming the template's line, never an empty or invented figure.
+  r        a Results: r.status, r.settings.updates, r.tests (the test sets and "pooled"),
+           r.bleu('general', 'test2016'), r.chrf(...), r.ppl('dot'), r.cmp('general', 'pooled',
+           'BLEU'), r.verdict('general', 'pooled', 'BLEU'), r.cost('dot', 20), … (the methods
+           below say what each reads)
+  tables   the Markdown tables: bleu, chrf, training, lr_check, skipped, comparisons (one per
+           family, by name), arrangements, sweep, cost_length, cost_hidden, stats, pooling
+  plots    the plots' Markdown links: curves_ppl, curves_bleu, sweep (SVGs drawn by matplotlib
+           into RESULTS)
+and numbers are formatted in the template by the filters num(digits), sig(digits), thousands
+and pm(digits) (mean ± standard deviation over seeds). A name the context does not have, a
+configuration the study does not know and a number printed without a filter are errors naming the
+template's line, never an empty or invented figure.
 
 Needs Debian's python3-jinja2 and python3-matplotlib: run it with /usr/bin/python3. --check only
 says whether they are there. Exits 69 naming a missing package, 66 naming a missing result file,
 65 for a template that asks for what the results do not hold.
 """
 import argparse
-import collections
 import csv
+import glob
 import math
 import os
 import re
@@ -43,21 +48,13 @@ except ImportError:
 
 # The Python modules the report needs and the Debian packages that hold them.
 PACKAGES = {"jinja2": "python3-jinja2", "matplotlib": "python3-matplotlib"}
-
-MAIN_LUONG = ["none-luong", "dot-luong", "general-luong", "additive-luong", "scaled-dot-luong",
-              "multi-head-luong", "location-luong", "local-m-luong", "local-p-luong",
-              "linear-luong"]
-BAHDANAU = ["dot-bahdanau", "general-bahdanau", "additive-bahdanau"]
-SWEEP = ["dot", "scaled-dot", "additive"]
 MECHANISMS = ["none", "dot", "scaled-dot", "general", "additive", "multi-head", "location",
               "local-m", "local-p", "linear"]
-BUCKETS = ["1-10", "11-15", "16-20", "21-99"]
-# Each result file and the stage of run.sh that writes it.
-RESULT_FILES = {"runs.tsv": "runs", "buckets.tsv": "runs", "speed-runs.tsv": "speed",
-                "bootstrap.tsv": "report", "cost-length.tsv": "cost", "cost-hidden.tsv": "cost",
-                "stats.tsv": "cost", "settings.tsv": "report", "machine.txt": "report",
-                "aer-diagonal.tsv": "data"}
+METRICS = {"BLEU": "BLEU", "chrF2": "chrF"}
+# Result files run.sh always writes, and the stage that writes them.
+REQUIRED = {"settings.tsv": "any", "plan.tsv": "any", "runs.tsv": "runs", "scores.tsv": "runs"}
 DASH = "—"
+ALPHA = 0.05
 
 
 class ReportError(Exception):
@@ -75,19 +72,25 @@ def missing_packages():
     return [package for module, package in PACKAGES.items() if modules[module] is None]
 
 
-def read_lines(path):
+def read_lines(path, required=True):
     try:
         with open(path, encoding="utf-8") as f:
             return f.readlines()
     except FileNotFoundError:
-        stage = RESULT_FILES.get(os.path.basename(path))
-        raise MissingInput(f"{path} not found" +
-                           (f" (run.sh's stage \"{stage}\" writes it)" if stage else "")) from None
+        if not required:
+            return None
+        stage = REQUIRED.get(os.path.basename(path))
+        where = ("" if stage is None else " (run.sh writes it)" if stage == "any"
+                 else f" (run.sh's stage \"{stage}\" writes it)")
+        raise MissingInput(f"{path} not found{where}") from None
 
 
-def read_tsv(path):
-    """Rows of a TSV file as dicts, '#' comment lines skipped."""
-    lines = [line for line in read_lines(path) if line.strip() and not line.startswith("#")]
+def read_tsv(path, required=True):
+    """Rows of a TSV file as dicts, '#' comment lines skipped; None for an optional file absent."""
+    lines = read_lines(path, required)
+    if lines is None:
+        return None
+    lines = [line for line in lines if line.strip() and not line.startswith("#")]
     return list(csv.DictReader(lines, delimiter="\t"))
 
 
@@ -101,7 +104,17 @@ def number(text):
 
 def numbers(rows, column):
     """COLUMN's values in ROWS that are numbers ('n/a', '-' and empty cells left out)."""
-    return [v for v in (number(row[column]) for row in rows) if v is not None]
+    return [v for v in (number(row.get(column)) for row in rows) if v is not None]
+
+
+def pvalue(text):
+    """heed-score's p-value: (value, is_bound) — "< 0.001" is below the resampling floor."""
+    if text is None:
+        return None, False
+    text = text.strip()
+    if text.startswith("<"):
+        return number(text[1:]), True
+    return number(text), False
 
 
 # --- formatting: the template's filters, also used by the tables ----------------------------------
@@ -115,7 +128,7 @@ def sig(value, digits=2):
 
 
 def thousands(value):
-    """A number with thousands separators; text that is no number (a file's '-') as written."""
+    """A number with thousands separators; text that is no number as written."""
     if isinstance(value, str):
         return value if number(value) is None else f"{float(value):,.0f}"
     return DASH if value is None else f"{value:,.0f}"
@@ -130,15 +143,11 @@ def pm(values, digits=2):
     return f"{statistics.mean(values):.{digits}f} ± {statistics.stdev(values):.{digits}f}"
 
 
-Tally = collections.namedtuple("Tally", "ahead seeds")
-Spread = collections.namedtuple("Spread", "median largest")
+def mean(values):
+    return statistics.mean(values) if values else None
 
 
-def n_of_m(tally):
-    return DASH if tally is None else f"{tally.ahead} of {tally.seeds}"
-
-
-FILTERS = {"num": num, "sig": sig, "thousands": thousands, "pm": pm, "n_of_m": n_of_m}
+FILTERS = {"num": num, "sig": sig, "thousands": thousands, "pm": pm}
 
 
 def finalize(value):
@@ -153,8 +162,64 @@ def finalize(value):
 
 # --- the figures ----------------------------------------------------------------------------------
 
-def ratio(a, b):
-    return None if not a or not b else a / b
+def p_phrase(label, text):
+    """"p = 0.0040", or "p < 0.001" for heed-score's "< 0.001" (below the resampling floor)."""
+    text = text.strip()
+    return f"{label} {text}" if text.startswith("<") else f"{label} = {text}"
+
+
+class Comparison:
+    """One row of heed-score --system's TSV: a configuration against its family's baseline."""
+
+    def __init__(self, row, baseline, margin):
+        self.system = row["system"]
+        self.metric = row["metric"]
+        self.baseline = baseline
+        self.runs = int(row["runs"])
+        self.baseline_runs = None
+        self.difference = number(row["difference"])
+        self.low, self.high = number(row["ci95_low"]), number(row["ci95_high"])
+        self.p_text, self.p_holm_text, self.tost_text = row["p_value"], row["p_holm"], row["tost_p"]
+        self.p_holm, self.p_holm_bound = pvalue(row["p_holm"])
+        self.equivalent = row["equivalent"] == "yes"
+        self.margin = margin
+
+    @property
+    def significant(self):
+        if self.p_holm is None:
+            return False
+        # "< x": below the resampling floor x, so below ALPHA whenever x is at most ALPHA.
+        return self.p_holm <= ALPHA if self.p_holm_bound else self.p_holm < ALPHA
+
+    @property
+    def interval(self):
+        return f"{self.difference:+.2f} [{self.low:+.2f}, {self.high:+.2f}]"
+
+    @property
+    def verdict(self):
+        """The comparison in words, from the statistics (the page's wording never hard-codes it)."""
+        unit = METRICS.get(self.metric, self.metric)
+        margin = f"±{self.margin:g} {unit}"
+        holm, tost = p_phrase("Holm p", self.p_holm_text), p_phrase("TOST p", self.tost_text)
+        if self.equivalent and self.significant:
+            text = (f"level: within {margin} ({tost}), though not identical: {self.interval}, "
+                    f"{holm}")
+        elif self.equivalent:
+            text = f"level: within {margin} ({tost}); {self.interval}"
+        elif self.significant:
+            side = "higher" if self.difference > 0 else "lower"
+            text = (f"differs: {abs(self.difference):.2f} {unit} {side} "
+                    f"[{self.low:+.2f}, {self.high:+.2f}] ({holm})")
+        else:
+            text = (f"undecided: {self.interval}; neither a difference ({holm}) nor equivalence "
+                    f"within {margin} ({tost})")
+        if self.runs < 2 or (self.baseline_runs or 0) < 2:
+            text += " (†)"
+        return text
+
+    @property
+    def verdict_word(self):
+        return self.verdict.split(":", 1)[0]
 
 
 class Results:
@@ -166,168 +231,218 @@ class Results:
         def path(name):
             return os.path.join(directory, name)
 
+        self.settings, self.test_sets = {}, []
+        for line in read_lines(path("settings.tsv")):
+            fields = line.rstrip("\n").split("\t")
+            if fields[0] == "test" and len(fields) >= 3:
+                self.test_sets.append({"name": fields[1], "sentences": int(fields[2])})
+            elif len(fields) >= 2:
+                self.settings[fields[0]] = fields[1]
+        self.tests = [t["name"] for t in self.test_sets] + ["pooled"]
+        self.plan = read_tsv(path("plan.tsv"))
+        self.configs = {}  # id → {family, stage, hidden, options, seeds}, in plan order
+        for row in self.plan:
+            config = self.configs.setdefault(row["id"], {
+                "family": row["family"], "stage": row["stage"], "hidden": row["hidden"],
+                "options": row["options"], "seeds": set()})
+            if row["stage"] != "lr-check":
+                config["stage"] = row["stage"]
+                config["seeds"].add(row["seed"])
+        self.families = {}  # family → [ids], the baseline first
+        for config_id, config in self.configs.items():
+            self.families.setdefault(config["family"], []).append(config_id)
         self.runs = read_tsv(path("runs.tsv"))
-        self.buckets = read_tsv(path("buckets.tsv"))
-        # speed-runs.tsv: one row per configuration and round; the page shows medians.
-        self.speed = {}
-        for row in read_tsv(path("speed-runs.tsv")):
-            self.speed.setdefault(row["id"], []).append(row)
-        self.bootstrap = {row["id"]: row for row in read_tsv(path("bootstrap.tsv"))}
-        self.cost_length = read_tsv(path("cost-length.tsv"))
-        self.cost_hidden = read_tsv(path("cost-hidden.tsv"))
-        self.stats = read_tsv(path("stats.tsv"))
-        self.pooling = read_tsv(pooling)
-        self.settings = dict(line.rstrip("\n").partition("\t")[::2]
-                             for line in read_lines(path("settings.tsv")) if line.strip())
-        self.machine = "; ".join(line.strip("# \n") for line in read_lines(path("machine.txt"))
-                                 if line.strip()) or DASH
-        diagonal = read_tsv(path("aer-diagonal.tsv"))
-        self.aer_diagonal = number(diagonal[0]["aer"]) if diagonal else None
+        self.scores = {}
+        for row in read_tsv(path("scores.tsv")):
+            self.scores[(row["id"], row["seed"], row["lr"], row["test"])] = row
+        self.lr_choice = read_tsv(path("lr-choice.tsv"), required=False) or []
+        self.skipped = read_tsv(path("skipped.tsv"), required=False) or []
+        self.margin = number(self.settings.get("margin")) or 0.5
+        self.compare = {}  # (family, test) → {(system, metric): Comparison}
+        for file in sorted(glob.glob(path("compare/*.tsv"))):
+            family, _, test = os.path.basename(file)[:-4].rpartition(".")
+            rows = read_tsv(file)
+            if not rows:
+                continue
+            baseline = rows[0]["system"]
+            table = {}
+            for row in rows:
+                if row["difference"] in ("-", ""):
+                    continue
+                comparison = Comparison(row, baseline, self.margin)
+                comparison.baseline_runs = next(int(b["runs"]) for b in rows
+                                                if b["system"] == baseline
+                                                and b["metric"] == row["metric"])
+                table[(row["system"], row["metric"])] = comparison
+            self.compare[(family, test)] = table
+        self.curves = {}
+        for file in glob.glob(path("curves/*.tsv")):
+            self.curves[os.path.basename(file)[:-4]] = read_tsv(file)
+        self.cost_length = read_tsv(path("cost-length.tsv"), required=False)
+        self.cost_hidden = read_tsv(path("cost-hidden.tsv"), required=False)
+        self.stats = read_tsv(path("stats.tsv"), required=False)
+        self.pooling = read_tsv(pooling, required=False) if pooling else None
+        machine = read_lines(path("machine.txt"), required=False) or []
+        self.machine = "; ".join(line.strip("# \n") for line in machine if line.strip()) or DASH
         # heed-bench-attn writes "# growth<TAB>mechanism<TAB>…<TAB>exponent<TAB>points".
         self.growth = {}
-        for line in read_lines(path("cost-length.tsv")):
+        for line in read_lines(path("cost-length.tsv"), required=False) or []:
             if line.startswith("# growth\t"):
                 fields = line.rstrip("\n").split("\t")
                 if number(fields[-2]) is not None:
                     self.growth[fields[1]] = float(fields[-2])
 
-    # Runs: ID is a configuration (MAIN_LUONG, BAHDANAU) or a sweep point, sweep-MECHANISM-hD.
-    @staticmethod
-    def check(run_id):
-        if run_id not in MAIN_LUONG + BAHDANAU and not re.fullmatch(
-                r"sweep-(%s)-h[0-9]+" % "|".join(map(re.escape, SWEEP)), run_id):
-            raise ReportError(f"unknown configuration '{run_id}'")
-        return run_id
+    # The study.
+    @property
+    def done(self):
+        return len(self.runs)
 
-    def rows(self, run_id):
-        return [row for row in self.runs if row["id"] == self.check(run_id)]
+    @property
+    def planned(self):
+        return int(self.settings.get("planned_runs", len(self.plan)))
 
-    def values(self, run_id, column):
-        """COLUMN of runs.tsv, one value per seed ID ran (n/a left out)."""
-        return numbers(self.rows(run_id), column)
+    @property
+    def status(self):
+        failed = sum(row["status"] != "ok" for row in self.runs)
+        text = f"{self.done} of {self.planned} runs done"
+        if failed:
+            text += f" ({failed} failed: their rows in `runs.tsv` say how)"
+        return text
 
-    def seed1(self, run_id):
-        rows = self.rows(run_id)
-        return rows[0] if rows else None
-
-    def seed1_number(self, run_id, column):
-        row = self.seed1(run_id)
-        return number(row[column]) if row else None
-
-    def bleu(self, run_id):
-        return self.values(run_id, "bleu")
-
-    def chrf(self, run_id):
-        return self.values(run_id, "chrf")
-
-    def ppl(self, run_id):
-        return self.values(run_id, "best_val_ppl")
-
-    def aer_argmax(self, run_id):
-        return self.values(run_id, "aer_argmax")
-
-    def aer_shift(self, run_id):
-        return self.values(run_id, "aer_shift")
-
-    def seeds(self, run_id):
-        return len(self.rows(run_id))
-
-    def params(self, run_id):
-        """The attention's own parameters (seed 1's model)."""
-        return self.seed1_number(run_id, "attention_params")
-
-    def layer_params(self, run_id):
-        """The Luong attentional layer's parameters (seed 1's model)."""
-        return self.seed1_number(run_id, "attentional_layer_params")
-
-    def gap(self, a, b):
-        """Mean BLEU of configuration A minus that of B."""
-        a, b = self.bleu(a), self.bleu(b)
-        return statistics.mean(a) - statistics.mean(b) if a and b else None
-
-    def seeds_ahead(self, a, b):
-        """Of the seeds both A and B ran, those where A's BLEU is higher."""
-        a, b = ({row["seed"]: number(row["bleu"]) for row in self.rows(i)} for i in (a, b))
-        both = [seed for seed in a if seed in b and a[seed] is not None and b[seed] is not None]
-        return Tally(sum(a[s] > b[s] for s in both), len(both)) if both else None
-
-    def p(self, run_id):
-        """bootstrap.tsv: the paired bootstrap p-value against dot with the same decoder, seed 1."""
-        return number(self.bootstrap.get(self.check(run_id), {}).get("p"))
-
-    # Speed: the medians over speed-runs.tsv's rounds.
-    def speed_median(self, run_id, column):
-        values = numbers(self.speed.get(self.check(run_id), []), column)
-        return statistics.median(values) if values else None
-
-    def tok_s(self, run_id):
-        return self.speed_median(run_id, "train_tok_per_s")
-
-    def sent_s(self, run_id):
-        return self.speed_median(run_id, "translate_sent_per_s")
-
-    def speed_rounds(self, run_id):
-        return len(self.speed.get(self.check(run_id), []))
-
-    def speed_spread(self, column):
-        """How far apart the rounds are in COLUMN: fastest/slowest − 1 in %, the median over the
-        configurations and the largest."""
-        spreads = []
-        for rows in self.speed.values():
-            if column not in rows[0]:
-                raise ReportError(f"speed-runs.tsv has no column '{column}'")
-            values = [v for v in numbers(rows, column) if v]
-            if len(values) > 1:
-                spreads.append(100 * (max(values) / min(values) - 1))
-        return Spread(statistics.median(spreads), max(spreads)) if spreads else None
-
-    # Cost: forward+backward ms of one batch's attention.
-    def cost(self, mechanism, length):
-        """At source length LENGTH, hidden 512 (cost-length.tsv)."""
-        return cost_at(self.cost_length, check_mechanism(mechanism), "source_length", length)
-
-    def cost_d(self, mechanism, hidden):
-        """At hidden size HIDDEN, source length 20 (cost-hidden.tsv)."""
-        return cost_at(self.cost_hidden, check_mechanism(mechanism), "hidden", hidden)
-
-    def cost_ratio(self, a, b, length):
-        """The cost of mechanism A over that of B at source length LENGTH."""
-        return ratio(self.cost(a, length), self.cost(b, length))
-
-    def cost_growth(self, mechanism, short, long):
-        """The cost at source length LONG over that at SHORT (hidden 512)."""
-        return ratio(self.cost(mechanism, long), self.cost(mechanism, short))
-
-    def cost_d_growth(self, mechanism, small, large):
-        """The cost at hidden size LARGE over that at SMALL (source length 20)."""
-        return ratio(self.cost_d(mechanism, large), self.cost_d(mechanism, small))
-
-    def stat(self, distribution, mechanism, dim, column):
-        """A figure of stats.tsv: inputs normal|tanh, dot|scaled-dot, width DIM."""
-        row = self.find(self.stats, "stats.tsv", column, input=distribution,
-                        mechanism=check_mechanism(mechanism), dim=dim)
-        return number(row[column]) if row else None
-
-    def pool(self, task, length, lengths, model, column):
-        """A cell of pooling.tsv, as written."""
-        row = self.find(self.pooling, "pooling.tsv", column, task=task, T=length,
-                        lengths=lengths, model=model)
-        return row[column] if row else None
-
-    @staticmethod
-    def find(rows, name, column, **key):
-        """The first row whose columns have the values of KEY (compared as text)."""
-        if rows and column not in rows[0]:
-            raise ReportError(f"{name} has no column '{column}'")
-        for row in rows:
-            if all(row.get(k) == str(v) for k, v in key.items()):
-                return row
-        return None
+    @property
+    def test_list(self):
+        return ", ".join(f"{t['name']} ({t['sentences']:,} sentences)" for t in self.test_sets)
 
     @property
     def total_minutes(self):
-        """The training minutes of every run in runs.tsv, summed."""
         return sum(numbers(self.runs, "minutes"))
+
+    # Configurations and their runs.
+    def check(self, config_id):
+        if config_id not in self.configs:
+            raise ReportError(f"unknown configuration '{config_id}'")
+        return config_id
+
+    def check_test(self, test):
+        if test not in self.tests:
+            raise ReportError(f"unknown test set '{test}' (the study's: {', '.join(self.tests)})")
+        return test
+
+    def lr(self, config_id):
+        """The learning rate of the configuration's compared runs: the check's choice for a core
+        configuration, the study's otherwise."""
+        for row in self.lr_choice:
+            if row["id"] == self.check(config_id) and row["chosen"] == "yes":
+                return row["lr"]
+        return self.settings.get("lr")
+
+    def rows(self, config_id, lr=None):
+        """Its finished runs at LR (default: the compared rate), failed ones left out."""
+        lr = lr or self.lr(config_id)
+        return [row for row in self.runs
+                if row["id"] == config_id and row["lr"] == lr and row["status"] == "ok"]
+
+    def seeds(self, config_id):
+        return len(self.rows(config_id))
+
+    def planned_seeds(self, config_id):
+        return len(self.configs[self.check(config_id)]["seeds"])
+
+    def score(self, config_id, test, column):
+        test = self.check_test(test)
+        values = []
+        for row in self.rows(config_id):
+            cell = self.scores.get((row["id"], row["seed"], row["lr"], test))
+            value = number(cell[column]) if cell else None
+            if value is not None:
+                values.append(value)
+        return values
+
+    def bleu(self, config_id, test="pooled"):
+        return self.score(config_id, test, "bleu")
+
+    def chrf(self, config_id, test="pooled"):
+        return self.score(config_id, test, "chrf")
+
+    def values(self, config_id, column):
+        return numbers(self.rows(config_id), column)
+
+    def ppl(self, config_id):
+        return self.values(config_id, "best_val_ppl")
+
+    def best_step(self, config_id):
+        return self.values(config_id, "best_step")
+
+    def converged_step(self, config_id):
+        return self.values(config_id, "converged_step")
+
+    def early_stops(self, config_id):
+        return sum(row["stop"] == "early-stop" for row in self.rows(config_id))
+
+    def family(self, config_id):
+        return self.configs[self.check(config_id)]["family"]
+
+    def cmp(self, config_id, test="pooled", metric="BLEU"):
+        """Its comparison with its family's baseline on TEST (None until both have runs)."""
+        family = self.family(config_id)
+        if metric not in METRICS:
+            raise ReportError(f"unknown metric '{metric}' (BLEU or chrF2)")
+        return self.compare.get((family, self.check_test(test)), {}).get((config_id, metric))
+
+    def verdict(self, config_id, test="pooled", metric="BLEU"):
+        comparison = self.cmp(config_id, test, metric)
+        if comparison is None:
+            return f"not compared yet (`{config_id}` has {self.seeds(config_id)} finished runs)"
+        return comparison.verdict
+
+    # Cost: forward+backward ms of one batch's attention (cost-*.tsv).
+    def cost(self, mechanism, length):
+        return cost_at(self.cost_length, check_mechanism(mechanism), "source_length", length)
+
+    def cost_d(self, mechanism, hidden):
+        return cost_at(self.cost_hidden, check_mechanism(mechanism), "hidden", hidden)
+
+    def cost_ratio(self, a, b, length):
+        return ratio(self.cost(a, length), self.cost(b, length))
+
+    def cost_growth(self, mechanism, short, long):
+        return ratio(self.cost(mechanism, long), self.cost(mechanism, short))
+
+    @staticmethod
+    def cost_mode(rows):
+        """What a cost file times, from its own columns: mode, pass, precision, batch, T."""
+        if not rows:
+            return DASH
+        first = rows[0]
+        keys = ["mode", "pass", "precision", "batch", "target_length", "threads"]
+        if any(k not in first for k in keys):
+            return "(the file does not say its mode)"
+        return (f"`--mode {first['mode']} --pass {first['pass']}`, {first['precision']}, "
+                f"batch {first['batch']}, {first['target_length']} target steps, "
+                f"{first['threads']} threads")
+
+    @property
+    def cost_length_mode(self):
+        return self.cost_mode(self.cost_length)
+
+    @property
+    def cost_hidden_mode(self):
+        return self.cost_mode(self.cost_hidden)
+
+    def stat(self, distribution, mechanism, dim, column):
+        if not self.stats:
+            return None
+        if column not in self.stats[0]:
+            raise ReportError(f"stats.tsv has no column '{column}'")
+        for row in self.stats:
+            if (row.get("input"), row.get("mechanism"), row.get("dim")) == (
+                    distribution, check_mechanism(mechanism), str(dim)):
+                return number(row[column])
+        return None
+
+
+def ratio(a, b):
+    return None if not a or not b else a / b
 
 
 def check_mechanism(mechanism):
@@ -337,11 +452,16 @@ def check_mechanism(mechanism):
 
 
 def cost_at(rows, mechanism, column, value):
-    """median_ms of the row of cost-length.tsv or cost-hidden.tsv with this mechanism and value."""
-    for row in rows:
+    for row in rows or []:
         if row.get("mechanism") == mechanism and row.get(column) == str(value):
             return number(row["median_ms"])
     return None
+
+
+def option(options, name):
+    """The value of heed-train option NAME in an options string, or None."""
+    match = re.search(r"(?:^|\s)--%s\s+(\S+)" % re.escape(name), options)
+    return match.group(1) if match else None
 
 
 # --- tables ---------------------------------------------------------------------------------------
@@ -352,71 +472,148 @@ def markdown_table(header, rows):
     return "\n".join(out)
 
 
-def config_table(results, ids):
-    header = ["configuration", "seeds", "test2016 BLEU", "p vs dot", "chrF", "val ppl",
-              "attention params", "attentional layer", "train tok/s", "translate sent/s",
-              "AER argmax", "AER shift"]
-    rows = [[f"`{i}`", results.seeds(i), pm(results.bleu(i)), num(results.p(i), 3),
-             pm(results.chrf(i)), pm(results.ppl(i)), thousands(results.params(i)),
-             thousands(results.layer_params(i)), thousands(results.tok_s(i)),
-             num(results.sent_s(i), 0), pm(results.aer_argmax(i), 1), pm(results.aer_shift(i), 1)]
-            for i in ids if results.rows(i)]
-    return markdown_table(header, rows) if rows else "_No runs finished yet._"
+NO_RUNS = "_No runs finished yet._"
 
 
-def sweep_id(mechanism, hidden):
-    return f"{mechanism}-luong" if hidden == 512 else f"sweep-{mechanism}-h{hidden}"
+def finished(results):
+    return [i for i in results.configs if results.rows(i)]
 
 
-def sweep_points(results):
-    return sorted({int(r["hidden"]) for r in results.runs if r["id"].startswith("sweep-")} | {512})
-
-
-def sweep_table(results):
-    hiddens = sweep_points(results)
-    rows = []
-    for mechanism in SWEEP:
-        cells = []
-        for hidden in hiddens:
-            row = results.seed1(sweep_id(mechanism, hidden))
-            ppl = number(row["best_val_ppl"]) if row else None
-            cells.append(DASH if not row else
-                         row["bleu"] + ("" if ppl is None else f" ({ppl:.1f})"))
-        rows.append([f"`{mechanism}`"] + cells)
-    return markdown_table(["mechanism"] + [f"d = {h}" for h in hiddens], rows)
-
-
-def bucket_means(results, run_id):
-    """bucket → (sentences, mean BLEU over seeds)."""
-    out = {}
-    for row in results.buckets:
-        if row["id"] != run_id:
-            continue
-        out.setdefault(row["bucket"], (row["sentences"], []))[1].append(number(row["bleu"]))
-    return {b: (n, statistics.mean([v for v in vs if v is not None])) for b, (n, vs) in out.items()}
-
-
-def bucket_label(bucket):
-    lo, hi = bucket.split("-")
-    return f"{lo}+" if hi == "99" else f"{lo}–{hi}"
-
-
-def buckets_table(results):
-    ids = [i for i in MAIN_LUONG + BAHDANAU if results.rows(i)]
+def score_table(results, metric):
+    ids = finished(results)
     if not ids:
-        return "_No runs finished yet._"
-    first = bucket_means(results, ids[0])
-    header = ["configuration"] + [f"{bucket_label(b)} words ({first.get(b, ('?',))[0]})"
-                                  for b in BUCKETS]
-    rows = []
-    for run_id in ids:
-        means = bucket_means(results, run_id)
-        rows.append([f"`{run_id}`"] + [num(means[b][1]) if b in means else DASH for b in BUCKETS])
+        return NO_RUNS
+    header = ["configuration", "hidden", "seeds"] + [
+        f"{t['name']} ({t['sentences']:,})" for t in results.test_sets] + ["pooled"]
+    rows = [[f"`{i}`", results.configs[i]["hidden"],
+             f"{results.seeds(i)} of {results.planned_seeds(i)}"] +
+            [pm(results.score(i, t, metric)) for t in results.tests] for i in ids]
     return markdown_table(header, rows)
 
 
+def training_table(results):
+    ids = finished(results)
+    if not ids:
+        return NO_RUNS
+    header = ["configuration", "lr", "best val ppl", "at update", "updates to convergence",
+              "stopped early", "best val BLEU", "minutes", "train tok/s"]
+    rows = []
+    for i in ids:
+        runs = results.rows(i)
+        rows.append([f"`{i}`", results.lr(i), pm(results.ppl(i)),
+                     thousands(mean(results.best_step(i))),
+                     thousands(mean(results.converged_step(i))),
+                     f"{results.early_stops(i)} of {len(runs)}",
+                     pm(results.values(i, "best_val_bleu")),
+                     num(mean(results.values(i, "minutes")), 1),
+                     thousands(statistics.median(results.values(i, "tok_per_s"))
+                               if results.values(i, "tok_per_s") else None)])
+    return markdown_table(header, rows)
+
+
+def ppl_cell(text):
+    """A perplexity of lr-choice.tsv: the number, "failed" for a run that failed, or "—"."""
+    return num(number(text)) if number(text) is not None else (text or DASH)
+
+
+def lr_check_table(results):
+    rows_by_id = {}
+    for row in results.lr_choice:
+        rows_by_id.setdefault(row["id"], []).append(row)
+    if not rows_by_id or all(len(rows) < 2 for rows in rows_by_id.values()):
+        return "_No learning-rate check in this study._"
+    factors = list(dict.fromkeys(row["factor"] for rows in rows_by_id.values() for row in rows))
+    factors.sort(key=float)
+    rate = {row["factor"]: row["lr"] for rows in rows_by_id.values() for row in rows}
+    header = ["configuration"] + [f"lr × {f} ({rate[f]})" for f in factors] + ["chosen"]
+    rows = []
+    for config_id, choice in rows_by_id.items():
+        by_factor = {row["factor"]: row for row in choice}
+        chosen = next((row["lr"] for row in choice if row["chosen"] == "yes"), DASH)
+        rows.append([f"`{config_id}`"] + [ppl_cell(by_factor[f]["best_val_ppl"])
+                                          if f in by_factor else DASH for f in factors] +
+                    [chosen if all(row["best_val_ppl"] for row in choice) else
+                     f"{chosen} (check unfinished)"])
+    return markdown_table(header, rows)
+
+
+def skipped_table(results):
+    if not results.skipped:
+        return "_None: heed-train knows every configuration's options._"
+    return markdown_table(["configuration", "heed-train said"],
+                          [[f"`{row['id']}`", row["message"].replace("|", "\\|")]
+                           for row in results.skipped])
+
+
+def comparison_table(results, family):
+    """Rows: each configuration of FAMILY but its baseline × each test set; BLEU and chrF."""
+    ids = results.families[family]
+    rows = []
+    for config_id in ids[1:]:
+        for test in results.tests:
+            cells = [f"`{config_id}`", test]
+            any_cell = False
+            for metric in METRICS:
+                c = results.cmp(config_id, test, metric)
+                if c is None:
+                    cells += [DASH] * 4
+                    continue
+                any_cell = True
+                cells += [c.interval, c.p_holm_text, c.tost_text, c.verdict_word +
+                          (" †" if c.runs < 2 or c.baseline_runs < 2 else "")]
+            if any_cell:
+                rows.append(cells)
+    if not rows:
+        return f"_Not compared yet: `{ids[0]}` and at least one other need finished runs._"
+    header = ["configuration", "test set", "BLEU difference [95 % CI]", "p Holm", "TOST p",
+              "BLEU", "chrF difference [95 % CI]", "p Holm", "TOST p", "chrF"]
+    return markdown_table(header, rows)
+
+
+def arrangements_table(results):
+    """Scorer × arrangement family (the stage "arrangement"): pooled BLEU, mean ± sd."""
+    families = [f for f, ids in results.families.items()
+                if results.configs[ids[0]]["stage"] == "arrangement"]
+    if not families:
+        return "_No arrangement configurations in this study._"
+    scorers = {}
+    for family in families:
+        for config_id in results.families[family]:
+            scorer = option(results.configs[config_id]["options"], "attention") or config_id
+            scorers.setdefault(scorer, {})[family] = config_id
+    rows = [[f"`{scorer}`"] + [pm(results.bleu(cells[f])) if f in cells else DASH
+                               for f in families] for scorer, cells in scorers.items()]
+    return markdown_table(["scorer"] + [f"`{f}`" for f in families], rows)
+
+
+def sweep_points(results):
+    """{series: {dim: config id}} of the stage "sweep" (a series is the id without "-aN")."""
+    series = {}
+    for config_id, config in results.configs.items():
+        if config["stage"] != "sweep":
+            continue
+        dim = option(config["options"], "attention-dim")
+        if dim is None:
+            continue
+        name = re.sub(r"-a%s$" % dim, "", config_id)
+        series.setdefault(name, {})[int(dim)] = config_id
+    return series
+
+
+def sweep_table(results):
+    series = sweep_points(results)
+    if not series:
+        return "_No sweep in this study._"
+    dims = sorted({d for points in series.values() for d in points})
+    rows = [[f"`{name}`"] + [pm(results.bleu(points[d])) + f" ({results.seeds(points[d])})"
+                             if d in points and results.rows(points[d]) else DASH for d in dims]
+            for name, points in series.items()]
+    return markdown_table(["scorer"] + [f"A = {d}" for d in dims], rows)
+
+
 def cost_table(rows, column, label, growth=None):
-    """Mechanisms (in the file's order) by the values of COLUMN; a growth column if given."""
+    if not rows:
+        return "_Not measured (the cost stage has not run)._"
     values = sorted({int(r[column]) for r in rows if r.get(column)})
     mechanisms = list(dict.fromkeys(r["mechanism"] for r in rows if r.get("mechanism")))
     table = []
@@ -425,14 +622,13 @@ def cost_table(rows, column, label, growth=None):
         if growth is not None:
             cells.append(num(growth.get(mechanism)))
         table.append([f"`{mechanism}`"] + cells)
-    if not table:
-        return "_Not measured yet._"
     header = ["mechanism"] + [f"{label} = {v}" for v in values]
     return markdown_table(header + (["growth exponent"] if growth is not None else []), table)
 
 
 def stats_table(results):
-    """One row per input distribution and width: dot against scaled-dot side by side."""
+    if not results.stats:
+        return "_Not measured (the cost stage has not run)._"
     by_key = {(r["input"], r["dim"], r["mechanism"]): r for r in results.stats}
     rows = []
     for (inp, dim, mechanism) in by_key:
@@ -445,8 +641,6 @@ def stats_table(results):
 
         rows.append([inp, dim, pair("entropy_fraction", num), pair("max_weight", num),
                      pair("grad_scores_median", sig)])
-    if not rows:
-        return "_Not measured yet._"
     return markdown_table(["input", "d", "entropy / maximum (dot / scaled)",
                            "largest weight (dot / scaled)",
                            "median gradient through the softmax (dot / scaled)"], rows)
@@ -460,10 +654,15 @@ def generic_table(rows, columns):
 
 def tables(results):
     return {
-        "main": config_table(results, MAIN_LUONG),
-        "bahdanau": config_table(results, ["dot-luong"] + BAHDANAU),
+        "bleu": score_table(results, "bleu"),
+        "chrf": score_table(results, "chrf"),
+        "training": training_table(results),
+        "lr_check": lr_check_table(results),
+        "skipped": skipped_table(results),
+        "comparisons": {family: comparison_table(results, family)
+                        for family in results.families},
+        "arrangements": arrangements_table(results),
         "sweep": sweep_table(results),
-        "buckets": buckets_table(results),
         "cost_length": cost_table(results.cost_length, "source_length", "S", results.growth),
         "cost_hidden": cost_table(results.cost_hidden, "hidden", "d"),
         "stats": stats_table(results),
@@ -480,49 +679,101 @@ SVG_STYLE = {"svg.hashsalt": "heed-ablation", "svg.fonttype": "none", "font.fami
              "font.size": 10, "axes.spines.top": False, "axes.spines.right": False}
 
 
-def line_chart(path, title, x_labels, series, y_label):
-    """x_labels evenly spaced, series {name: [y or None per label]}; False if there is no point."""
-    if not any(v is not None for ys in series.values() for v in ys):
-        return False
+def chart(path, draw, x_label, y_label, title):
+    """A figure whose axes DRAW(axes) fills, labelled and written atomically to PATH as SVG."""
     from matplotlib.figure import Figure  # not pyplot: no global figures, no GUI
     with matplotlib.rc_context(SVG_STYLE):
         figure = Figure(figsize=(6.4, 4.0))
         axes = figure.add_subplot()
-        for name, ys in series.items():
-            xs = [i for i, v in enumerate(ys) if v is not None]
-            axes.plot(xs, [ys[i] for i in xs], marker="o", markersize=4, linewidth=2, label=name)
-        axes.set_xticks(range(len(x_labels)), x_labels)
+        draw(axes)
+        axes.set_xlabel(x_label)
         axes.set_ylabel(y_label)
         axes.set_title(title, loc="left")
         axes.grid(axis="y", color="#dddddd")
         axes.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
         figure.savefig(path + ".tmp", format="svg", bbox_inches="tight", metadata={"Date": None})
     os.replace(path + ".tmp", path)
+
+
+def curve_series(results, config_id, column):
+    """[(update, mean, low, high, seeds)] over the runs of CONFIG_ID at each validation."""
+    by_step = {}
+    for row in results.rows(config_id):
+        unit = f"{row['id']}-s{row['seed']}-lr{row['lr']}"
+        for point in results.curves.get(unit, []):
+            value = number(point.get(column))
+            if value is not None:
+                by_step.setdefault(int(point["step"]), []).append(value)
+    return [(step, statistics.mean(v), min(v), max(v), len(v))
+            for step, v in sorted(by_step.items())]
+
+
+def curves_chart(results, path, column, label):
+    """One line per core configuration (every configuration without a core): the mean over its
+    seeds at each validation, and a band from the lowest to the highest seed."""
+    ids = [i for i in results.configs if results.configs[i]["stage"] == "core"] or \
+        list(results.configs)
+    lines = {i: curve_series(results, i, column) for i in ids}
+    lines = {i: points for i, points in lines.items() if points}
+    if not lines:
+        return False
+
+    def draw(axes):
+        for config_id, points in lines.items():
+            steps = [p[0] for p in points]
+            label_text = (f"{config_id} ({results.seeds(config_id)} seeds, "
+                          f"lr {results.lr(config_id)})")
+            line, = axes.plot(steps, [p[1] for p in points], marker="o", markersize=3,
+                              linewidth=1.5, label=label_text)
+            axes.fill_between(steps, [p[2] for p in points], [p[3] for p in points],
+                              color=line.get_color(), alpha=0.15, linewidth=0)
+        if column == "val_ppl":  # the early validations' perplexities would flatten the rest
+            low = min(p[2] for points in lines.values() for p in points)
+            axes.set_ylim(low * 0.97, low * 2.0)
+
+    chart(path, draw, "updates", label,
+          f"{label} against updates: mean over seeds, band min–max")
+    return True
+
+
+def sweep_chart(results, path):
+    """Pooled BLEU against the attention dimension, one line per sweep series."""
+    data = {}
+    for name, points in sweep_points(results).items():
+        xs = [(d, results.bleu(i)) for d, i in sorted(points.items()) if results.bleu(i)]
+        if xs:
+            data[name] = xs
+    if not data:
+        return False
+
+    def draw(axes):
+        for name, xs in data.items():
+            means = [statistics.mean(v) for _, v in xs]
+            spread = [[m - min(v) for m, (_, v) in zip(means, xs)],
+                      [max(v) - m for m, (_, v) in zip(means, xs)]]
+            axes.errorbar([d for d, _ in xs], means, yerr=spread, marker="o", markersize=4,
+                          capsize=3, linewidth=1.5, label=name)
+        axes.set_xscale("log", base=2)
+        dims = sorted({d for xs in data.values() for d, _ in xs})
+        axes.set_xticks(dims, [str(d) for d in dims])
+
+    chart(path, draw, "attention dimension A", "pooled BLEU",
+          "pooled BLEU against A: mean over seeds, bars min–max")
     return True
 
 
 def plots(results, page_dir):
     """Draws each plot into RESULTS; {name: the page's Markdown link to it}."""
-    series = {}
-    for run_id in MAIN_LUONG:
-        means = bucket_means(results, run_id)
-        if means:
-            series[run_id.replace("-luong", "")] = [means[b][1] if b in means else None
-                                                    for b in BUCKETS]
-    hiddens = sweep_points(results)
     charts = {
-        "buckets": ("test2016 BLEU by source length (Luong decoder, mean over seeds)",
-                    [bucket_label(b) + " words" for b in BUCKETS], series),
-        "sweep": ("test2016 BLEU against hidden size d (seed 1)", [f"d = {h}" for h in hiddens],
-                  {m: [results.seed1_number(sweep_id(m, h), "bleu") for h in hiddens]
-                   for m in SWEEP}),
+        "curves_ppl": lambda p: curves_chart(results, p, "val_ppl", "validation perplexity"),
+        "curves_bleu": lambda p: curves_chart(results, p, "val_bleu", "validation BLEU"),
+        "sweep": lambda p: sweep_chart(results, p),
     }
     links = {}
-    for name, (title, x_labels, lines) in charts.items():
-        path = os.path.join(results.dir, f"{name}.svg")
-        links[name] = (f"![{name}]({os.path.relpath(path, page_dir)})"
-                       if line_chart(path, title, x_labels, lines, "BLEU")
-                       else "_No runs finished yet._")
+    for name, draw in charts.items():
+        path = os.path.join(results.dir, name.replace("_", "-") + ".svg")
+        links[name] = (f"![{name}]({os.path.relpath(path, page_dir)})" if draw(path)
+                       else NO_RUNS)
     return links
 
 
@@ -555,7 +806,7 @@ def main():
     parser.add_argument("--template", help="the page's Jinja2 template (ablation.md.j2)")
     parser.add_argument("--output", help="the page (docs/ablation.md)")
     parser.add_argument("--pooling", default=None,
-                        help="heed-pooling's results "
+                        help="heed-pooling's results for question 3 "
                         "(default: experiments/pooling/results/pooling.tsv)")
     parser.add_argument("--check", action="store_true",
                         help="only check that the Python modules the report needs are there")
@@ -568,9 +819,9 @@ def main():
         return 69
     if args.check:
         return 0
-    for option in ("results", "template", "output"):
-        if getattr(args, option) is None:
-            parser.error(f"--{option} is required")
+    for name in ("results", "template", "output"):
+        if getattr(args, name) is None:
+            parser.error(f"--{name} is required")
     matplotlib.use("Agg")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     pooling = args.pooling or os.path.join(root, "experiments", "pooling", "results", "pooling.tsv")

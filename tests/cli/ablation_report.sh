@@ -1,13 +1,15 @@
 # The ablation's report generator (experiments/ablation/report.py, the Jinja2 template
-# experiments/ablation/ablation.md.j2) on a small fixture of result files: the figures come from
-# the files (means and standard deviations over seeds, the bootstrap p-value from bootstrap.tsv,
-# the speed rounds' medians and spread, costs and their ratios, the saturation statistics, the
-# diagonal AER, the machine), runs not finished yet are left out or shown as "—" rather than
-# invented, no template syntax is left, the plots are well-formed SVG drawn the same byte for
-# byte twice, and the page is written atomically. A missing result file is an error naming it
-# (66) that leaves the page as it was; a template asking for an unknown configuration or name,
-# or printing a number without a format, is an error naming the template's line (65); a missing
-# Python package is named with its Debian package (69).
+# experiments/ablation/ablation.md.j2) on a small fixture of result files: the status line, means
+# and standard deviations over seeds per test set and pooled, the runs of the learning rate the
+# check chose (and only those), the comparisons and the verdicts worded from heed-score's
+# statistics (differs, level, level though not identical, undecided; a p below the resampling
+# floor as written; † for a side with one run), the learning-rate, training, arrangement, sweep
+# and skipped tables, a cost table labelled with the mode it times, "not measured" for the cost
+# files not there, no template syntax left, plots that are well-formed SVG drawn the same byte for
+# byte twice, and a page written atomically. A missing result file is an error naming it (66)
+# that leaves the page as it was; a template asking for an unknown configuration, test set or
+# name, or printing a number without a format, is an error naming the template's line (65); a
+# missing Python package is named with its Debian package (69).
 #   tests/cli/ablation_report.sh SOURCE_DIR
 # Needs Debian's /usr/bin/python3 with python3-jinja2 and python3-matplotlib; skipped (77)
 # without them.
@@ -35,7 +37,7 @@ expect() {  # name pattern: the page matches the extended regular expression
 report() {
   local name=$1 want=$2
   shift 2
-  "$PY" "$REPORT" --pooling "$SRC/experiments/pooling/results/pooling.tsv" "$@" 2>"$TMP/err"
+  "$PY" "$REPORT" --pooling "$TMP/pooling.tsv" "$@" 2>"$TMP/err"
   local got=$?
   [ "$got" = "$want" ] || fail "$name: exit $got, expected $want: $(head -c 300 "$TMP/err")"
 }
@@ -44,38 +46,107 @@ error() {
   [ "$(wc -l < "$TMP/err")" = 1 ] && grep -qE -- "^report.py: .*$2" "$TMP/err" ||
     fail "$1: stderr is not one line matching '$2': $(head -c 300 "$TMP/err")"
 }
+tsv() { sed 's/  */\t/g' > "$1"; }  # the fixture below is written with spaces for legibility
 
 R=$TMP/results
-mkdir -p "$R"
-printf 'id\tseed\thidden\tsteps\tminutes\tbleu\tchrf\tbest_val_ppl\tattention_params\tattentional_layer_params\ttrain_tok_per_s\taer_argmax\taer_shift\tbootstrap_p_vs_dot\tcpu
-dot-luong\t1\t512\t1000\t4.5\t34.00\t52.00\t9.0\t0\t524288\t3600\t76.0\t82.0\t-\tX
-dot-luong\t2\t512\t1000\t4.5\t36.00\t54.00\t8.0\t0\t524288\t3600\t78.0\t84.0\t-\tX
-general-luong\t1\t512\t1000\t4.3\t33.00\t51.00\t9.5\t262144\t524288\t3700\t75.0\t83.0\t-\tX
-none-luong\t1\t512\t1000\t4.7\t9.90\t26.95\t25.7\t0\t262144\t4386\tn/a\tn/a\t0.0010\tX
-sweep-dot-h128\t1\t128\t1000\t1.0\t20.00\t40.00\t15.0\t0\t32768\t9000\t80.0\t85.0\t-\tX
-' > "$R/runs.tsv"
-printf 'id\tseed\tbucket\tsentences\tbleu\n' > "$R/buckets.tsv"
-for id in dot-luong general-luong none-luong; do
-  for b in 1-10 11-15 16-20 21-99; do printf '%s\t1\t%s\t250\t30.5\n' "$id" "$b" >> "$R/buckets.tsv"; done
-done
-printf 'id\thidden\tround\ttrain_tok_per_s\ttranslate_sent_per_s\tcpu
-dot-luong\t512\t1\t4321\t98.7\tX
-dot-luong\t512\t2\t5000\t50.0\tX
-dot-luong\t512\t3\t4000\t120.2\tX
-' > "$R/speed-runs.tsv"
-printf 'id\tbaseline\tseed\tp\ngeneral-luong\tdot-luong\t1\t0.0420\n' > "$R/bootstrap.tsv"
-printf 'mechanism\tsource_length\tmedian_ms\ndot\t10\t2.0\ndot\t500\t10.0\nadditive\t10\t8.0\nadditive\t500\t24.0\n' > "$R/cost-length.tsv"
-printf 'mechanism\thidden\tmedian_ms\ndot\t128\t1.0\ndot\t512\t2.5\ndot\t1024\t4.0\ngeneral\t128\t1.0\ngeneral\t1024\t30.0\n' > "$R/cost-hidden.tsv"
-printf 'input\tmechanism\tdim\tentropy_fraction\tmax_weight\tgrad_scores_median\tgrad_query_norm
-normal\tdot\t512\t0.01\t0.987\t0.0000123\t0.5
-normal\tscaled-dot\t512\t0.8\t0.25\t0.0456\t0.25
-tanh\tdot\t512\t0.7\t0.4\t0.03\t0.125
-tanh\tscaled-dot\t512\t0.996\t0.06\t0.002\t0.0078
-tanh\tdot\t1024\t0.5\t0.61\t0.02\t0.2
-' > "$R/stats.tsv"
-printf 'aer\tprecision\trecall\tpredicted\tsure\tpossible\tsentences\n74.43\t25\t25\t1\t1\t1\t508\n' > "$R/aer-diagonal.tsv"
-printf 'steps\t1000\nseeds\t1 2 3\nprecision\tbf16\nthreads\t2\nvalid_every\t250\nquick\t0\nplanned_runs\t48\n' > "$R/settings.tsv"
+mkdir -p "$R/curves" "$R/compare"
+printf 'corpus\t/data/train\nvalid\t/data/val\nsrc\tde\ntgt\ten\nmerges\t8000\nlowercase\t1
+test\ttest2016\t1000\t/data/test_2016\ntest\ttest2017\t500\t/data/test_2017
+updates\t6800\nvalid_every\t850\npatience\t4\nlr\t0.001\nlr_factors\t2
+schedule\t--lr-schedule cosine --warmup-steps 500\nmodel\t--embed 256 --dropout 0.3\nhidden\t512
+seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t14\n' \
+  > "$R/settings.tsv"
+tsv "$R/plan.tsv" <<'EOF2'
+order id family stage seed lr hidden options
+1 dot main core 1 0.001 512 --attention|dot
+2 general main core 1 0.001 512 --attention|general
+3 additive main core 1 0.001 512 --attention|additive
+4 dot main lr-check 1 0.002 512 --attention|dot
+5 general main lr-check 1 0.002 512 --attention|general
+6 additive main lr-check 1 0.002 512 --attention|additive
+7 dot main core 2 chosen 512 --attention|dot
+8 general main core 2 chosen 512 --attention|general
+9 additive main core 2 chosen 512 --attention|additive
+10 none main main 1 0.001 512 --attention|none
+11 dot-bahdanau bahdanau arrangement 1 0.001 256 --attention|dot|--decoder|bahdanau
+12 general-bahdanau bahdanau arrangement 1 0.001 256 --attention|general|--decoder|bahdanau
+13 additive-a128 sweep-a128 sweep 1 0.001 256 --attention|additive|--attention-dim|128
+14 mh1-a128 sweep-a128 sweep 1 0.001 256 --attention|multi-head|--heads|1|--attention-dim|128
+EOF2
+sed -i 's/|/ /g' "$R/plan.tsv"
+tsv "$R/runs.tsv" <<'EOF2'
+id family seed lr hidden status steps stop best_val_ppl best_step converged_step best_val_bleu minutes tok_per_s cpu
+dot main 1 0.001 512 ok 6800 budget 5.10 5950 5100 40.0 21.0 5000 X
+general main 1 0.001 512 ok 6800 budget 5.20 6800 5950 39.0 22.0 4800 X
+additive main 1 0.001 512 ok 4250 early-stop 5.15 850 850 39.5 14.0 4700 X
+dot main 1 0.002 512 failed-65 300 budget 9.30 300 300 8.0 1.0 5000 X
+general main 1 0.002 512 ok 6800 budget 5.00 5100 4250 41.0 22.0 4800 X
+dot main 2 0.001 512 ok 6800 budget 5.20 6800 5950 40.2 21.0 5200 X
+general main 2 0.002 512 ok 6800 budget 5.10 5950 5100 41.2 22.0 4900 X
+none main 1 0.001 512 failed-65 120 budget 80.0 100 100 1.0 0.5 6000 X
+additive-a128 sweep-a128 1 0.001 256 ok 6800 budget 6.00 6800 6800 35.0 11.0 9000 X
+mh1-a128 sweep-a128 1 0.001 256 ok 6800 budget 6.10 6800 6800 36.0 11.0 9100 X
+EOF2
+{
+  printf 'id\tseed\tlr\ttest\tbleu\tchrf\n'
+  printf '%s\n' "dot 1 0.001 40.00 60.00 30.00 50.00 36.00 56.00" "dot 2 0.001 42.00 62.00 32.00 52.00 38.00 58.00" \
+    "general 1 0.001 10.00 20.00 10.00 20.00 10.00 20.00" "general 1 0.002 41.00 61.00 33.00 53.00 37.50 57.50" \
+    "general 2 0.002 42.00 62.00 34.00 54.00 38.50 58.50" "additive 1 0.001 41.00 61.00 31.00 51.00 36.90 56.90" \
+    "dot 1 0.002 39.00 59.00 29.00 49.00 35.00 55.00" "additive-a128 1 0.001 33.00 53.00 27.00 47.00 30.00 50.00" \
+    "mh1-a128 1 0.001 34.00 54.00 28.00 48.00 31.00 51.00" |
+    awk '{ n = split("test2016 test2017 pooled", t, " ")
+           for (i = 1; i <= n; i++) printf "%s\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, t[i], $(2 * i + 2), $(2 * i + 3) }'
+} > "$R/scores.tsv"
+tsv "$R/lr-choice.tsv" <<'EOF2'
+id factor lr best_val_ppl chosen
+dot 1 0.001 5.10 yes
+dot 2 0.002 failed no
+general 1 0.001 5.20 no
+general 2 0.002 5.00 yes
+additive 1 0.001 5.15 yes
+additive 2 0.002 - no
+EOF2
+sed -i 's/\t-\t/\t\t/' "$R/lr-choice.tsv"
+printf 'id\tmessage\ndot-concat\theed-train: error: --decoder: unknown value '"'"'concat'"'"'\n' > "$R/skipped.tsv"
+# heed-score --system --format tsv, as it writes it.
+H='system	metric	runs	mean	sd	difference	ci95_low	ci95_high	p_value	p_holm	ci90_low	ci90_high	tost_p	equivalent	run_scores'
+printf '%s\n' "$H" \
+  'dot	BLEU	2	37.00	1.41	-	-	-	-	-	-	-	-	-	36.00,38.00' \
+  'general	BLEU	2	38.00	0.71	+1.00	+0.40	+1.60	0.0020	0.0040	+0.50	+1.50	0.9000	no	37.50,38.50' \
+  'additive	BLEU	1	36.90	-	-0.10	-0.30	+0.20	0.5000	0.5000	-0.25	+0.15	0.0100	yes	36.90' \
+  'dot	chrF2	2	57.00	1.41	-	-	-	-	-	-	-	-	-	56.00,58.00' \
+  'general	chrF2	2	58.00	0.71	+0.30	+0.10	+0.50	< 0.001	< 0.001	+0.12	+0.45	0.0400	yes	57.50,58.50' \
+  'additive	chrF2	1	56.90	-	-0.80	-2.00	+0.50	0.3000	0.3000	-1.80	+0.30	0.6000	no	56.90' \
+  '# hierarchical bootstrap: 1000 resamples' > "$R/compare/main.pooled.tsv"
+printf '%s\n' "$H" \
+  'additive-a128	BLEU	1	30.00	-	-	-	-	-	-	-	-	-	-	30.00' \
+  'mh1-a128	BLEU	1	31.00	-	+1.00	-0.50	+2.50	0.2000	0.2000	-0.20	+2.20	0.7000	no	31.00' > "$R/compare/sweep-a128.pooled.tsv"
+tsv "$R/curves/dot-s1-lr0.001.tsv" <<'EOF2'
+step val_ppl val_bleu lr elapsed_s event
+850 9.0 30.0 0.001 100 best
+1700 6.0 36.0 0.0009 200 best
+EOF2
+tsv "$R/curves/dot-s2-lr0.001.tsv" <<'EOF2'
+step val_ppl val_bleu lr elapsed_s event
+850 8.0 31.0 0.001 100 best
+1700 5.8 37.0 0.0009 200 best
+EOF2
+tsv "$R/curves/general-s1-lr0.001.tsv" <<'EOF2'
+step val_ppl val_bleu lr elapsed_s event
+850 99.0 1.0 0.001 100 best
+EOF2
+tsv "$R/curves/general-s1-lr0.002.tsv" <<'EOF2'
+step val_ppl val_bleu lr elapsed_s event
+850 8.5 31.0 0.002 100 best
+EOF2
+printf '# cpu: AMD EPYC\nmechanism\tmode\tpass\tprecision\tthreads\tbatch\tsource_length\ttarget_length\thidden\tmedian_ms
+dot\tall-steps\tforward-backward\tbf16\t2\t64\t10\t20\t512\t2.0
+dot\tall-steps\tforward-backward\tbf16\t2\t64\t500\t20\t512\t10.0
+additive\tall-steps\tforward-backward\tbf16\t2\t64\t10\t20\t512\t8.0
+additive\tall-steps\tforward-backward\tbf16\t2\t64\t500\t20\t512\t24.0\n' > "$R/cost-length.tsv"
 printf '# cpu: Test CPU (2 cores visible)\n# memory: 1 GiB\n' > "$R/machine.txt"
+printf 'task\tT\tlengths\tmodel\tsolved\tsteps_to_solve\tfinal_accuracy\tparams\tseconds\tnote
+addition\t50\tfixed\tff-pool\tyes\t900\t0.9980\t10602\t11.9\t-\n' > "$TMP/pooling.tsv"
 
 TEMPLATE=$SRC/experiments/ablation/ablation.md.j2
 report "the generator" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page.md"
@@ -83,61 +154,64 @@ report "the generator" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/pa
 [ -e "$TMP/page.md.tmp" ] && fail "a temporary file was left"
 grep -nE '\{\{|\{%|\{#|%\}|#\}' "$TMP/page.md" && fail "template syntax left in the page"
 grep -n 'None' "$TMP/page.md" && fail "a figure printed as None"
-expect "mean and std over two seeds" '^\| `dot-luong` \| 2 \| 35\.00 ± 1\.41 \| — \| 53\.00 ± 1\.41 \|'
-expect "one seed, bootstrap p" '^\| `general-luong` \| 1 \| 33\.00 \| 0\.042 \|'
-expect "parameters with thousands separators" '^\| `general-luong` \|.*\| 262,144 \| 524,288 \|'
-expect "speed: medians over the rounds" '`dot-luong`.*\| 4,321 \| 99 \|'
-expect "speed: how far apart the rounds are" "^a median 25 %, at most 25 % in training and a median 140 %, at most 140 % in$"
-expect "speed rounds counted" '^    SPEED_ROUNDS=3 STAGES="speed report"'
-expect "no attention, no AER" '^\| `none-luong` \|.*\| — \| — \|$'
-expect "unfinished runs are left out" '^Status: 5 of 48 planned runs'
-expect "diagonal AER" 'gives AER 74\.4'
-expect "BLEU gap of the means" '25\.1 below'
-expect "settings" '^- \*\*Budget:\*\* 1000 updates .* in$'
-expect "machine and minutes" '^- \*\*Machine:\*\* cpu: Test CPU \(2 cores visible\); memory: 1 GiB\. Training took 19 minutes'
-expect "cost growth against length" '^`dot` grows 5\.0×, faster'
-expect "cost ratio between mechanisms" '^4\.0× dearer than `dot` and ends 2\.4×:$'
-expect "cost growth against d" '^4\.0×, `general` 30\.0× and `additive`'
-expect "cost table against length: no fitted exponent in the file" '^\| `dot` \| 2\.00 \| 10\.00 \| — \|$'
-expect "cost table against d: a point not measured" '^\| `general` \| 1\.00 \| — \| 30\.00 \|$'
-expect "cost at one hidden size" '^2\.50 ms, `general` — and —, `additive`$'
-expect "saturation figures, two significant digits" '^0\.99 on one position .* is$'
-expect "saturation figures, small ones in exponent form" '^1\.2e-05, against 0\.25$'
-expect "saturation table: dot and scaled-dot side by side" '^\| tanh \| 512 \| 0\.70 / 1\.00 \| 0\.40 / 0\.06 \| 0\.03 / 0\.002 \|$'
-expect "saturation table: no row without both mechanisms" '^\| normal \| 512 \|'
-grep -q '^| tanh | 1024 |' "$TMP/page.md" && fail "a saturation row without scaled-dot"
-expect "pooling cell, as written with thousands separators" '^the length — 10,602 on the addition problem'
-expect "seeds ahead: paired by seed, only seeds both ran" '^1 of 1 seeds\), each well above'
-expect "no seed count without both runs" '`dot` ahead of both in — and$'
-expect "no gap without both runs" '^— BLEU, `general` by —,'
-expect "sweep point: seed 1's BLEU (validation perplexity)" '^\| `dot` \| 20\.00 \(15\.0\) \| 34\.00 \(9\.0\) \|'
-expect "plots linked from the page" '^!\[buckets\]\(results/buckets\.svg\)$'
-expect "plots linked from the page" '^!\[sweep\]\(results/sweep\.svg\)$'
-grep -q '`additive-luong`' "$TMP/page.md" && fail "a configuration without runs got a row"
-for svg in buckets sweep; do
+expect "status line, failed runs counted" '^\*\*Status: 10 of 14 runs done \(2 failed: '
+expect "mean ± sd over seeds, per test set and pooled" '^\| `dot` \| 512 \| 2 of 2 \| 41\.00 ± 1\.41 \| 31\.00 ± 1\.41 \| 37\.00 ± 1\.41 \|$'
+expect "the chosen learning rate's runs, not the others" '^\| `general` \| 512 \| 2 of 2 \| 41\.50 ± 0\.71 \| 33\.50 ± 0\.71 \| 38\.00 ± 0\.71 \|$'
+expect "chrF table" '^\| `additive` \| 512 \| 1 of 2 \| 61\.00 \| 51\.00 \| 56\.90 \|$'
+grep -q '^| `none` | 512 |' "$TMP/page.md" && fail "a failed run's configuration got a score row"
+expect "training: lr, ppl, updates, early stops" '^\| `general` \| 0\.002 \| 5\.05 ± 0\.07 \| 5,525 \| 4,675 \| 0 of 2 \| 41\.10 ± 0\.14 \| 22\.0 \| 4,850 \|$'
+expect "training: early stop counted" '^\| `additive` \| 0\.001 \| 5\.15 \| 850 \| 850 \| 1 of 1 \|'
+expect "lr check table" '^\| `general` \| 5\.20 \| 5\.00 \| 0\.002 \|$'
+expect "lr check: a failed run" '^\| `dot` \| 5\.10 \| failed \| 0\.001 \|$'
+expect "lr check unfinished" '^\| `additive` \| 5\.15 \| — \| 0\.001 \(check unfinished\) \|$'
+expect "verdict: differs" '^- `general` against `dot`: differs: 1\.00 BLEU higher \[\+0\.40, \+1\.60\] \(Holm p = 0\.0040\); chrF level: within ±0\.5 chrF \(TOST p = 0\.0400\), though not identical: \+0\.30 \[\+0\.10, \+0\.50\], Holm p < 0\.001$'
+expect "verdict: level, one run marked" '^- `additive` against `dot`: level: within ±0\.5 BLEU \(TOST p = 0\.0100\); -0\.10 \[-0\.30, \+0\.20\] \(†\); chrF undecided: -0\.80 \[-2\.00, \+0\.50\]; neither a difference \(Holm p = 0\.3000\) nor equivalence within ±0\.5 chrF \(TOST p = 0\.6000\) \(†\)$'
+expect "verdict: not compared yet" '^- `general-bahdanau` against `dot-bahdanau`: not compared yet \(`general-bahdanau` has 0 finished runs\)'
+expect "verdict: the sweep's family baseline" '^- `mh1-a128` against `additive-a128`: undecided: \+1\.00 \[-0\.50, \+2\.50\]'
+expect "comparison table row" '^\| `general` \| pooled \| \+1\.00 \[\+0\.40, \+1\.60\] \| 0\.0040 \| 0\.9000 \| differs \| \+0\.30 \[\+0\.10, \+0\.50\] \| < 0\.001 \| 0\.0400 \| level \|$'
+expect "comparison table: one run marked" '^\| `additive` \| pooled \| .* \| level † \| .* \| undecided † \|$'
+grep -q '^| `general` | test2016 |' "$TMP/page.md" && fail "a comparison row without its file"
+expect "family not compared yet" '^_Not compared yet: `dot-bahdanau` and at least one other need finished runs\._$'
+expect "arrangements table" '^\| `general` \| — \|$'
+expect "sweep table" '^\| `mh1` \| 31\.00 \(1\) \|$'
+expect "skipped table" '^\| `dot-concat` \| heed-train: error: --decoder: unknown value .concat. \|$'
+expect "cost labelled with its mode" '^\(`--mode all-steps --pass forward-backward`, bf16, batch 64, 20 target steps, 2 threads\):$'
+expect "cost table" '^\| `dot` \| 2\.00 \| 10\.00 \| — \|$'
+expect "cost ratio" '`additive` over `dot` 4\.0× at S = 10 and$'
+expect "cost file not there" '^_Not measured \(the cost stage has not run\)\._$'
+expect "test sets with their sizes" 'Test sets: test2016 \(1,000 sentences\), test2017 \(500 sentences\);$'
+expect "learning-rate check in the setup" 'times each of 2; the rate with the lowest'
+expect "answers' places marked" '^<!-- ANSWER 1: '
+expect "machine and minutes" '^- \*\*Machine:\*\* cpu: Test CPU \(2 cores visible\); memory: 1 GiB\. Training took 146 minutes'
+expect "pooling table kept" '^\| addition \| 50 \| fixed \| ff-pool \| yes \| 900 \| 0\.9980 \| 10602 \| 11\.9 \| - \|$'
+for plot in curves_ppl curves_bleu sweep; do
+  expect "plot $plot linked" "^!\[$plot\]\(results/${plot//_/-}\.svg\)$"
+done
+for svg in curves-ppl curves-bleu sweep; do
   # Well-formed SVG whose text is text (the legend's names), not glyphs drawn as paths.
-  "$PY" - "$R/$svg.svg" <<'EOF' || fail "$svg.svg is not an SVG with its legend as text"
+  "$PY" - "$R/$svg.svg" <<'EOF2' || fail "$svg.svg is not an SVG with its legend as text"
 import sys, xml.etree.ElementTree as E
 root = E.parse(sys.argv[1]).getroot()
-texts = {t.text for t in root.iter("{http://www.w3.org/2000/svg}text")}
-sys.exit(root.tag != "{http://www.w3.org/2000/svg}svg" or "dot" not in texts)
-EOF
+texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+sys.exit(root.tag != "{http://www.w3.org/2000/svg}svg" or not ("dot (2 seeds, lr 0.001)" in texts or "mh1" in texts))
+EOF2
   cp "$R/$svg.svg" "$TMP/$svg.first"
 done
-grep -q 'dc:date' "$R/buckets.svg" && fail "the SVG carries a date"
+grep -q 'general (1 seeds' "$R/curves-ppl.svg" && fail "curves: a run at the learning rate not chosen"
+grep -q 'dc:date' "$R/curves-ppl.svg" && fail "the SVG carries a date"
 cp "$TMP/page.md" "$TMP/page.first"
 report "a second run" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page.md"
-for svg in buckets sweep; do
+for svg in curves-ppl curves-bleu sweep; do
   cmp -s "$R/$svg.svg" "$TMP/$svg.first" || fail "$svg.svg differs from one run to the next"
 done
 cmp -s "$TMP/page.md" "$TMP/page.first" || fail "the page differs from one run to the next"
 
 # A result file missing: named, and the page is left as it was.
-mv "$R/stats.tsv" "$TMP/stats.tsv"
-report "stats.tsv missing" 66 --results "$R" --template "$TEMPLATE" --output "$TMP/page.md"
-error "stats.tsv missing" "results/stats\.tsv not found \(run\.sh's stage \"cost\" writes it\)$"
-cmp -s "$TMP/page.md" "$TMP/page.first" || fail "stats.tsv missing: the page was changed"
-mv "$TMP/stats.tsv" "$R/stats.tsv"
+mv "$R/runs.tsv" "$TMP/runs.tsv"
+report "runs.tsv missing" 66 --results "$R" --template "$TEMPLATE" --output "$TMP/page.md"
+error "runs.tsv missing" "results/runs\.tsv not found \(run\.sh's stage \"runs\" writes it\)$"
+cmp -s "$TMP/page.md" "$TMP/page.first" || fail "runs.tsv missing: the page was changed"
+mv "$TMP/runs.tsv" "$R/runs.tsv"
 report "template missing" 66 --results "$R" --template "$TMP/none.j2" --output "$TMP/page.md"
 error "template missing" "none\.j2 not found$"
 
@@ -148,15 +222,14 @@ bad() {  # name code stderr-pattern template-text
   error "$1" "$3"
   [ -e "$TMP/bad.md" ] && fail "$1: a page was written"
 }
-bad "unknown configuration" 65 "bad\.j2:2: unknown configuration 'dot-lung'$" "{{ r.bleu('dot-lung') | pm }}"
+bad "unknown configuration" 65 "bad\.j2:2: unknown configuration 'dott'$" "{{ r.bleu('dott') | pm }}"
+bad "unknown test set" 65 "bad\.j2:2: unknown test set 'test2019' " "{{ r.bleu('dot', 'test2019') | pm }}"
+bad "unknown metric" 65 "bad\.j2:2: unknown metric 'TER' " "{{ r.verdict('general', 'pooled', 'TER') }}"
 bad "unknown mechanism" 65 "bad\.j2:2: unknown attention mechanism 'dott'$" "{{ r.cost('dott', 20) | num }}"
 bad "unknown setting" 65 "bad\.j2:2: .*'stpes'" "{{ r.settings.stpes }}"
 bad "unknown table" 65 "bad\.j2:2: .*'mian'" "{{ tables.mian }}"
-bad "unknown column" 65 "bad\.j2:2: stats\.tsv has no column 'max_wieght'$" \
-  "{{ r.stat('normal', 'dot', 512, 'max_wieght') | sig }}"
-bad "a number without a format" 65 "bad\.j2:2: 2\.0 printed without a format" \
-  "{{ r.gap('dot-luong', 'general-luong') }}"
-bad "template syntax" 65 "bad\.j2:2: " "{{ r.bleu('dot-luong') | pm }"
+bad "a number without a format" 65 "bad\.j2:2: 5\.1 printed without a format" "{{ r.ppl('dot')[0] }}"
+bad "template syntax" 65 "bad\.j2:2: " "{{ r.bleu('dot') | pm }"
 
 # Without Debian's packages (-S: no site directories): exit 69 naming them.
 "$PY" -S "$REPORT" --check 2>"$TMP/err"

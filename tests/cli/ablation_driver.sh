@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The ablation's driver (experiments/ablation/run.sh) end to end on a tiny corpus of its own (the
+# embedded English–French sample, two test sets) with a configurations file of its own: a
+# configuration whose options heed-train does not know is skipped with heed-train's message and
+# the others run; the plan's order (the core seed-major, the learning-rate check after the first
+# round, later seeds at the chosen rate, then the other stages); a row per run, scores per test
+# set and pooled, learning curves, translations, the comparisons of each family and the page with
+# its status line; a second call runs nothing; usage errors (64) and missing files (66).
+#   tests/cli/ablation_driver.sh BIN_DIR SOURCE_DIR
+# Needs Debian's /usr/bin/python3 with python3-jinja2 and python3-matplotlib (the report stage);
+# skipped (77) without them.
+source "$(dirname "$0")/lib.sh"
+SRC_DIR=${DATA:?usage: ablation_driver.sh BIN_DIR SOURCE_DIR}
+RUN=$SRC_DIR/experiments/ablation/run.sh
+/usr/bin/python3 "$SRC_DIR/experiments/ablation/report.py" --check >/dev/null 2>&1 ||
+  { echo "SKIPPED: /usr/bin/python3 with python3-jinja2 and python3-matplotlib needed"; exit 77; }
+export MPLCONFIGDIR=$TMP/matplotlib
+sample=$SRC_DIR/share/heed/sample
+C=$TMP/corpus
+mkdir -p "$C"
+for l in en fr; do
+  head -300 "$sample/train.$l" > "$C/train.$l"
+  head -20 "$sample/valid.$l" > "$C/valid.$l"
+  head -12 "$sample/test.$l" > "$C/a.$l"
+  sed -n 13,20p "$sample/test.$l" > "$C/b.$l"
+done
+printf '# id\tfamily\tstage\tseeds\thidden\toptions
+dot\tmain\tcore\t2\t-\t--attention dot
+general\tmain\tcore\t5\t-\t--attention general
+dot-concat\tconcat\tarrangement\t1\t-\t--attention dot --decoder concat
+dot-bahdanau\tbahdanau\tarrangement\t1\t24\t--attention dot --decoder bahdanau
+' > "$TMP/configs.tsv"
+export BIN WORK=$TMP/work RESULTS=$TMP/results REPORT=$TMP/results/page.md
+export MODEL="--embed 8 --dropout 0.1" VOCAB=300 HIDDEN=16 UPDATES=6 WARMUP=2 VALID_EVERY=3
+export THREADS=1 PRECISION=f32 LR_FACTORS=2 BOOTSTRAP=20 SEEDS="1 2"
+corpus=(--train "$C/train" --valid "$C/valid" --test "a=$C/a" --test "b=$C/b" --src en --tgt fr
+        --merges 100 --configs "$TMP/configs.tsv")
+R=$RESULTS
+
+expect_exit 0 plan -- bash "$RUN" "${corpus[@]}" --plan
+expect_eq plan-cost "$(grep -c '^7 runs × 6 updates' "$TMP/out")" 1
+expect_exit 0 study -- bash "$RUN" "${corpus[@]}"
+grep -q "^ablation: skipping dot-concat: heed-train: error: --decoder: unknown value 'concat'" "$TMP/err" &&
+  ok || fail "no message for the skipped configuration: $(head -c 300 "$TMP/err")"
+expect_eq skipped "$(cut -f1 "$R/skipped.tsv" | tail -n +2)" dot-concat
+expect_eq plan-order "$(tail -n +2 "$R/plan.tsv" | cut -f2,4,5,6,7 | tr '\t\n' ' |')" \
+  "dot core 1 0.001 16|general core 1 0.001 16|dot lr-check 1 0.002 16|general lr-check 1 0.002 16|dot core 2 chosen 16|general core 2 chosen 16|dot-bahdanau arrangement 1 0.001 24|"
+expect_eq runs "$(awk -F'\t' 'NR > 1 && $6 == "ok"' "$R/runs.tsv" | wc -l)" 7
+expect_eq runs-steps "$(awk -F'\t' 'NR > 1 { print $7 }' "$R/runs.tsv" | sort -u)" 6
+# The second seed runs at the rate the check chose.
+for id in dot general; do
+  chosen=$(awk -F'\t' -v id="$id" '$1 == id && $5 == "yes" { print $3 }' "$R/lr-choice.tsv")
+  expect_eq "lr-choice-$id" "$(awk -F'\t' -v id="$id" '$1 == id && $3 == 2 { print $4 }' "$R/runs.tsv")" "$chosen"
+done
+expect_eq lr-choice-rows "$(tail -n +2 "$R/lr-choice.tsv" | wc -l)" 4
+expect_eq scores "$(tail -n +2 "$R/scores.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
+  "7a 7b 7pooled "
+expect_eq hyps "$(ls "$R/hyps" | wc -l)" 14
+expect_eq curves "$(cat "$R"/curves/*.tsv | grep -c '^[36]	')" 14
+expect_eq compare "$(ls "$R/compare" | tr '\n' ' ')" "main.a.tsv main.b.tsv main.pooled.tsv "
+expect_eq compare-rows "$(awk -F'\t' '$1 == "general" { print $2 "-" $3 }' "$R/compare/main.pooled.tsv" | tr '\n' ' ')" \
+  "BLEU-2 chrF2-2 "
+grep -q '^\*\*Status: 7 of 7 runs done\*\*' "$REPORT" && ok || fail "no status line in the page"
+grep -qE '^- `general` against `dot`: (differs|level|undecided): ' "$REPORT" && ok ||
+  fail "no verdict for general in the page"
+grep -q '^| `dot-concat` | heed-train: error: --decoder' "$REPORT" && ok || fail "skipped not on the page"
+cp "$R/runs.tsv" "$TMP/runs.first"
+
+# Called again: nothing is trained, no row is added.
+expect_exit 0 again -- bash "$RUN" "${corpus[@]}"
+grep -q ': training (' "$TMP/err" && fail "a second call trained: $(grep ': training (' "$TMP/err" | head -2)"
+expect_same again-runs "$R/runs.tsv" "$TMP/runs.first"
+grep -q '^ablation: 7 of 7 runs done$' "$TMP/err" && ok || fail "no count at the end"
+
+# Usage errors and missing files, before anything runs.
+expect_exit 64 test-without-name -- bash "$RUN" "${corpus[@]}" --test "$C/a" --plan
+expect_exit 64 only-unknown -- bash "$RUN" "${corpus[@]}" --only "dot nosuch" --plan
+expect_exit 64 bad-option -- bash "$RUN" --nosuch
+expect_exit 66 missing-test -- bash "$RUN" "${corpus[@]}" --test "c=$C/none" --plan
+finish
