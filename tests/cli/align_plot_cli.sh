@@ -10,22 +10,6 @@ D=$DATA/align/plot  # soft.jsonl: pairs 0, 1, 2 with 9, 6 and 8 cells; links.txt
 PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "SKIPPED: $PY not found"; exit 77; }
 
-# xml_count FILE XPATH: parses FILE as XML and prints how many elements match XPATH (s: is the
-# SVG namespace, h: XHTML), or with XPATH "root" the root element's tag; prints "invalid: ..."
-# when FILE is not well-formed XML.
-xml_count() {
-  "$PY" - "$1" "$2" <<'EOF'
-import sys
-import xml.etree.ElementTree as E
-try:
-    root = E.parse(sys.argv[1]).getroot()
-except E.ParseError as e:
-    print("invalid:", e)
-    sys.exit(0)
-ns = {"s": "http://www.w3.org/2000/svg", "h": "http://www.w3.org/1999/xhtml"}
-print(root.tag if sys.argv[2] == "root" else len(root.findall(sys.argv[2], ns)))
-EOF
-}
 CELLS='.//s:rect[@class="cell"]'
 marks=(--links "$D/links.txt" --gold "$D/gold.talp" --one-based)
 

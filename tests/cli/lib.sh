@@ -50,6 +50,23 @@ expect_eq() { # NAME GOT WANT
   if [ "$2" = "$3" ]; then ok; else fail "$1: got '$2', expected '$3'"; fi
 }
 
+# xml_count FILE XPATH: parses FILE as XML with Debian's python3 ($PY, default /usr/bin/python3)
+# and prints how many elements match XPATH (s: is the SVG namespace, h: XHTML), or with XPATH
+# "root" the root element's tag; prints "invalid: ..." when FILE is not well-formed XML.
+xml_count() {
+  "${PY:-/usr/bin/python3}" - "$1" "$2" <<'EOF'
+import sys
+import xml.etree.ElementTree as E
+try:
+    root = E.parse(sys.argv[1]).getroot()
+except E.ParseError as e:
+    print("invalid:", e)
+    sys.exit(0)
+ns = {"s": "http://www.w3.org/2000/svg", "h": "http://www.w3.org/1999/xhtml"}
+print(root.tag if sys.argv[2] == "root" else len(root.findall(sys.argv[2], ns)))
+EOF
+}
+
 # True under AddressSanitizer (.ci/sanitize.sh exports ASAN_OPTIONS): its shadow memory reserves
 # terabytes of address space, so tests that limit it (ulimit -v) or measure resident memory skip.
 under_sanitizer() { [ -n "${ASAN_OPTIONS:-}" ]; }
