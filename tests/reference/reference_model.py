@@ -365,6 +365,10 @@ class Model(torch.nn.Module):
             c = self.attention(h, step, att)
             o = torch.tanh(torch.cat([c, h], -1) @ self.param("decoder/attn_out/weight").T)
             return o, states, o
+        if cfg["decoder"] == "concat":
+            # The output layer reads [c_t; h_t] itself: no attentional layer, no feeding.
+            h, states = self.step_rnn(emb_t, states)
+            return torch.cat([self.attention(h, step, att), h], -1), states, feed
         top = states[-1][0] if self.cell == "lstm" else states[-1]
         c = self.attention(top, step, att)
         o, states = self.step_rnn(torch.cat([emb_t, c], -1), states)

@@ -12,15 +12,15 @@ Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision)
     : config_(std::move(config)), attention_(config_.validate()), precision_(precision) {
   encoder_ = std::make_unique<Encoder>(config_, precision, store_);
   decoder_ = Decoder::make(config_, attention_, precision, store_);
-  // Tied: the decoder's embedding matrix [V, E = H] is the projection; both uses add their
+  // Tied: the decoder's embedding matrix [V, E = O] is the projection; both uses add their
   // gradients into its one grad tensor.
-  layers::Parameter& w = config_.tie_target_embeddings
-                             ? store_.get("decoder/embedding/weight")
-                             : store_.add("decoder/output/weight",
-                                          tensor::Shape{config_.tgt_vocab_size, config_.hidden});
+  const int64_t width = decoder_->output_size();
+  layers::Parameter& w =
+      config_.tie_target_embeddings
+          ? store_.get("decoder/embedding/weight")
+          : store_.add("decoder/output/weight", tensor::Shape{config_.tgt_vocab_size, width});
   layers::Parameter& b = store_.add("decoder/output/bias", tensor::Shape{config_.tgt_vocab_size});
-  output_ =
-      std::make_unique<layers::OutputLayer>(config_.hidden, config_.tgt_vocab_size, precision);
+  output_ = std::make_unique<layers::OutputLayer>(width, config_.tgt_vocab_size, precision);
   output_->set_weights(w, b);
 }
 

@@ -123,3 +123,41 @@ TEST_CASE("model config: the longest source the attention can score", "[model][f
   c.validate();
   CHECK(c.max_source_length() == 100);  // the default, recorded by validate()
 }
+
+TEST_CASE("model config: the concat decoder round-trips; ties need embed = context + hidden",
+          "[model][fast]") {
+  for (const char* name : {"luong", "bahdanau", "concat"}) {
+    CHECK(model::to_string(model::parse_decoder(name)) == name);
+  }
+  CHECK_THROWS_WITH(model::parse_decoder("plain"),
+                    Catch::Contains("expected luong, bahdanau or concat"));
+  ModelConfig c;
+  c.decoder = model::DecoderType::kConcat;
+  c.hidden = 48;
+  c.src_vocab_size = c.tgt_vocab_size = 50;
+  const attention::ResolvedAttention general = c.validate();
+  CHECK_FALSE(c.input_feeding);  // concat has no attentional vector to feed
+  CHECK(c.output_size(general) == 48 + 48);
+  ModelConfig back = ModelConfig::from_json(c.to_json());
+  CHECK(back.decoder == model::DecoderType::kConcat);
+  CHECK(back.to_json() == c.to_json());
+  CHECK(back.summary().find("decoder=concat") != std::string::npos);
+  c.attention = "multi-head";
+  c.attention_dim = 16;
+  c.attention_options = {{"heads", 1}};
+  const attention::ResolvedAttention multi_head = c.validate();
+  CHECK(c.output_size(multi_head) == 16 + 48);  // the context is A wide
+  c.attention = "scaled-dot";
+  c.attention_options.clear();
+  c.validate();
+  // Tied: the output layer reads context + hidden = 96 columns.
+  c.tie_target_embeddings = true;
+  c.embed = 48;
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("--tie-embeddings with --decoder concat needs "
+                                                  "--embed equal to the output layer's input "
+                                                  "width, context + hidden = 96 (the embeddings "
+                                                  "are 48 wide)"));
+  c.embed = 96;
+  c.validate();
+  CHECK(ModelConfig::from_json(c.to_json()).tie_target_embeddings);
+}
