@@ -35,6 +35,12 @@ void Seq2Seq::initialize(uint64_t seed, float scale) {
     // A fixed start (Parameter::initial_value) still consumes its draws: the values of the
     // parameters after it do not depend on which ones start fixed.
     if (p->initial_value) p->value.fill(*p->initial_value);
+    if (p->initial_identity) {
+      const int64_t rows = p->value.dim(0);
+      HEED_CHECK(p->value.rank() == 2 && p->value.dim(1) == rows, p->name + " is not square");
+      p->value.zero();
+      for (int64_t i = 0; i < rows; ++i) v[i * rows + i] = 1.f;
+    }
   }
   weights_changed();
 }

@@ -1,6 +1,7 @@
 // The whole encoder-decoder: finite-difference gradients of the loss for every attention
-// mechanism × decoder × cell, the Luong and concat fast paths against stepping, and exactness of
-// a sentence alone versus padded in a batch.
+// mechanism (and each of its on/off options, support/tested_attentions.h) × decoder × cell, the
+// Luong and concat fast paths against stepping, and exactness of a sentence alone versus padded
+// in a batch.
 #include "heed/model/seq2seq.h"
 
 #include <catch2/catch.hpp>
@@ -13,6 +14,7 @@
 #include "heed/onednn/context.h"
 #include "heed/tensor/tensor_ops.h"
 #include "support/gradcheck.h"
+#include "support/tested_attentions.h"
 
 using heed::model::Batch;
 using heed::model::LossOptions;
@@ -22,9 +24,11 @@ using heed::model::Seq2Seq;
 namespace {
 
 ModelConfig tiny_config(const std::string& attention, heed::model::DecoderType decoder,
-                        bool feeding, heed::model::CellType cell) {
+                        bool feeding, heed::model::CellType cell,
+                        const heed::attention::OptionValues& options = {}) {
   ModelConfig c;
   c.attention = attention;
+  c.attention_options = options;
   c.decoder = decoder;
   c.input_feeding = feeding;
   c.cell = cell;
@@ -143,13 +147,13 @@ TEST_CASE("seq2seq: loss gradients match finite differences for every mechanism 
           "[model]") {
   heed::onednn::set_threads(1);
   const Batch batch = make_batch({4, 2, 3}, {3, 1, 2}, 11, 9, 3);
-  for (const std::string& attention : heed::attention::attention_names()) {
+  for (const heed::test::TestedAttention& tested : heed::test::tested_attentions()) {
     for (const Variant& v : kVariants) {
       for (auto cell : {heed::model::CellType::kLstm, heed::model::CellType::kGru}) {
-        Seq2Seq model(tiny_config(attention, v.decoder, v.feeding, cell));
+        Seq2Seq model(tiny_config(tested.name, v.decoder, v.feeding, cell, tested.options));
         const auto result = check_loss_gradients(model, batch, 7);
-        INFO(attention << " " << v.name << " " << heed::model::to_string(cell) << "\n"
-                       << result.report);
+        INFO(tested.label() << " " << v.name << " " << heed::model::to_string(cell) << "\n"
+                            << result.report);
         CHECK(result.ok);
         CHECK(result.checked > 50);
       }
@@ -426,5 +430,43 @@ TEST_CASE("seq2seq: search steps score a target as teacher forcing does, for eve
       INFO(attention << " " << v.name);
       CHECK(stepped == Approx(forced).epsilon(1e-5));
     }
+  }
+}
+
+TEST_CASE("seq2seq: general --identity-init starts W_a at the identity, the scores of dot",
+          "[model][fast]") {
+  heed::onednn::set_threads(1);
+  const Batch batch = make_batch({4, 2, 3}, {3, 1, 2}, 11, 9, 15);
+  for (const Variant& v : kVariants) {
+    Seq2Seq identity(tiny_config("general", v.decoder, v.feeding, heed::model::CellType::kGru,
+                                 {{"identity-init", 1}}));
+    identity.initialize(16, 0.1f);
+    const heed::layers::Parameter& w = identity.parameters().get("decoder/attention/weight");
+    CHECK(w.initial_identity);
+    CHECK_FALSE(w.initial_value.has_value());
+    for (int64_t i = 0; i < 6; ++i) {
+      for (int64_t k = 0; k < 6; ++k) CHECK(w.value.data()[i * 6 + k] == (i == k ? 1.f : 0.f));
+    }
+    // Its draws are still made: the parameters after it start as without the option.
+    Seq2Seq drawn(tiny_config("general", v.decoder, v.feeding, heed::model::CellType::kGru));
+    drawn.initialize(16, 0.1f);
+    for (const heed::layers::Parameter* p : drawn.parameters().all()) {
+      if (p->name == "decoder/attention/weight") continue;
+      INFO(p->name);
+      CHECK(p->value.to_vector() == identity.parameters().get(p->name).value.to_vector());
+    }
+    // With W_a = I general is dot: the same loss with the same other parameters.
+    Seq2Seq dot(tiny_config("dot", v.decoder, v.feeding, heed::model::CellType::kGru));
+    for (heed::layers::Parameter* p : dot.parameters().all()) {
+      const std::vector<float> values = identity.parameters().get(p->name).value.to_vector();
+      std::copy(values.begin(), values.end(), p->value.data());
+    }
+    dot.weights_changed();
+    LossOptions eval;
+    eval.training = false;
+    eval.backward = false;
+    heed::Rng rng = heed::make_rng(1);
+    INFO(v.name);
+    CHECK(identity.loss(batch, eval, rng).loss == Approx(dot.loss(batch, eval, rng).loss));
   }
 }
