@@ -42,16 +42,18 @@ UpdateFlops update_flops(const model::ModelConfig& config,
   }
   f.decoder_rnn = kForwardAndBackward * (decoder * double(n * t) + bridge * double(n));
 
-  // Every decoder steps one query at a time except Luong's without input feeding; the FLOPs
-  // are the same either way for every registered mechanism but the windowed ones' edges.
+  // Every decoder steps one query at a time except Luong's without input feeding and concat;
+  // the FLOPs are the same either way for every registered mechanism but the windowed ones'
+  // edges.
   const attention::AttentionFlops a = attention.flops({n, s, t});
   f.attention = a.precompute + a.forward + a.backward + a.precompute_backward;
   if (config.decoder == DecoderType::kLuong) {
     f.attention += kForwardAndBackward * 2.0 * double(context + config.hidden) *
                    double(config.hidden) * double(n * t);
   }
-  f.output = kForwardAndBackward * 2.0 * double(config.hidden) * double(config.tgt_vocab_size) *
-             double(n * t);
+  // The output layer reads H columns, or concat's C + H.
+  f.output = kForwardAndBackward * 2.0 * double(config.output_size(attention)) *
+             double(config.tgt_vocab_size) * double(n * t);
   return f;
 }
 

@@ -14,7 +14,7 @@ struct UpdateFlops {
   double encoder = 0;      // RNN layers, both directions
   double decoder_rnn = 0;  // RNN layers and the bridge
   double attention = 0;    // the mechanism (ResolvedAttention::flops) and Luong's attentional layer
-  double output = 0;       // the output projection
+  double output = 0;       // the output projection (of H, or concat's C + H, columns)
   double total() const { return encoder + decoder_rnn + attention + output; }
 };
 

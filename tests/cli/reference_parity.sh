@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Parity of heed's loss and gradients with the independent PyTorch model in tests/reference/,
 # for every registered attention mechanism × {Luong with and without input feeding, Bahdanau}
-# × {LSTM, GRU}, plus deeper and unidirectional variants, every bridge, and sparsemax for every
-# mechanism with a normaliser. One line per case with
+# × {LSTM, GRU} and × concat (LSTM), plus deeper and unidirectional variants, every bridge,
+# sparsemax for every mechanism with a normaliser, and the mechanisms' on/off options. One line per case with
 # the worst relative errors. Needs Debian's /usr/bin/python3 with python3-torch; skipped (77)
 # without it.
 #   reference_parity.sh BUILD_BIN_DIR SOURCE_DIR
@@ -54,7 +54,19 @@ for attention in $("$case_bin" --attention-names); do
     run_case "$attention luong $cell" attention="$attention" cell=$cell decoder=luong input_feeding=0
     run_case "$attention bahdanau $cell" attention="$attention" cell=$cell decoder=bahdanau input_feeding=0
   done
+  run_case "$attention concat lstm" attention="$attention" decoder=concat input_feeding=0
 done
+run_case "general concat gru 2+2 layers" attention=general decoder=concat input_feeding=0 \
+  cell=gru encoder_layers=2 decoder_layers=2
+# Issue 32: W_a starting at the identity, τ on scaled-dot's scores, multi-head without 1/√d.
+run_case "general luong+feed lstm identity-init" attention=general opt.identity-init=1
+run_case "scaled-dot luong+feed lstm learn-temperature" attention=scaled-dot opt.learn-temperature=1
+run_case "scaled-dot concat gru learn-temperature" attention=scaled-dot decoder=concat \
+  input_feeding=0 cell=gru opt.learn-temperature=1
+run_case "multi-head concat lstm 1 head unscaled" attention=multi-head decoder=concat \
+  input_feeding=0 opt.heads=1 opt.scale-scores=0
+run_case "multi-head bahdanau gru 2 heads unscaled sparsemax" attention=multi-head \
+  decoder=bahdanau input_feeding=0 cell=gru opt.heads=2 opt.scale-scores=0 normalizer=sparsemax
 run_case "general luong+feed lstm 2+2 layers" attention=general encoder_layers=2 decoder_layers=2
 run_case "additive bahdanau gru 2+2 layers" attention=additive decoder=bahdanau input_feeding=0 \
   cell=gru encoder_layers=2 decoder_layers=2

@@ -84,6 +84,9 @@ def _dot(m, q, step, att):
 
 def _scaled_dot(m, q, step, att):
     e = torch.einsum("nk,nsk->ns", q, att["keys"]) / math.sqrt(att["keys"].shape[-1])
+    if m.option("learn-temperature", 0):
+        # τ = exp(log_temperature) multiplies the scores.
+        e = torch.exp(m.param("decoder/attention/log_temperature")[0]) * e
     return context_of(m.normalize(e, att["mask"]), att["keys"])
 
 
@@ -154,12 +157,15 @@ def _local_p(m, q, step, att):
 
 
 def _multi_head(m, q, step, att):
-    """Vaswani et al. 2017: H heads of scaled dot products between projections, each head's
-    weights normalised on its own, contexts concatenated and projected by w_out."""
+    """Vaswani et al. 2017: H heads of scaled (--scale-scores 1) or unscaled dot products between
+    projections, each head's weights normalised on its own, contexts concatenated and projected
+    by w_out."""
     keys, values = att["pre"]  # [N, S, H, d]
     n, _, heads, d = keys.shape
     qh = (q @ m.param("decoder/attention/w_query").T).reshape(n, heads, d)
-    e = torch.einsum("nhd,nshd->nhs", qh, keys) / math.sqrt(d)
+    e = torch.einsum("nhd,nshd->nhs", qh, keys)
+    if m.option("scale-scores", 1):
+        e = e / math.sqrt(d)
     a = m.normalize(e, att["mask"][:, None, :])
     c = torch.einsum("nhs,nshd->nhd", a, values).reshape(n, heads * d)
     return c @ m.param("decoder/attention/w_out").T
@@ -308,8 +314,12 @@ class Model(torch.nn.Module):
             return sparsemax(e) * mask
         return torch.softmax(e, dim=-1)
 
-    def option(self, name):
-        return self.cfg["attention_options"][name]
+    def option(self, name, default=None):
+        """A mechanism option from the config; default for an option older files lack."""
+        options = self.cfg.get("attention_options", {})
+        if default is not None:
+            return options.get(name, default)
+        return options[name]
 
     def begin_attention(self, keys, src_len):
         S = keys.shape[1]
@@ -365,6 +375,10 @@ class Model(torch.nn.Module):
             c = self.attention(h, step, att)
             o = torch.tanh(torch.cat([c, h], -1) @ self.param("decoder/attn_out/weight").T)
             return o, states, o
+        if cfg["decoder"] == "concat":
+            # The output layer reads [c_t; h_t] itself: no attentional layer, no feeding.
+            h, states = self.step_rnn(emb_t, states)
+            return torch.cat([self.attention(h, step, att), h], -1), states, feed
         top = states[-1][0] if self.cell == "lstm" else states[-1]
         c = self.attention(top, step, att)
         o, states = self.step_rnn(torch.cat([emb_t, c], -1), states)

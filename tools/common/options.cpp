@@ -297,6 +297,12 @@ Value boolean(bool* target) {
   return Value(std::move(value));
 }
 
+Value boolean_without_default(bool* target) {
+  auto value = boost_value(target);
+  value->implicit_value(true);
+  return Value(std::move(value));
+}
+
 template <class T>
 Value number(T* target, Bounds bounds) {
   auto value = std::make_unique<NumberValue<T>>(target, bounds);

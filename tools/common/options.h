@@ -128,6 +128,9 @@ Value texts_with_default(std::vector<std::string>* target, const std::string& sh
 Value flag(bool* target);
 // true or false (also on|off, yes|no, 1|0); the option alone means true; *target is the default.
 Value boolean(bool* target);
+// The same, absent unless given (*target keeps its value): for a switch that only some values of
+// another option accept, so that --print-config does not write it where it would be refused.
+Value boolean_without_default(bool* target);
 
 // The values a numeric option accepts: min and max, each inclusive unless open. NaN and the
 // infinities are never accepted, and integer options are also bounded by their type.

@@ -109,9 +109,12 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cli_cfg) {
                            "attention mechanism: " + join(attention::attention_names(), ", "))
       ("decoder",          cli::choice(&m.decoder, model::to_string(m.decoder),
                                        model::parse_decoder),
-                           "luong (query = current state) or bahdanau (query = previous state)")
-      ("input-feeding",    cli::boolean(&m.input_feeding),
-                           "Luong: feed the attentional vector to the next step (true/false)")
+                           "luong (query = current state, then tanh(W_c [c; h])), bahdanau "
+                           "(query = previous state, context fed into the RNN) or concat (query "
+                           "= current state, the output layer reads [c; h] directly)")
+      ("input-feeding",    cli::boolean_without_default(&m.input_feeding),
+                           "Luong: feed the attentional vector to the next step (true/false; "
+                           "default true)")
       ("no-input-feeding", cli::flag(&cli_cfg.no_input_feeding), "same as --input-feeding false")
       ("cell",             cli::choice(&m.cell, model::to_string(m.cell), model::parse_cell),
                            "lstm or gru")
@@ -142,7 +145,8 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cli_cfg) {
                            "--dropout-trg)")
       ("tie-embeddings",   cli::flag(&m.tie_target_embeddings),
                            "the output projection is the target embedding matrix (Press & Wolf "
-                           "2017); needs --embed equal to --hidden");
+                           "2017); needs --embed equal to --hidden (concat decoder: to the "
+                           "context width + --hidden)");
   add_attention_options(cl.group("Attention"), cli_cfg);
   cl.group("Training")
       ("output,o",                cli::text(&cfg.output), "output directory (created if missing)")
@@ -244,11 +248,15 @@ bool parse_options(int argc, char** argv, TrainCliConfig& cli_cfg) {
     if (cl.given(name)) cfg.model.attention_options[name] = value;
   }
   if (cli_cfg.no_input_feeding) cfg.model.input_feeding = false;
-  if (cfg.model.decoder == model::DecoderType::kBahdanau && cl.given("input-feeding") &&
+  if (cfg.model.decoder != model::DecoderType::kLuong && cl.given("input-feeding") &&
       cfg.model.input_feeding) {
-    throw ConfigError("--input-feeding is a Luong notion; the Bahdanau decoder feeds the context");
+    throw ConfigError(cfg.model.decoder == model::DecoderType::kBahdanau
+                          ? "--input-feeding is a Luong notion; the Bahdanau decoder feeds the "
+                            "context"
+                          : "--input-feeding is a Luong notion; the concat decoder has no "
+                            "attentional vector to feed");
   }
-  if (cfg.model.decoder == model::DecoderType::kBahdanau) cfg.model.input_feeding = false;
+  if (cfg.model.decoder != model::DecoderType::kLuong) cfg.model.input_feeding = false;
   if (!cl.given("encoder-layers")) cfg.model.encoder_layers = cli_cfg.layers;
   if (!cl.given("decoder-layers")) cfg.model.decoder_layers = cli_cfg.layers;
   cfg.model.bidirectional = !cli_cfg.unidirectional;

@@ -2,10 +2,13 @@
 // sentence in prepare(), so each step costs the same as "dot".
 // The class also serves "scaled-general" (scaled_general.cpp): g is folded into the
 // precomputed keys (g · W_a h_s), so a step costs exactly what "general" costs.
+// --identity-init 1 (issue 32) starts W_a at the identity, so that the model starts with "dot"'s
+// scores and learns away from them; it needs Q = K.
 #include "heed/attention/general.h"
 
 #include "heed/attention/registry.h"
 #include "heed/attention/scored_attention.h"
+#include "heed/common/error.h"
 #include "heed/onednn/linear.h"
 
 namespace heed::attention {
@@ -16,13 +19,15 @@ using tensor::Tensor;
 
 class GeneralAttention : public ProductAttention {
  public:
-  GeneralAttention(const std::string& name, bool scaled, const AttentionConfig& config,
-                   layers::ParameterStore& store, const std::string& prefix)
+  GeneralAttention(const std::string& name, bool scaled, bool identity,
+                   const AttentionConfig& config, layers::ParameterStore& store,
+                   const std::string& prefix)
       : ProductAttention(name, config, 1.f),
         weight_(store.add(prefix + "weight", Shape{config.query_size, config.key_size})),
         scale_(scaled ? &store.add(prefix + "scale", Shape{1}) : nullptr),
         linear_(config.key_size, config.query_size, config.precision) {
     if (scale_) scale_->initial_value = 1.f;
+    weight_.initial_identity = identity;
     linear_.set_weights(weight_.value, nullptr);
   }
 
@@ -78,10 +83,16 @@ class GeneralAttention : public ProductAttention {
 }  // namespace
 
 std::unique_ptr<Attention> make_general_attention(const std::string& name, bool scaled,
-                                                  const AttentionConfig& config,
+                                                  bool identity, const AttentionConfig& config,
                                                   layers::ParameterStore& store,
                                                   const std::string& prefix) {
-  return std::make_unique<GeneralAttention>(name, scaled, config, store, prefix);
+  if (identity && config.query_size != config.key_size) {
+    throw ConfigError("attention '" + name + "': --identity-init 1 needs a square W_a, the " +
+                      "decoder state size (" + std::to_string(config.query_size) +
+                      ") equal to the encoder output size (" + std::to_string(config.key_size) +
+                      ")");
+  }
+  return std::make_unique<GeneralAttention>(name, scaled, identity, config, store, prefix);
 }
 
 AttentionFlops general_flops(const AttentionShape& shape, const AttentionConfig& config) {
@@ -96,10 +107,14 @@ void register_general() {
   info.name = "general";
   info.summary = "q·W h (Luong general, bilinear; weight [Q, K])";
   info.has_parameters = true;
+  info.options = {OptionSpec{"identity-init", true, 0, 0, 1,
+                             "1: W_a starts as the identity, the scores of dot (needs query "
+                             "size = key size); 0: drawn like every weight"}};
   info.flops = general_flops;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
-    return make_general_attention("general", false, config, store, prefix);
+    const bool identity = option_int(config.options, "identity-init") != 0;
+    return make_general_attention("general", false, identity, config, store, prefix);
   };
   register_attention(std::move(info));
 }

@@ -11,9 +11,9 @@
 namespace heed::attention {
 
 // e_s = qᵀ W_a h_s (parameter "weight" [Q, K]); with scaled, g · qᵀ W_a h_s (also "scale" [1],
-// starting at 1).
+// starting at 1). With identity, W_a starts as the identity (Q = K, else ConfigError).
 std::unique_ptr<Attention> make_general_attention(const std::string& name, bool scaled,
-                                                  const AttentionConfig& config,
+                                                  bool identity, const AttentionConfig& config,
                                                   layers::ParameterStore& store,
                                                   const std::string& prefix);
 

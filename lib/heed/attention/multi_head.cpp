@@ -4,6 +4,8 @@
 // are concatenated and projected by W_o, so the context has width A (not K).
 //   q' = W_q q, k'_s = W_k h_s, v'_s = W_v h_s (no biases, like mhdot)
 //   a_h,s = normalise_s(q'_h·k'_h,s / √d), c_h = Σ_s a_h,s v'_h,s, c = W_o [c_1; …; c_H]
+// (--scale-scores 0, issue 32: without the 1/√d, for comparing scaled and unscaled projected
+// multiplicative attention)
 // k' and v' are computed once per sentence in prepare(); a step costs the query projection, one
 // batched score and context product over all (sentence, head) pairs, and W_o. The weights
 // reported for alignment are the mean of the heads' weights.
@@ -32,7 +34,8 @@ class MultiHeadAttention : public Attention {
         dim_(resolved_attention_dim(config)),
         heads_(option_int(config.options, "heads")),
         head_dim_(dim_ / heads_),
-        scale_(1.f / std::sqrt(float(dim_ / heads_))),
+        scale_(option_int(config.options, "scale-scores") != 0 ? 1.f / std::sqrt(float(head_dim_))
+                                                               : 1.f),
         w_query_(store.add(prefix + "w_query", Shape{dim_, config.query_size})),
         w_key_(store.add(prefix + "w_key", Shape{dim_, config.key_size})),
         w_value_(store.add(prefix + "w_value", Shape{dim_, config.key_size})),
@@ -235,7 +238,10 @@ void register_multi_head() {
       "w_query [A, Q], w_key [A, K], w_value [A, K], w_out [A, A])";
   info.has_parameters = true;
   info.options = {OptionSpec{"heads", true, 4, 1, 64,
-                             "multi-head: number of heads; must divide --attention-dim"}};
+                             "multi-head: number of heads; must divide --attention-dim"},
+                  OptionSpec{"scale-scores", true, 1, 0, 1,
+                             "1: each head's scores divided by sqrt(attention-dim / heads) "
+                             "(Vaswani); 0: unscaled"}};
   info.context_size = [](const AttentionConfig& config) { return resolved_attention_dim(config); };
   info.flops = [](const AttentionShape& shape, const AttentionConfig& config) {
     const int64_t a = resolved_attention_dim(config);

@@ -43,7 +43,7 @@ struct AttentionInfo {
   std::string name;
   std::string summary;               // one line for --help and docs: the score function
   std::vector<std::string> aliases;  // other accepted names ("mlp" for "additive")
-  bool has_parameters = false;
+  bool has_parameters = false;       // with the default options (--learn-temperature adds one)
   AttentionTraits traits;
   std::vector<OptionSpec> options;  // its own options (heed-train --NAME, model config)
   // Width of the context for a config (the decoders size their inputs with it before building

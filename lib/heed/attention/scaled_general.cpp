@@ -18,7 +18,7 @@ void register_scaled_general() {
   info.flops = general_flops;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {
-    return make_general_attention("scaled-general", true, config, store, prefix);
+    return make_general_attention("scaled-general", true, false, config, store, prefix);
   };
   register_attention(std::move(info));
 }

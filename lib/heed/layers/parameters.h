@@ -22,6 +22,9 @@ struct Parameter {
   // Where the method it comes from starts at a fixed value (a learned scale at 1, a bias at 0):
   // the model's initialiser sets every element to it instead of drawing them uniformly.
   std::optional<float> initial_value;
+  // A square matrix that starts as the identity (general's --identity-init 1): the initialiser
+  // sets it to I instead of drawing it (its draws are still made, as for initial_value).
+  bool initial_identity = false;
 };
 
 class ParameterStore {

@@ -12,11 +12,11 @@ namespace heed::model {
 std::string to_string(CellType cell) {
   return cell == CellType::kLstm ? "lstm" : "gru";
 }
-std::string to_string(DecoderType decoder) {
-  return decoder == DecoderType::kLuong ? "luong" : "bahdanau";
-}
 namespace {
 
+const std::map<DecoderType, std::string> kDecoderNames = {{DecoderType::kLuong, "luong"},
+                                                          {DecoderType::kBahdanau, "bahdanau"},
+                                                          {DecoderType::kConcat, "concat"}};
 const std::map<BridgeType, std::string> kBridgeNames = {{BridgeType::kDense, "dense"},
                                                         {BridgeType::kZero, "zero"},
                                                         {BridgeType::kMean, "mean"},
@@ -25,6 +25,9 @@ const std::map<BridgeType, std::string> kBridgeNames = {{BridgeType::kDense, "de
 
 }  // namespace
 
+std::string to_string(DecoderType decoder) {
+  return kDecoderNames.at(decoder);
+}
 std::string to_string(BridgeType bridge) {
   return kBridgeNames.at(bridge);
 }
@@ -36,9 +39,10 @@ CellType parse_cell(const std::string& name) {
 }
 
 DecoderType parse_decoder(const std::string& name) {
-  if (name == "luong") return DecoderType::kLuong;
-  if (name == "bahdanau") return DecoderType::kBahdanau;
-  throw ConfigError("--decoder: unknown value '" + name + "' (expected luong or bahdanau)");
+  for (const auto& [type, text] : kDecoderNames) {
+    if (text == name) return type;
+  }
+  throw ConfigError("--decoder: unknown value '" + name + "' (expected luong, bahdanau or concat)");
 }
 
 BridgeType parse_bridge(const std::string& name) {
@@ -81,13 +85,9 @@ attention::ResolvedAttention ModelConfig::validate() {
   if (!(dropout_trg >= 0.0f && dropout_trg < 1.0f)) {
     throw ConfigError("--dropout-trg must be in [0, 1)");
   }
-  if (tie_target_embeddings && embed != hidden) {
-    throw ConfigError("--tie-embeddings needs --embed equal to --hidden (the output layer reads " +
-                      std::to_string(hidden) + "-wide vectors; the embeddings are " +
-                      std::to_string(embed) + " wide)");
-  }
-  if (decoder == DecoderType::kBahdanau && input_feeding) {
-    // Bahdanau feeds the context into the RNN already; input feeding is a Luong notion.
+  if (decoder != DecoderType::kLuong && input_feeding) {
+    // Bahdanau feeds the context into the RNN already and concat has no attentional vector to
+    // feed: input feeding is a Luong notion.
     input_feeding = false;
   }
   if (attention.empty()) throw ConfigError("--attention must name a mechanism");
@@ -100,7 +100,23 @@ attention::ResolvedAttention ModelConfig::validate() {
   attention::ResolvedAttention resolved = attention::resolve_attention(attention, std::move(ac));
   attention = resolved.name();
   attention_options = resolved.config().options;
+  const int64_t output = output_size(resolved);
+  if (tie_target_embeddings && embed != output) {
+    throw ConfigError(
+        decoder == DecoderType::kConcat
+            ? "--tie-embeddings with --decoder concat needs --embed equal to the output layer's "
+              "input width, context + hidden = " +
+                  std::to_string(output) + " (the embeddings are " + std::to_string(embed) +
+                  " wide)"
+            : "--tie-embeddings needs --embed equal to --hidden (the output layer reads " +
+                  std::to_string(hidden) + "-wide vectors; the embeddings are " +
+                  std::to_string(embed) + " wide)");
+  }
   return resolved;
+}
+
+int64_t ModelConfig::output_size(const attention::ResolvedAttention& resolved) const {
+  return decoder == DecoderType::kConcat ? resolved.context_size() + hidden : hidden;
 }
 
 std::string ModelConfig::to_json() const {

@@ -10,7 +10,7 @@
 namespace heed::model {
 
 enum class CellType { kLstm, kGru };
-enum class DecoderType { kLuong, kBahdanau };
+enum class DecoderType { kLuong, kBahdanau, kConcat };
 enum class BridgeType { kDense, kZero, kMean, kLast, kFeedForwardPool };
 
 // The largest sizes a model may have (heed-train's option bounds; a model file is held to them).
@@ -20,7 +20,7 @@ inline constexpr int kMaxWidth = 65536;
 struct ModelConfig {
   CellType cell = CellType::kLstm;               // recurrent cell of encoder and decoder
   std::string attention = "general";             // attention registry name (docs/attention.md)
-  DecoderType decoder = DecoderType::kLuong;     // where the query comes from (docs/attention.md)
+  DecoderType decoder = DecoderType::kLuong;     // the arrangement around the attention (docs)
   bool input_feeding = true;                     // Luong only: feed h̃_{t-1} into the RNN input
   bool bidirectional = true;                     // encoder reads both ways, hidden/2 per direction
   int encoder_layers = 1;                        // stacked encoder RNN layers
@@ -35,7 +35,7 @@ struct ModelConfig {
   float dropout_src = 0.f;  // whole source words: a token's embedding zeroed (Marian's name)
   float dropout_trg = 0.f;  // whole target words (the decoder's input tokens)
   // The output projection is the target embedding matrix (Press & Wolf 2017; OpenNMT's
-  // share_decoder_embeddings): one [V, E] parameter, so embed must equal hidden.
+  // share_decoder_embeddings): one [V, E] parameter, so embed must equal output_size().
   bool tie_target_embeddings = false;
   int src_vocab_size = 0;  // set from the vocabularies
   int tgt_vocab_size = 0;
@@ -48,6 +48,9 @@ struct ModelConfig {
 
   int encoder_direction_size() const { return bidirectional ? hidden / 2 : hidden; }
   int key_size() const { return hidden; }
+  // Width of o_t, the vector the output layer projects: hidden, or with the concat decoder the
+  // attention's context and the hidden state side by side, context_size() + hidden.
+  int64_t output_size(const attention::ResolvedAttention& attention) const;
   // The longest source sentence the attention can score: location's --max-positions; 0 = any.
   int64_t max_source_length() const;
 

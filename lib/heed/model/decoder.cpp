@@ -15,9 +15,18 @@ using tensor::Tensor;
 std::unique_ptr<Decoder> Decoder::make(const ModelConfig& config,
                                        const attention::ResolvedAttention& attention,
                                        onednn::Precision precision, layers::ParameterStore& store) {
-  std::unique_ptr<Decoder> decoder = config.decoder == DecoderType::kLuong
-                                         ? make_luong(config, attention, precision, store)
-                                         : make_bahdanau(config, attention, precision, store);
+  std::unique_ptr<Decoder> decoder;
+  switch (config.decoder) {
+    case DecoderType::kLuong:
+      decoder = make_luong(config, attention, precision, store);
+      break;
+    case DecoderType::kBahdanau:
+      decoder = make_bahdanau(config, attention, precision, store);
+      break;
+    case DecoderType::kConcat:
+      decoder = make_concat(config, attention, precision, store);
+      break;
+  }
   // Built here rather than in the constructor: its parameters come after the arrangement's own,
   // where every model file (and the initialiser's draws) have them.
   decoder->bridge_ = make_bridge(config, precision, store);
@@ -26,7 +35,8 @@ std::unique_ptr<Decoder> Decoder::make(const ModelConfig& config,
 
 Decoder::Decoder(const ModelConfig& config, const attention::ResolvedAttention& attention,
                  onednn::Precision precision, layers::ParameterStore& store, int64_t input_extra)
-    : embedding_(
+    : output_size_(config.output_size(attention)),
+      embedding_(
           &store.add("decoder/embedding/weight", Shape{config.tgt_vocab_size, config.embed})),
       stack_(config, config.embed + input_extra, precision, store),
       attention_(attention.make(store, "decoder/attention/", precision)),
@@ -167,7 +177,7 @@ void Decoder::select(const std::vector<int64_t>& rows) {
 
 void Decoder::step(const int32_t* tokens, Tensor& out, Tensor* weights) {
   layers::embedding_forward(embedding_->value, tokens, rows_, 1, emb_step_);  // [1, R, E]
-  out.resize(Shape{rows_, stack_.hidden()});
+  out.resize(Shape{rows_, output_size_});
   if (weights) weights->resize(Shape{rows_, 1, search_source_length_});
   run_step(emb_step_, out, weights);
   ++search_step_;

@@ -1,12 +1,14 @@
 // The decoder: target embeddings → a stack of RNN layers (rnn_stack.h) with attention over the
-// encoder states, in one of two arrangements, each its own class (docs/attention.md):
+// encoder states, in one of three arrangements, each its own class (docs/attention.md):
 //  - LuongDecoder: query = current top state h_t; h̃_t = tanh(W_c [c_t; h_t]); input feeding
 //    optional. Without input feeding (and with a stateless mechanism) nothing depends on the
 //    previous output, so under teacher forcing the RNN stack runs over all T steps in one
 //    primitive call per layer and the attention is one batched call for all steps (the "fast
 //    path"); otherwise it steps.
 //  - BahdanauDecoder: query = previous top state s_{t−1}; [emb; c_t] is the RNN input; output s_t.
-// This base class owns what both share — the embedding, the RNN stack, the attention (with its
+//  - ConcatDecoder: query = current top state h_t; output [c_t; h_t] itself (no attentional
+//    layer, no input feeding), so the output layer reads C + H columns; the fast path as Luong's.
+// This base class owns what they share — the embedding, the RNN stack, the attention (with its
 // tapes and weights), the bridge (the initial states, bridge.h) and the dropouts — and runs them
 // around the arrangement, which owns its own buffers.
 //
@@ -40,6 +42,9 @@ class Decoder {
                                        onednn::Precision precision, layers::ParameterStore& store);
   virtual ~Decoder();
 
+  // Width O of the outputs, the vectors the output layer projects (ModelConfig::output_size).
+  int64_t output_size() const { return output_size_; }
+
   void weights_changed();
   attention::Attention& attention() { return *attention_; }
   const Bridge& bridge() const { return *bridge_; }
@@ -49,7 +54,7 @@ class Decoder {
   void set_force_stepping(bool force) { force_stepping_ = force; }
 
   // Teacher forcing. keys [S, N, K] and finals [N, K] from the encoder (kept alive and
-  // unchanged until backward); tgt_in batch-major [N, T]. Returns the outputs o [T, N, H]
+  // unchanged until backward); tgt_in batch-major [N, T]. Returns the outputs o [T, N, O]
   // (after dropout). With keep_attention the weights are kept in attention_weights().
   const tensor::Tensor& forward(const tensor::Tensor& keys, const std::vector<int64_t>& src_lengths,
                                 const tensor::Tensor& finals, const int32_t* tgt_in,
@@ -57,7 +62,7 @@ class Decoder {
                                 Rng* dropout_rng, bool keep_attention = false);
   // [N, T, S] from the last forward with keep_attention.
   const tensor::Tensor& attention_weights() const { return weights_; }
-  // d_out [T, N, H] → d_keys [S, N, K] and d_finals [N, K] (both overwritten). Parameter
+  // d_out [T, N, O] → d_keys [S, N, K] and d_finals [N, K] (both overwritten). Parameter
   // gradients accumulate into the store. d_weights [N, T, S], if not null: the gradient of a
   // loss on the attention weights themselves (guided alignment), kept alive until it returns.
   void backward(const tensor::Tensor& d_out, tensor::Tensor& d_keys, tensor::Tensor& d_finals,
@@ -68,7 +73,7 @@ class Decoder {
              const tensor::Tensor& finals);
   // Row i continues old row rows[i].
   void select(const std::vector<int64_t>& rows);
-  // One step for every row: out [rows, H] (the vector the output layer projects), weights
+  // One step for every row: out [rows, O] (the vector the output layer projects), weights
   // [rows, 1, S] when not null.
   void step(const int32_t* tokens, tensor::Tensor& out, tensor::Tensor* weights);
 
@@ -77,14 +82,14 @@ class Decoder {
   Decoder(const ModelConfig& config, const attention::ResolvedAttention& attention,
           onednn::Precision precision, layers::ParameterStore& store, int64_t input_extra);
 
-  // The arrangement. Teacher forcing: embedded [T, N, E] → out [T, N, H] (before dropout); when
+  // The arrangement. Teacher forcing: embedded [T, N, E] → out [T, N, O] (before dropout); when
   // training, the stack and attend() record what run_backward needs, the arrangement its own.
   virtual void run_forward(const tensor::Tensor& embedded, tensor::Tensor& out) = 0;
-  // d_out [T, N, H] (after dropout's backward; the arrangement may change it) → d_embedded
+  // d_out [T, N, O] (after dropout's backward; the arrangement may change it) → d_embedded
   // [T, N, E] (overwritten).
   virtual void run_backward(tensor::Tensor& d_out, tensor::Tensor& d_embedded) = 0;
   // Search, after the stack and the attention: rows sentences start; rows continue old ones;
-  // one step of the embedded tokens emb [1, R, E] → out [R, H] (and weights [R, 1, S]).
+  // one step of the embedded tokens emb [1, R, E] → out [R, O] (and weights [R, 1, S]).
   virtual void begin_search(int64_t /*rows*/) {}
   virtual void select_search(const std::vector<int64_t>& /*rows*/) {}
   virtual void run_step(const tensor::Tensor& emb, tensor::Tensor& out,
@@ -103,7 +108,8 @@ class Decoder {
   void attend_step(const tensor::Tensor& q, tensor::Tensor& ctx, tensor::Tensor* weights);
 
  private:
-  // The arrangements (luong_decoder.cpp, bahdanau_decoder.cpp), before make() adds the bridge.
+  // The arrangements (luong_decoder.cpp, bahdanau_decoder.cpp, concat_decoder.cpp), before
+  // make() adds the bridge.
   static std::unique_ptr<Decoder> make_luong(const ModelConfig& config,
                                              const attention::ResolvedAttention& attention,
                                              onednn::Precision precision,
@@ -112,7 +118,12 @@ class Decoder {
                                                 const attention::ResolvedAttention& attention,
                                                 onednn::Precision precision,
                                                 layers::ParameterStore& store);
+  static std::unique_ptr<Decoder> make_concat(const ModelConfig& config,
+                                              const attention::ResolvedAttention& attention,
+                                              onednn::Precision precision,
+                                              layers::ParameterStore& store);
 
+  int64_t output_size_;
   bool force_stepping_ = false;
   layers::Parameter* embedding_;
   RnnStack stack_;

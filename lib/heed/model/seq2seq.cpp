@@ -12,15 +12,15 @@ Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision)
     : config_(std::move(config)), attention_(config_.validate()), precision_(precision) {
   encoder_ = std::make_unique<Encoder>(config_, precision, store_);
   decoder_ = Decoder::make(config_, attention_, precision, store_);
-  // Tied: the decoder's embedding matrix [V, E = H] is the projection; both uses add their
+  // Tied: the decoder's embedding matrix [V, E = O] is the projection; both uses add their
   // gradients into its one grad tensor.
-  layers::Parameter& w = config_.tie_target_embeddings
-                             ? store_.get("decoder/embedding/weight")
-                             : store_.add("decoder/output/weight",
-                                          tensor::Shape{config_.tgt_vocab_size, config_.hidden});
+  const int64_t width = decoder_->output_size();
+  layers::Parameter& w =
+      config_.tie_target_embeddings
+          ? store_.get("decoder/embedding/weight")
+          : store_.add("decoder/output/weight", tensor::Shape{config_.tgt_vocab_size, width});
   layers::Parameter& b = store_.add("decoder/output/bias", tensor::Shape{config_.tgt_vocab_size});
-  output_ =
-      std::make_unique<layers::OutputLayer>(config_.hidden, config_.tgt_vocab_size, precision);
+  output_ = std::make_unique<layers::OutputLayer>(width, config_.tgt_vocab_size, precision);
   output_->set_weights(w, b);
 }
 
@@ -35,6 +35,12 @@ void Seq2Seq::initialize(uint64_t seed, float scale) {
     // A fixed start (Parameter::initial_value) still consumes its draws: the values of the
     // parameters after it do not depend on which ones start fixed.
     if (p->initial_value) p->value.fill(*p->initial_value);
+    if (p->initial_identity) {
+      const int64_t rows = p->value.dim(0);
+      HEED_CHECK(p->value.rank() == 2 && p->value.dim(1) == rows, p->name + " is not square");
+      p->value.zero();
+      for (int64_t i = 0; i < rows; ++i) v[i * rows + i] = 1.f;
+    }
   }
   weights_changed();
 }

@@ -3,6 +3,7 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/bahdanau_decoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/batch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bridge.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/concat_decoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/decoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/encoder.cpp

@@ -381,7 +381,7 @@ void Trainer::start() {
       "model: {} ({} parameters{}, {})", model_->config().summary(), model_->parameters().numel(),
       model_->config().tie_target_embeddings
           ? fmt::format("; {} saved by tying the target embeddings and the output projection",
-                        int64_t(model_->config().tgt_vocab_size) * model_->config().hidden)
+                        int64_t(model_->config().tgt_vocab_size) * model_->decoder().output_size())
           : std::string(),
       onednn::precision_name(config_.precision));
   for (layers::Parameter* p : model_->parameters().all()) {

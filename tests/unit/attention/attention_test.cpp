@@ -1,7 +1,8 @@
 // Every registered attention mechanism: forward against a double-precision loop, finite-
 // difference gradients (one loop over the registry, so a new mechanism is covered by adding
-// it), exactness under padding, all-steps-at-once = step by step, select() for beam search,
-// and the registry's names and errors.
+// it, and each on/off option of a mechanism by declaring it: support/tested_attentions.h),
+// exactness under padding, all-steps-at-once = step by step, select() for beam search, and the
+// registry's names and errors.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "heed/onednn/context.h"
 #include "heed/tensor/tensor_ops.h"
 #include "support/gradcheck.h"
+#include "support/tested_attentions.h"
 
 using heed::attention::Attention;
 using heed::attention::AttentionConfig;
@@ -24,6 +26,7 @@ using heed::attention::AttentionTape;
 using heed::layers::ParameterStore;
 using heed::tensor::Shape;
 using heed::tensor::Tensor;
+using heed::test::TestedAttention;
 
 namespace {
 
@@ -52,24 +55,40 @@ AttentionConfig config_for(const std::string& name) {
   return c;
 }
 
+// config_for(tested.name) with tested's options.
+AttentionConfig tested_config(const TestedAttention& tested) {
+  AttentionConfig c = config_for(tested.name);
+  for (const auto& [key, value] : tested.options) c.options[key] = value;
+  return c;
+}
+
 struct Fixture {
   ParameterStore store;
   std::unique_ptr<Attention> attention;
   int64_t window = -1;  // half width D of a local mechanism's window, -1 for the others
+  heed::attention::OptionValues options;  // every option of the mechanism, resolved
   Fixture(const std::string& name, uint64_t seed,
           heed::attention::Normalizer normalizer = heed::attention::Normalizer::kSoftmax,
-          const heed::attention::OptionValues& options = {}) {
+          const heed::attention::OptionValues& given = {}) {
     AttentionConfig c = config_for(name);
-    for (const auto& [key, value] : options) c.options[key] = value;
+    for (const auto& [key, value] : given) c.options[key] = value;
     if (c.options.count("window")) window = int64_t(c.options.at("window"));
     c.normalizer = normalizer;
+    options = heed::attention::resolved_config(name, c).options;
     attention = heed::attention::make_attention(name, c, store, "decoder/attention/");
     heed::Rng rng = heed::make_rng(seed);
     for (auto* p : store.all()) heed::test::fill_uniform(p->value, rng, -0.5f, 0.5f);
     attention->weights_changed();
   }
+  Fixture(const TestedAttention& tested, uint64_t seed,
+          heed::attention::Normalizer normalizer = heed::attention::Normalizer::kSoftmax)
+      : Fixture(tested.name, seed, normalizer, tested.options) {}
   const float* param(const std::string& n) const {
     return store.get("decoder/attention/" + n).value.data();
+  }
+  // A switch of the mechanism (tested_attentions.h) is on.
+  bool on(const std::string& option) const {
+    return options.count(option) != 0 && options.at(option) != 0;
   }
 };
 
@@ -87,6 +106,7 @@ double reference_score(const std::string& name, const Fixture& f, const float* q
   if (name == "dot" || name == "scaled-dot") {
     for (int64_t k = 0; k < kK; ++k) e += double(q[k]) * double(h[k]);
     if (name == "scaled-dot") e /= std::sqrt(double(kK));
+    if (f.on("learn-temperature")) e *= std::exp(double(f.param("log_temperature")[0]));
   } else if (name == "general" || name == "scaled-general" || name == "local-m" ||
              name == "local-p") {
     const float* w = f.param("weight");  // [Q, K]
@@ -176,7 +196,8 @@ std::vector<double> to_double(const float* x, int64_t size) {
 }
 
 // multi-head: context [Tq, N, A] = W_o [c_1; …; c_H] with each head's softmax over its scaled
-// dot products of projections; weights = the mean of the heads' weights.
+// (--scale-scores 1) or unscaled dot products of projections; weights = the mean of the heads'
+// weights.
 void reference_multi_head(const Fixture& f, const Tensor& keys, const std::vector<int64_t>& lengths,
                           const Tensor& query, std::vector<double>& context,
                           std::vector<double>& weights) {
@@ -200,7 +221,7 @@ void reference_multi_head(const Fixture& f, const Tensor& keys, const std::vecto
         for (int64_t i = 0; i < len; ++i) {
           for (int64_t j = h * d; j < (h + 1) * d; ++j)
             e[size_t(i)] += q[size_t(j)] * k[size_t(i)][size_t(j)];
-          e[size_t(i)] /= std::sqrt(double(d));
+          if (f.on("scale-scores")) e[size_t(i)] /= std::sqrt(double(d));
         }
         reference_softmax(e);
         for (int64_t i = 0; i < len; ++i) {
@@ -378,14 +399,15 @@ TEST_CASE("attention: every mechanism matches a double-precision loop, padding g
   heed::onednn::set_threads(1);
   heed::Rng rng = heed::make_rng(1);
   const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
-  for (const std::string& name : heed::attention::attention_names()) {
+  for (const TestedAttention& tested : heed::test::tested_attentions()) {
+    const std::string& name = tested.name;
     for (const int64_t tq : {int64_t{1}, int64_t{3}}) {
-      Fixture f(name, 2);
+      Fixture f(tested, 2);
       const Tensor query = heed::test::random_tensor(Shape{tq, kN, kQ}, rng);
       f.attention->prepare(keys, kLengths, false);
       Tensor context, weights;
       forward_rows(*f.attention, stateful(name), query, 0, context, &weights, nullptr);
-      INFO(name << " Tq=" << tq);
+      INFO(tested.label() << " Tq=" << tq);
       REQUIRE(weights.shape() == Shape{kN, tq, kS});
       if (name == "none") {
         CHECK(f.attention->context_size() == 0);
@@ -410,15 +432,16 @@ TEST_CASE("attention: every mechanism matches a double-precision loop, padding g
 TEST_CASE("attention: finite-difference gradients for every registered mechanism and normaliser",
           "[attention][fast]") {
   heed::onednn::set_threads(1);
-  std::vector<std::pair<std::string, heed::attention::Normalizer>> cases;
-  for (const std::string& name : heed::attention::attention_names()) {
-    cases.emplace_back(name, heed::attention::Normalizer::kSoftmax);
-    if (heed::attention::attention_info(name).traits.normalizes) {
-      cases.emplace_back(name, heed::attention::Normalizer::kSparsemax);
+  std::vector<std::pair<TestedAttention, heed::attention::Normalizer>> cases;
+  for (const TestedAttention& tested : heed::test::tested_attentions()) {
+    cases.emplace_back(tested, heed::attention::Normalizer::kSoftmax);
+    if (heed::attention::attention_info(tested.name).traits.normalizes) {
+      cases.emplace_back(tested, heed::attention::Normalizer::kSparsemax);
     }
   }
-  for (const auto& [name, normalizer] : cases) {
-    Fixture f(name, 3, normalizer);
+  for (const auto& [tested, normalizer] : cases) {
+    const std::string& name = tested.name;
+    Fixture f(tested, 3, normalizer);
     heed::Rng rng = heed::make_rng(4);
     Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
     Tensor q1 = heed::test::random_tensor(Shape{1, kN, kQ}, rng);
@@ -461,7 +484,7 @@ TEST_CASE("attention: finite-difference gradients for every registered mechanism
         {heed::test::grad_param("keys", keys, d_keys), heed::test::grad_param("q1", q1, dq1),
          heed::test::grad_param("q2", q2, dq2)},
         f.store);
-    INFO(name << " " << heed::attention::to_string(normalizer) << "\n" << result.report);
+    INFO(tested.label() << " " << heed::attention::to_string(normalizer) << "\n" << result.report);
     CHECK(result.ok);
     CHECK(result.checked > 0);
   }
@@ -474,9 +497,10 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
   const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
   const Tensor query = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
   constexpr int64_t kRow = 1, kLen = 2;
-  for (const std::string& name : heed::attention::attention_names()) {
+  for (const TestedAttention& tested : heed::test::tested_attentions()) {
+    const std::string& name = tested.name;
     if (name == "none") continue;
-    Fixture f(name, 6);
+    Fixture f(tested, 6);
     const int64_t kC = f.attention->context_size();
     // Gradient only through sentence 1 (length 2), so the batch's parameter gradients are that
     // sentence's alone.
@@ -522,7 +546,7 @@ TEST_CASE("attention: a sentence alone equals the same sentence padded in a batc
     forward_rows(*f.attention, stateful(name), alone_query, 0, c1, &w1, &alone_tape);
     backward_rows(*f.attention, alone_tape, alone_dc, dq1);
     f.attention->finish_backward(dk1);
-    INFO(name);
+    INFO(tested.label());
     for (int64_t t = 0; t < 2; ++t) {
       for (int64_t k = 0; k < kC; ++k) {
         CHECK(std::fabs(c1.data()[t * kC + k] - context.data()[(t * kN + kRow) * kC + k]) < 1e-5f);
@@ -562,9 +586,10 @@ TEST_CASE("attention: all steps at once equal step by step, forward and backward
   heed::Rng rng = heed::make_rng(7);
   const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
   const Tensor query = heed::test::random_tensor(Shape{3, kN, kQ}, rng);
-  for (const std::string& name : heed::attention::attention_names()) {
+  for (const TestedAttention& tested : heed::test::tested_attentions()) {
+    const std::string& name = tested.name;
     if (name == "none") continue;
-    Fixture f(name, 8);
+    Fixture f(tested, 8);
     heed::Rng d_rng = heed::make_rng(77);
     const Tensor d_context =
         heed::test::random_tensor(Shape{3, kN, f.attention->context_size()}, d_rng);
@@ -593,7 +618,7 @@ TEST_CASE("attention: all steps at once equal step by step, forward and backward
     }
     Tensor d_keys_steps(keys.shape());
     f.attention->finish_backward(d_keys_steps);
-    INFO(name);
+    INFO(tested.label());
     for (int64_t t = 0; t < 3; ++t) {
       CHECK(heed::tensor::max_abs_diff(all.slice(t, t + 1), contexts[size_t(t)]) < 1e-6);
       CHECK(heed::tensor::max_abs_diff(d_query_all.slice(t, t + 1), d_queries[size_t(t)]) < 1e-6);
@@ -614,9 +639,10 @@ TEST_CASE("attention: select() reorders the prepared rows for beam search", "[at
   // repeating, shrinking.
   const std::vector<std::vector<int64_t>> steps = {{2, 0, 0}, {2, 0, 0, 1}, {1, 3, 0}, {2}};
   const Tensor keys_before = keys.clone();
-  for (const std::string& name : heed::attention::attention_names()) {
+  for (const TestedAttention& tested : heed::test::tested_attentions()) {
+    const std::string& name = tested.name;
     if (name == "none" || stateful(name)) continue;  // stateful: their own tests, with history
-    Fixture f(name, 10);
+    Fixture f(tested, 10);
     std::vector<int64_t> original = {0, 1, 2};  // original row of each current row
     for (int repeat = 0; repeat < 2; ++repeat) {
       f.attention->prepare(keys, kLengths, false);
@@ -632,7 +658,7 @@ TEST_CASE("attention: select() reorders the prepared rows for beam search", "[at
         f.attention->forward(query, 0, selected, &w_selected, nullptr);
 
         // The same rows built directly, by a fresh mechanism with the same parameters.
-        Fixture g(name, 10);
+        Fixture g(tested, 10);
         Tensor gathered(Shape{kS, m, kK});
         std::vector<int64_t> lengths;
         for (int64_t r = 0; r < m; ++r) {
@@ -647,7 +673,7 @@ TEST_CASE("attention: select() reorders the prepared rows for beam search", "[at
         g.attention->prepare(gathered, lengths, false);
         Tensor direct, w_direct;
         g.attention->forward(query, 0, direct, &w_direct, nullptr);
-        INFO(name << " after " << rows.size() << " rows, repeat " << repeat);
+        INFO(tested.label() << " after " << rows.size() << " rows, repeat " << repeat);
         CHECK(heed::tensor::max_abs_diff(selected, direct) < 1e-6);
         CHECK(heed::tensor::max_abs_diff(w_selected, w_direct) < 1e-6);
       }
@@ -665,14 +691,15 @@ TEST_CASE("attention: bf16 precision is close to f32", "[attention][fast]") {
   heed::Rng rng = heed::make_rng(11);
   const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
   const Tensor query = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
-  for (const std::string& name : heed::attention::attention_names()) {
+  for (const TestedAttention& tested : heed::test::tested_attentions()) {
+    const std::string& name = tested.name;
     if (name == "none") continue;
     heed::Rng d_rng = heed::make_rng(13);
     const Tensor d_context = heed::test::random_tensor(
-        Shape{2, kN, heed::attention::context_size(name, config_for(name))}, d_rng);
+        Shape{2, kN, heed::attention::context_size(name, tested_config(tested))}, d_rng);
     Tensor contexts[2], d_queries[2], d_keys[2];
     for (int i = 0; i < 2; ++i) {
-      AttentionConfig c = config_for(name);
+      AttentionConfig c = tested_config(tested);
       c.precision = i == 0 ? heed::onednn::Precision::kF32 : heed::onednn::Precision::kBF16;
       ParameterStore store;
       auto attention = heed::attention::make_attention(name, c, store, "decoder/attention/");
@@ -687,7 +714,7 @@ TEST_CASE("attention: bf16 precision is close to f32", "[attention][fast]") {
       d_keys[i].zero();
       attention->finish_backward(d_keys[i]);
     }
-    INFO(name);
+    INFO(tested.label());
     CHECK(heed::tensor::max_abs_diff(contexts[0], contexts[1]) < 3e-2);
     CHECK(heed::tensor::max_abs_diff(d_queries[0], d_queries[1]) < 3e-2);
     CHECK(heed::tensor::max_abs_diff(d_keys[0], d_keys[1]) < 3e-2);
@@ -1250,4 +1277,124 @@ TEST_CASE("local attention: parameters and the --window option", "[attention][fa
   CHECK_THROWS_AS(heed::attention::make_attention("local-p", c, store, "x/"), heed::ConfigError);
   c.options["window"] = 3;
   CHECK_THROWS_AS(heed::attention::make_attention("general", c, store, "y/"), heed::ConfigError);
+}
+
+TEST_CASE(
+    "attention scaled-dot --learn-temperature: starts as scaled-dot, τ = exp(log_temperature) "
+    "multiplies the scores, and τ's own gradient",
+    "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(31);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  Tensor query = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
+  Fixture plain("scaled-dot", 32);
+  Fixture learned("scaled-dot", 32, heed::attention::Normalizer::kSoftmax,
+                  {{"learn-temperature", 1}});
+  CHECK(plain.store.size() == 0);
+  REQUIRE(learned.store.size() == 1);
+  heed::layers::Parameter& theta = learned.store.get("decoder/attention/log_temperature");
+  CHECK(theta.value.shape() == Shape{1});
+  CHECK(theta.initial_value == 0.f);  // τ = 1: the model starts as the plain one
+  const auto weights = [&](Fixture& f, const Tensor& q) {
+    Tensor context, w;
+    f.attention->prepare(keys, kLengths, false);
+    f.attention->forward(q, 0, context, &w, nullptr);
+    return w;
+  };
+  theta.value.fill(0.f);
+  CHECK(heed::tensor::max_abs_diff(weights(learned, query), weights(plain, query)) < 1e-6);
+  // τ = 2.5: the scores of a query 2.5 times as long.
+  theta.value.fill(float(std::log(2.5)));
+  Tensor longer = query.clone();
+  for (int64_t i = 0; i < longer.numel(); ++i) longer.data()[i] *= 2.5f;
+  CHECK(heed::tensor::max_abs_diff(weights(learned, query), weights(plain, longer)) < 1e-6);
+  // θ's gradient alone, by central differences at θ = log 2.5 (no kink skipping: one coordinate
+  // that must be checked).
+  const heed::test::Projection projection(Shape{2, kN, kK}, rng);
+  auto loss = [&] {
+    Tensor context;
+    learned.attention->prepare(keys, kLengths, false);
+    learned.attention->forward(query, 0, context, nullptr, nullptr);
+    return projection(context);
+  };
+  learned.store.zero_grad();
+  learned.attention->prepare(keys, kLengths, true);
+  AttentionTape tape;
+  Tensor context, d_query, d_keys(keys.shape());
+  learned.attention->forward(query, 0, context, nullptr, &tape);
+  learned.attention->backward(tape, projection.grad(), d_query);
+  learned.attention->finish_backward(d_keys);
+  CHECK(theta.grad.data()[0] != 0.f);
+  heed::test::GradCheckOptions options;
+  options.skip_kinks = false;
+  const auto result = heed::test::gradcheck(
+      loss, {heed::test::grad_param("theta", theta.value, theta.grad)}, options);
+  INFO(result.report);
+  CHECK(result.ok);
+  CHECK(result.checked == 1);
+  // The option: 0 or 1, for scaled-dot only.
+  AttentionConfig c = config();
+  ParameterStore store;
+  c.options = {{"learn-temperature", 2}};
+  CHECK_THROWS_WITH(heed::attention::make_attention("scaled-dot", c, store, "x/"),
+                    "--learn-temperature must be an integer in [0, 1], not 2");
+  c.options = {{"learn-temperature", 1}};
+  CHECK_THROWS_WITH(heed::attention::make_attention("dot", c, store, "y/"),
+                    Catch::Contains("--learn-temperature does not apply to attention 'dot'"));
+}
+
+TEST_CASE("attention multi-head --scale-scores 0: the heads' scores without the 1/√d",
+          "[attention][fast]") {
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(33);
+  const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
+  const Tensor query = heed::test::random_tensor(Shape{2, kN, kQ}, rng);
+  Fixture scaled("multi-head", 34);
+  Fixture unscaled("multi-head", 34, heed::attention::Normalizer::kSoftmax, {{"scale-scores", 0}});
+  CHECK(scaled.options.at("scale-scores") == 1);  // the default: Vaswani's scaling
+  CHECK(unscaled.store.size() == 4);              // the same parameters
+  // q' = W_q q is linear in q: unscaled scores of q are the scaled scores of √d·q (d = A/H = 2),
+  // and the values do not depend on the query, so weights and contexts agree.
+  Tensor longer = query.clone();
+  for (int64_t i = 0; i < longer.numel(); ++i) longer.data()[i] *= std::sqrt(2.f);
+  Tensor c1, w1, c2, w2;
+  unscaled.attention->prepare(keys, kLengths, false);
+  unscaled.attention->forward(query, 0, c1, &w1, nullptr);
+  scaled.attention->prepare(keys, kLengths, false);
+  scaled.attention->forward(longer, 0, c2, &w2, nullptr);
+  CHECK(heed::tensor::max_abs_diff(w1, w2) < 1e-5);
+  CHECK(heed::tensor::max_abs_diff(c1, c2) < 1e-5);
+  scaled.attention->forward(query, 0, c2, &w2, nullptr);
+  CHECK(heed::tensor::max_abs_diff(w1, w2) > 1e-3);  // and it does change them
+  const auto declared = heed::attention::declared_options();
+  const auto option = std::find_if(declared.begin(), declared.end(),
+                                   [](const auto& d) { return d.spec.name == "scale-scores"; });
+  REQUIRE(option != declared.end());
+  CHECK(option->mechanisms == std::vector<std::string>{"multi-head"});
+  AttentionConfig c = config("multi-head");
+  c.options["scale-scores"] = 0.5;
+  ParameterStore store;
+  CHECK_THROWS_AS(heed::attention::make_attention("multi-head", c, store, "x/"), heed::ConfigError);
+}
+
+TEST_CASE("attention general --identity-init: a square W_a marked to start as the identity",
+          "[attention][fast]") {
+  Fixture drawn("general", 35),
+      identity("general", 35, heed::attention::Normalizer::kSoftmax, {{"identity-init", 1}});
+  CHECK_FALSE(drawn.store.get("decoder/attention/weight").initial_identity);
+  CHECK(identity.store.get("decoder/attention/weight").initial_identity);
+  CHECK(identity.store.size() == 1);
+  AttentionConfig c = config();
+  c.query_size = kK + 2;
+  c.options = {{"identity-init", 1}};
+  ParameterStore store;
+  CHECK_THROWS_WITH(heed::attention::make_attention("general", c, store, "x/"),
+                    "attention 'general': --identity-init 1 needs a square W_a, the decoder "
+                    "state size (8) equal to the encoder output size (6)");
+  c.options = {{"identity-init", 0}};
+  CHECK_NOTHROW(heed::attention::make_attention("general", c, store, "y/"));
+  c = config();
+  c.options = {{"identity-init", 1}};
+  CHECK_THROWS_AS(heed::attention::make_attention("scaled-general", c, store, "z/"),
+                  heed::ConfigError);
 }

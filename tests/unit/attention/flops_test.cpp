@@ -6,6 +6,7 @@
 #include <string>
 
 #include "heed/attention/registry.h"
+#include "support/tested_attentions.h"
 
 using heed::attention::AttentionConfig;
 using heed::attention::AttentionFlops;
@@ -46,6 +47,11 @@ TEST_CASE("dot-product mechanisms count scores and context", "[attention][fast]"
     INFO(name);
     check(flops(name, kStep, sizes(4, 4)), 0, 96, 192, 0);
   }
+  // scaled-dot --learn-temperature: τ's gradient Σ dq' ⊙ q' is one dot product per query,
+  // 2 × 4 = 8 MACs = 16 in the backward (scaling the query is not counted).
+  AttentionConfig temperature = sizes(4, 4);
+  temperature.options["learn-temperature"] = 1;
+  check(flops("scaled-dot", kStep, temperature), 0, 96, 192 + 16, 0);
   // cosine adds ‖h_s‖ once per batch (2·3·4 = 24 MACs = 48) and ‖q‖ per query (2·4 = 8 MACs
   // = 16), and one dot product in each unit vector's backward (the same counts again).
   check(flops("cosine", kStep, sizes(4, 4)), 48, 96 + 16, 192 + 16, 48);
@@ -58,6 +64,10 @@ TEST_CASE("general precomputes W_a h_s and then costs a product with it", "[atte
     INFO(name);
     check(flops(name, kStep, sizes(4, 6)), 288, 120, 240, 576);
   }
+  // --identity-init only changes where W_a starts (Q = K here).
+  AttentionConfig identity = sizes(6, 6);
+  identity.options["identity-init"] = 1;
+  check(flops("general", kStep, identity), 432, 144, 288, 864);
   // location: the same product, with S rows of its own W_a [P, Q] instead of W_a h_s.
   check(flops("location", kStep, sizes(4, 6)), 0, 120, 240, 0);
 }
@@ -96,6 +106,11 @@ TEST_CASE("multi-head counts four projections and the heads", "[attention][fast]
   AttentionConfig config = sizes(4, 6, 8);
   config.options["heads"] = 2;
   check(flops("multi-head", AttentionShape{1, 3, 1}, config), 576, 288, 576, 1152);
+  // --scale-scores 0 drops a scaling, which is not counted; one head: scores and context over
+  // all 8 columns, 3 × 8 = 24 MACs each, the same 144 MACs per query.
+  config.options["heads"] = 1;
+  config.options["scale-scores"] = 0;
+  check(flops("multi-head", AttentionShape{1, 3, 1}, config), 576, 288, 576, 1152);
 }
 
 TEST_CASE("linear and ff-pool do their sums over the source once", "[attention][fast]") {
@@ -110,10 +125,12 @@ TEST_CASE("linear and ff-pool do their sums over the source once", "[attention][
 }
 
 TEST_CASE("every mechanism states FLOPs, linear in the queries", "[attention][fast]") {
-  for (const std::string& name : heed::attention::attention_names()) {
-    INFO(name);
+  for (const heed::test::TestedAttention& tested : heed::test::tested_attentions()) {
+    const std::string& name = tested.name;
+    INFO(tested.label());
     REQUIRE(heed::attention::attention_info(name).flops);
     AttentionConfig config = sizes(8, 8, 8);
+    config.options = tested.options;
     const AttentionFlops step = flops(name, AttentionShape{3, 12, 1}, config);
     const AttentionFlops all = flops(name, AttentionShape{3, 12, 7}, config);
     CHECK(all.forward == 7 * step.forward);

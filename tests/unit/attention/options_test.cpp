@@ -66,12 +66,15 @@ TEST_CASE("attention options: the registry refuses options and normalisers a mec
   c.query_size = c.key_size = 4;
   c.options = {{"window", 3}};
   try {
-    heed::attention::resolved_config("general", c);
+    heed::attention::resolved_config("dot", c);
     FAIL("no error");
   } catch (const heed::ConfigError& e) {
     CHECK(std::string(e.what()) ==
-          "--window does not apply to attention 'general' (it has no options)");
+          "--window does not apply to attention 'dot' (it has no options)");
   }
+  CHECK_THROWS_WITH(
+      heed::attention::resolved_config("general", c),
+      "--window does not apply to attention 'general' (its options: --identity-init)");
   c.options.clear();
   c.normalizer = heed::attention::Normalizer::kSparsemax;
   CHECK_NOTHROW(heed::attention::resolved_config("general", c));

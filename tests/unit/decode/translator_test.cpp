@@ -1,7 +1,7 @@
 // The library Translator: forced attention (what heed-align reads) against the attention the
-// search itself recorded, batching that changes nothing, the refusals, the lexical shortlist
-// (with every word it changes nothing; otherwise only its words come out), and the alignment
-// formats after a translation.
+// search itself recorded (under every decoder), batching that changes nothing, the refusals, the
+// lexical shortlist (with every word it changes nothing; otherwise only its words come out), and
+// the alignment formats after a translation.
 #include "heed/decode/translator.h"
 
 #include <algorithm>
@@ -25,13 +25,15 @@ namespace {
 const char* const kWords[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
 
 // A random model over the words a … h on both sides, whitespace tokens (no tokenizer).
-model::ModelFile random_model(const std::string& attention) {
+model::ModelFile random_model(const std::string& attention,
+                              model::DecoderType decoder = model::DecoderType::kLuong) {
   text::CountList counts;
   for (const char* w : kWords) counts.push_back({w, 1});
   model::ModelFile file;
   file.src_vocab = text::Vocab::from_counts(counts);
   file.tgt_vocab = text::Vocab::from_counts(counts);
   file.config.attention = attention;
+  file.config.decoder = decoder;
   file.config.embed = 8;
   file.config.hidden = 8;
   file.config.src_vocab_size = file.src_vocab.size();
@@ -49,12 +51,15 @@ const std::vector<std::string> kSources = {"a b c d", "e f", "g h a b c", "d", "
 TEST_CASE("translator: forced attention of the greedy output is the attention the search saw",
           "[decode][fast]") {
   onednn::set_threads(1);
+  const auto decoder = GENERATE(model::DecoderType::kLuong, model::DecoderType::kBahdanau,
+                                model::DecoderType::kConcat);
+  INFO(model::to_string(decoder));
   decode::TranslationOptions options;
   options.decode.beam_size = 1;
   options.decode.max_length_ratio = 1.5f;
   options.decode.max_length_offset = 2;
   options.alignment = "soft";
-  decode::Translator translator(random_model("general"), "random", options);
+  decode::Translator translator(random_model("general", decoder), "random", options);
   REQUIRE(translator.pretokenized());
   std::vector<std::string> outputs;
   std::optional<DataError> too_long;

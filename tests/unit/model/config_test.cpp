@@ -101,7 +101,8 @@ TEST_CASE("model config: format-1 configs load with the defaults of the new fiel
       "\"src_vocab_size\":300,\"tgt_vocab_size\":300}";
   const ModelConfig c = ModelConfig::from_json(v1);
   CHECK(c.attention_normalizer == "softmax");
-  CHECK(c.attention_options.empty());
+  // No options recorded: each option of the mechanism at its default.
+  CHECK(c.attention_options == std::map<std::string, double>{{"identity-init", 0}});
   CHECK(c.bridge == model::BridgeType::kDense);
 }
 
@@ -142,4 +143,74 @@ TEST_CASE("model config: the longest source the attention can score", "[model][f
   c.attention_options.clear();
   c.validate();
   CHECK(c.max_source_length() == 100);  // the default, recorded by validate()
+}
+
+TEST_CASE(
+    "model config: the concat decoder and the issue-32 attention options round-trip; ties need "
+    "embed = context + hidden",
+    "[model][fast]") {
+  for (const char* name : {"luong", "bahdanau", "concat"}) {
+    CHECK(model::to_string(model::parse_decoder(name)) == name);
+  }
+  CHECK_THROWS_WITH(model::parse_decoder("plain"),
+                    Catch::Contains("expected luong, bahdanau or concat"));
+  ModelConfig c;
+  c.decoder = model::DecoderType::kConcat;
+  c.hidden = 48;
+  c.src_vocab_size = c.tgt_vocab_size = 50;
+  const attention::ResolvedAttention general = c.validate();
+  CHECK_FALSE(c.input_feeding);  // concat has no attentional vector to feed
+  CHECK(c.output_size(general) == 48 + 48);
+  CHECK(c.attention_options == std::map<std::string, double>{{"identity-init", 0}});
+  c.attention_options = {{"identity-init", 1}};
+  c.validate();
+  ModelConfig back = ModelConfig::from_json(c.to_json());
+  CHECK(back.decoder == model::DecoderType::kConcat);
+  CHECK(back.attention_options.at("identity-init") == 1);
+  CHECK(back.to_json() == c.to_json());
+  CHECK(back.summary().find("identity-init=1") != std::string::npos);
+  CHECK(back.summary().find("decoder=concat") != std::string::npos);
+  c.attention = "multi-head";
+  c.attention_dim = 16;
+  c.attention_options = {{"heads", 1}, {"scale-scores", 0}};
+  const attention::ResolvedAttention multi_head = c.validate();
+  CHECK(c.output_size(multi_head) == 16 + 48);  // the context is A wide
+  back = ModelConfig::from_json(c.to_json());
+  CHECK(back.attention_options == c.attention_options);
+  c.attention = "scaled-dot";
+  c.attention_options = {{"learn-temperature", 1}};
+  c.validate();
+  CHECK(ModelConfig::from_json(c.to_json()).attention_options.at("learn-temperature") == 1);
+  // Tied: the output layer reads context + hidden = 96 columns.
+  c.tie_target_embeddings = true;
+  c.embed = 48;
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("--tie-embeddings with --decoder concat needs "
+                                                  "--embed equal to the output layer's input "
+                                                  "width, context + hidden = 96 (the embeddings "
+                                                  "are 48 wide)"));
+  c.embed = 96;
+  c.validate();
+  CHECK(ModelConfig::from_json(c.to_json()).tie_target_embeddings);
+}
+
+TEST_CASE("model config: a model file without the issue-32 options gets their defaults",
+          "[model][fast]") {
+  // What heed wrote before them: general, multi-head and scaled-dot configs without the options.
+  auto without = [](ModelConfig c, const std::string& recorded, const std::string& before) {
+    c.src_vocab_size = c.tgt_vocab_size = 50;
+    c.validate();
+    std::string text = c.to_json();
+    const size_t at = text.find(recorded);
+    REQUIRE(at != std::string::npos);
+    return ModelConfig::from_json(text.replace(at, recorded.size(), before)).attention_options;
+  };
+  ModelConfig c;
+  CHECK(without(c, "{\"identity-init\":0.0}", "{}").at("identity-init") == 0);
+  c.attention = "multi-head";
+  c.attention_options = {{"heads", 2}};
+  CHECK(without(c, "{\"heads\":2.0,\"scale-scores\":1.0}", "{\"heads\":2.0}").at("scale-scores") ==
+        1);
+  c.attention = "scaled-dot";
+  c.attention_options.clear();
+  CHECK(without(c, "{\"learn-temperature\":0.0}", "{}").at("learn-temperature") == 0);
 }

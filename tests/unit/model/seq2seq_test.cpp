@@ -1,6 +1,7 @@
 // The whole encoder-decoder: finite-difference gradients of the loss for every attention
-// mechanism × decoder × cell, the Luong fast path against stepping, and exactness of a sentence
-// alone versus padded in a batch.
+// mechanism (and each of its on/off options, support/tested_attentions.h) × decoder × cell, the
+// Luong and concat fast paths against stepping, and exactness of a sentence alone versus padded
+// in a batch.
 #include "heed/model/seq2seq.h"
 
 #include <catch2/catch.hpp>
@@ -14,6 +15,7 @@
 #include "heed/onednn/context.h"
 #include "heed/tensor/tensor_ops.h"
 #include "support/gradcheck.h"
+#include "support/tested_attentions.h"
 
 using heed::model::Batch;
 using heed::model::LossOptions;
@@ -23,9 +25,11 @@ using heed::model::Seq2Seq;
 namespace {
 
 ModelConfig tiny_config(const std::string& attention, heed::model::DecoderType decoder,
-                        bool feeding, heed::model::CellType cell) {
+                        bool feeding, heed::model::CellType cell,
+                        const heed::attention::OptionValues& options = {}) {
   ModelConfig c;
   c.attention = attention;
+  c.attention_options = options;
   c.decoder = decoder;
   c.input_feeding = feeding;
   c.cell = cell;
@@ -141,7 +145,8 @@ struct Variant {
 
 const Variant kVariants[] = {{heed::model::DecoderType::kLuong, true, "luong+feed"},
                              {heed::model::DecoderType::kLuong, false, "luong"},
-                             {heed::model::DecoderType::kBahdanau, false, "bahdanau"}};
+                             {heed::model::DecoderType::kBahdanau, false, "bahdanau"},
+                             {heed::model::DecoderType::kConcat, false, "concat"}};
 
 }  // namespace
 
@@ -149,13 +154,13 @@ TEST_CASE("seq2seq: loss gradients match finite differences for every mechanism 
           "[model]") {
   heed::onednn::set_threads(1);
   const Batch batch = make_batch({4, 2, 3}, {3, 1, 2}, 11, 9, 3);
-  for (const std::string& attention : heed::attention::attention_names()) {
+  for (const heed::test::TestedAttention& tested : heed::test::tested_attentions()) {
     for (const Variant& v : kVariants) {
       for (auto cell : {heed::model::CellType::kLstm, heed::model::CellType::kGru}) {
-        Seq2Seq model(tiny_config(attention, v.decoder, v.feeding, cell));
+        Seq2Seq model(tiny_config(tested.name, v.decoder, v.feeding, cell, tested.options));
         const auto result = check_loss_gradients(model, batch, 7);
-        INFO(attention << " " << v.name << " " << heed::model::to_string(cell) << "\n"
-                       << result.report);
+        INFO(tested.label() << " " << v.name << " " << heed::model::to_string(cell) << "\n"
+                            << result.report);
         CHECK(result.ok);
         CHECK(result.checked > 50);
       }
@@ -170,7 +175,7 @@ TEST_CASE(
   heed::onednn::set_threads(1);
   const Batch batch = make_batch({3, 5}, {2, 3}, 11, 9, 4);
   using heed::model::BridgeType;
-  for (int variant = 0; variant < 10; ++variant) {
+  for (int variant = 0; variant < 12; ++variant) {
     ModelConfig c = tiny_config("general", heed::model::DecoderType::kLuong, true,
                                 heed::model::CellType::kLstm);
     if (variant == 0) c.encoder_layers = c.decoder_layers = 2;
@@ -184,15 +189,32 @@ TEST_CASE(
       c.decoder_layers = 2;
     }
     if (variant == 7) c.attention_normalizer = "sparsemax";
-    if (variant >= 8) {  // one matrix embeds and projects: both gradients add up in it
+    if (variant == 8 || variant == 9) {  // one matrix embeds and projects: both gradients add up
       c.embed = c.hidden;
       c.tie_target_embeddings = true;
       if (variant == 9) c.decoder = heed::model::DecoderType::kBahdanau;
     }
+    if (variant == 10) {  // concat: the output layer reads [c; h], 6 + 6 wide, as do embeddings
+      c.decoder = heed::model::DecoderType::kConcat;
+      c.embed = 2 * c.hidden;
+      c.tie_target_embeddings = true;
+    }
+    if (variant == 11) {  // concat over two decoder layers and a context of width A = 4
+      c.decoder = heed::model::DecoderType::kConcat;
+      c.decoder_layers = 2;
+      c.attention = "multi-head";
+      c.attention_options = {{"heads", 2}};
+    }
     Seq2Seq model(c);
-    if (variant >= 8) {
+    if (c.tie_target_embeddings) {
       CHECK(model.parameters().find("decoder/output/weight") == nullptr);
       CHECK(&model.output() != nullptr);
+    }
+    if (variant == 11) {
+      CHECK(model.decoder().output_size() == 4 + 6);
+      CHECK(model.parameters().get("decoder/output/weight").value.shape() ==
+            heed::tensor::Shape{9, 4 + 6});
+      CHECK(model.parameters().find("decoder/attn_out/weight") == nullptr);
     }
     const auto result = check_loss_gradients(model, batch, 8);
     INFO("variant " << variant << "\n" << result.report);
@@ -263,7 +285,7 @@ TEST_CASE("seq2seq: guided alignment passes the gradient check for every mechani
       ++checked;
     }
   }
-  CHECK(checked >= 30);  // 12 mechanisms have per-step weights, × 3 decoders
+  CHECK(checked >= 40);  // 12 mechanisms have per-step weights, × 4 decoders
 }
 
 TEST_CASE("seq2seq: the guided-alignment term is weight × Σ guide × −log(attention + 1e-6)",
@@ -292,12 +314,13 @@ TEST_CASE("seq2seq: the guided-alignment term is weight × Σ guide × −log(at
   CHECK(guided - plain == Approx(expected).epsilon(1e-5));
 }
 
-TEST_CASE("seq2seq: the Luong fast path equals stepping", "[model][fast]") {
+TEST_CASE("seq2seq: the Luong and concat fast paths equal stepping", "[model][fast]") {
   heed::onednn::set_threads(1);
   const Batch batch = make_batch({4, 2, 5}, {3, 1, 4}, 11, 9, 5);
+  const auto decoder =
+      GENERATE(heed::model::DecoderType::kLuong, heed::model::DecoderType::kConcat);
   for (const std::string& attention : heed::attention::attention_names()) {
-    Seq2Seq model(tiny_config(attention, heed::model::DecoderType::kLuong, false,
-                              heed::model::CellType::kLstm));
+    Seq2Seq model(tiny_config(attention, decoder, false, heed::model::CellType::kLstm));
     model.initialize(9, 0.4f);
     if (heed::attention::attention_info(attention).traits.stateful) {
       CHECK_FALSE(model.decoder().fast_path());  // state across steps forces stepping
@@ -314,7 +337,7 @@ TEST_CASE("seq2seq: the Luong fast path equals stepping", "[model][fast]") {
     model.parameters().zero_grad();
     const double stepped = model.loss(batch, train, rng).loss;
     const auto step_grads = gradients(model);
-    INFO(attention);
+    INFO(attention << " " << heed::model::to_string(decoder));
     CHECK(std::fabs(fast - stepped) < 1e-5 * std::fabs(fast));
     for (size_t i = 0; i < fast_grads.size(); ++i) {
       double err = 0, scale = 1e-4;  // absolute floor: float rounding of near-zero gradients
@@ -336,9 +359,10 @@ TEST_CASE("seq2seq: a sentence padded in a batch gets exactly its own loss and g
   const std::string attention = GENERATE(as<std::string>{}, "additive", "coverage");
   // Float rounding: coverage's small attention gradients are what is left of larger terms that
   // mostly cancel (the state's gradient from later steps, W/tokens from the loss), so batch and
-  // alone differ by up to ~2e-5 of them (additive: ~1e-5). A padded step that counted would be
-  // off by orders of magnitude more.
-  const double tolerance = attention == "coverage" ? 5e-5 : 1e-5;
+  // alone differ by up to ~2e-5 of them (additive: ~1e-5, and ~1.6e-5 for its bias, a sum of
+  // such terms, under concat). A padded step that counted would be off by orders of magnitude
+  // more.
+  const double tolerance = attention == "coverage" ? 5e-5 : 3e-5;
   for (const Variant& v : kVariants) {
     for (auto cell : {heed::model::CellType::kLstm, heed::model::CellType::kGru}) {
       Seq2Seq model(tiny_config(attention, v.decoder, v.feeding, cell));
@@ -407,4 +431,81 @@ TEST_CASE("seq2seq: initialize() honours a parameter's fixed initial value", "[m
   CHECK(model.parameters().get("decoder/attention/scale").value.data()[0] ==
         Approx(std::sqrt(1.0 / 4)));
   CHECK(model.parameters().get("decoder/attention/bias").value.data()[0] == 0.f);
+}
+
+TEST_CASE("seq2seq: search steps score a target as teacher forcing does, for every decoder",
+          "[model][fast]") {
+  heed::onednn::set_threads(1);
+  const Batch batch = make_batch({4, 2, 3}, {3, 1, 2}, 11, 9, 13);
+  for (const Variant& v : kVariants) {
+    // A key-side precomputation, a context of width A ≠ K, and a mechanism that keeps state.
+    for (const char* attention : {"general", "multi-head", "coverage"}) {
+      Seq2Seq model(tiny_config(attention, v.decoder, v.feeding, heed::model::CellType::kLstm));
+      model.initialize(14, 0.4f);
+      LossOptions eval;
+      eval.training = false;
+      eval.backward = false;
+      heed::Rng rng = heed::make_rng(1);
+      const double forced = model.loss(batch, eval, rng).loss;
+      model.encoder().forward(batch.src.data(), batch.src_lengths, batch.size, batch.src_len,
+                              /*training=*/false, nullptr);
+      model.decoder().begin(model.encoder().keys(), batch.src_lengths, model.encoder().finals());
+      double stepped = 0;
+      heed::tensor::Tensor out, log_probs;
+      std::vector<int32_t> tokens(size_t(batch.size));
+      for (int64_t t = 0; t < batch.tgt_len; ++t) {
+        for (int64_t b = 0; b < batch.size; ++b) {
+          tokens[size_t(b)] = batch.tgt_in[size_t(b * batch.tgt_len + t)];
+        }
+        model.decoder().step(tokens.data(), out, nullptr);
+        REQUIRE(out.dim(1) == model.decoder().output_size());
+        model.output().log_probs(out, log_probs);
+        for (int64_t b = 0; b < batch.size; ++b) {
+          if (t >= batch.tgt_lengths[size_t(b)]) continue;
+          const int32_t y = batch.tgt_out[size_t(b * batch.tgt_len + t)];
+          stepped -= double(log_probs.data()[b * model.config().tgt_vocab_size + y]);
+        }
+      }
+      INFO(attention << " " << v.name);
+      CHECK(stepped == Approx(forced).epsilon(1e-5));
+    }
+  }
+}
+
+TEST_CASE("seq2seq: general --identity-init starts W_a at the identity, the scores of dot",
+          "[model][fast]") {
+  heed::onednn::set_threads(1);
+  const Batch batch = make_batch({4, 2, 3}, {3, 1, 2}, 11, 9, 15);
+  for (const Variant& v : kVariants) {
+    Seq2Seq identity(tiny_config("general", v.decoder, v.feeding, heed::model::CellType::kGru,
+                                 {{"identity-init", 1}}));
+    identity.initialize(16, 0.1f);
+    const heed::layers::Parameter& w = identity.parameters().get("decoder/attention/weight");
+    CHECK(w.initial_identity);
+    CHECK_FALSE(w.initial_value.has_value());
+    for (int64_t i = 0; i < 6; ++i) {
+      for (int64_t k = 0; k < 6; ++k) CHECK(w.value.data()[i * 6 + k] == (i == k ? 1.f : 0.f));
+    }
+    // Its draws are still made: the parameters after it start as without the option.
+    Seq2Seq drawn(tiny_config("general", v.decoder, v.feeding, heed::model::CellType::kGru));
+    drawn.initialize(16, 0.1f);
+    for (const heed::layers::Parameter* p : drawn.parameters().all()) {
+      if (p->name == "decoder/attention/weight") continue;
+      INFO(p->name);
+      CHECK(p->value.to_vector() == identity.parameters().get(p->name).value.to_vector());
+    }
+    // With W_a = I general is dot: the same loss with the same other parameters.
+    Seq2Seq dot(tiny_config("dot", v.decoder, v.feeding, heed::model::CellType::kGru));
+    for (heed::layers::Parameter* p : dot.parameters().all()) {
+      const std::vector<float> values = identity.parameters().get(p->name).value.to_vector();
+      std::copy(values.begin(), values.end(), p->value.data());
+    }
+    dot.weights_changed();
+    LossOptions eval;
+    eval.training = false;
+    eval.backward = false;
+    heed::Rng rng = heed::make_rng(1);
+    INFO(v.name);
+    CHECK(identity.loss(batch, eval, rng).loss == Approx(dot.loss(batch, eval, rng).loss));
+  }
 }
