@@ -33,15 +33,15 @@
 #   decoder arrangements, hidden 256: 3 × 3 × 3 seeds     27 runs    5.0 h
 #   attention-dim sweep, hidden 256: 3 × 3 A × 2 seeds    18 runs    3.3 h
 #   total at UPDATES=6800                                 92 runs   24.7 h
-# Today's heed-train knows neither --decoder concat nor the unscaled option, so 15 of those runs
-# are skipped for now: 77 runs, 21.9 h. Everything at hidden 512 would be 32 h: the cut in the
-# defaults is hidden 256 for the arrangements and the sweep (allowed there if it converges: the
-# page's training table says where each configuration's validation perplexity bottomed out and
-# whether early stopping ended it). That is still ~25 % over 20 h once every option exists; the
-# order makes a shortfall cost the least: the central comparison (the core, seed-major, and the
+# Plus the mechanistic checks (general from the identity, scaled-dot with a learned temperature),
+# 2 × 2 seeds at hidden 512, 1.4 h: 96 runs, ~26 h. Everything at hidden 512 would be ~33 h: the
+# cut in the defaults is hidden 256 for the arrangements and the sweep (allowed there if it
+# converges: the page's training table says where each configuration's validation perplexity
+# bottomed out and whether early stopping ended it). That is still ~30 % over 20 h; the order
+# makes a shortfall cost the least: the central comparison (the core, seed-major, and the
 # learning-rate check) is done after 12.3 h, the rest of the Luong table after 16.5 h, and what
-# time runs out on is the sweep, the last stage (its seed 2 last). At UPDATES=10200 multiply the
-# training by 1.5.
+# time runs out on is the sweep and the mechanistic checks (`--plan` prints the order). At
+# UPDATES=10200 multiply the training by 1.5.
 #
 # Options (the environment variable in brackets sets the default):
 #   --quick                 a try-out: UPDATES=300, VALID_EVERY=100, WARMUP=50, HIDDEN=256, seeds 1 2,
