@@ -27,7 +27,7 @@ done
 printf '# id\tfamily\tstage\tseeds\thidden\toptions
 dot\tmain\tcore\t2\t-\t--attention dot
 general\tmain\tcore\t5\t-\t--attention general
-dot-concat\tconcat\tarrangement\t1\t-\t--attention dot --decoder concat
+dot-sideways\tsideways\tarrangement\t1\t-\t--attention dot --decoder sideways
 dot-bahdanau\tbahdanau\tarrangement\t1\t24\t--attention dot --decoder bahdanau
 ' > "$TMP/configs.tsv"
 export BIN WORK=$TMP/work RESULTS=$TMP/results REPORT=$TMP/results/page.md
@@ -40,9 +40,9 @@ R=$RESULTS
 expect_exit 0 plan -- bash "$RUN" "${corpus[@]}" --plan
 expect_eq plan-cost "$(grep -c '^7 runs × 6 updates' "$TMP/out")" 1
 expect_exit 0 study -- bash "$RUN" "${corpus[@]}"
-grep -q "^ablation: skipping dot-concat: heed-train: error: --decoder: unknown value 'concat'" "$TMP/err" &&
+grep -q "^ablation: skipping dot-sideways: heed-train: error: --decoder: unknown value 'sideways'" "$TMP/err" &&
   ok || fail "no message for the skipped configuration: $(head -c 300 "$TMP/err")"
-expect_eq skipped "$(cut -f1 "$R/skipped.tsv" | tail -n +2)" dot-concat
+expect_eq skipped "$(cut -f1 "$R/skipped.tsv" | tail -n +2)" dot-sideways
 expect_eq plan-order "$(tail -n +2 "$R/plan.tsv" | cut -f2,4,5,6,7 | tr '\t\n' ' |')" \
   "dot core 1 0.001 16|general core 1 0.001 16|dot lr-check 1 0.002 16|general lr-check 1 0.002 16|dot core 2 chosen 16|general core 2 chosen 16|dot-bahdanau arrangement 1 0.001 24|"
 expect_eq runs "$(awk -F'\t' 'NR > 1 && $6 == "ok"' "$R/runs.tsv" | wc -l)" 7
@@ -63,7 +63,7 @@ expect_eq compare-rows "$(awk -F'\t' '$1 == "general" { print $2 "-" $3 }' "$R/c
 grep -q '^\*\*Status: 7 of 7 runs done\*\*' "$REPORT" && ok || fail "no status line in the page"
 grep -qE '^- `general` against `dot`: (differs|level|undecided): ' "$REPORT" && ok ||
   fail "no verdict for general in the page"
-grep -q '^| `dot-concat` | heed-train: error: --decoder' "$REPORT" && ok || fail "skipped not on the page"
+grep -q '^| `dot-sideways` | heed-train: error: --decoder' "$REPORT" && ok || fail "skipped not on the page"
 cp "$R/runs.tsv" "$TMP/runs.first"
 
 # Called again: nothing is trained, no row is added.
