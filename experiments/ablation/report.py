@@ -4,7 +4,9 @@
 Every number in the page comes from RESULTS (run.sh's header lists the files): settings.tsv,
 plan.tsv, runs.tsv, scores.tsv, curves/*.tsv, lr-choice.tsv, compare/FAMILY.SET.tsv (heed-score
 --system --format tsv), skipped.tsv, and when the cost stage ran cost-length.tsv, cost-hidden.tsv,
-stats.tsv and machine.txt (and experiments/pooling/results/pooling.tsv for question 3). The
+stats.tsv and machine.txt, when the probes ran saturation.tsv, long.tsv, long-set.tsv and
+long/ID.tsv, when the share stage ran share/MECHANISM.MODE.tsv (and
+experiments/pooling/results/pooling.tsv for question 3). The
 page is regenerated after every finished run, so a configuration without runs yet prints "—" or
 is left out of a table, and a comparison without both sides is not made; a result file that run.sh
 always writes and that is missing is an error naming it.
@@ -15,7 +17,9 @@ The page is the Jinja2 template ablation.md.j2, rendered with
            'BLEU'), r.verdict('general', 'pooled', 'BLEU'), r.cost('dot', 20), … (the methods
            below say what each reads)
   tables   the Markdown tables: bleu, chrf, training, lr_check, skipped, comparisons (one per
-           family, by name), arrangements, sweep, cost_length, cost_hidden, stats, pooling
+           family, by name), arrangements, sweep, cost_length, cost_hidden, stats, saturation,
+           long, share, pooling
+  literature  literature.md beside the template (hand-written, with its sources), as it is
   plots    the plots' Markdown links: curves_ppl, curves_bleu, sweep (SVGs drawn by matplotlib
            into RESULTS)
 and numbers are formatted in the template by the filters num(digits), sig(digits), thousands
@@ -281,6 +285,26 @@ class Results:
         self.cost_length = read_tsv(path("cost-length.tsv"), required=False)
         self.cost_hidden = read_tsv(path("cost-hidden.tsv"), required=False)
         self.stats = read_tsv(path("stats.tsv"), required=False)
+        # The probes (stage "probes") and the phase benchmarks (stage "share").
+        self.saturation = read_tsv(path("saturation.tsv"), required=False) or []
+        self.long = read_tsv(path("long.tsv"), required=False) or []
+        self.long_set = read_tsv(path("long-set.tsv"), required=False) or []
+        self.long_drop = {}  # id → {metric: Comparison of whole against one by one}
+        for file in sorted(glob.glob(path("long/*.tsv"))):
+            rows = read_tsv(file)
+            for row in rows:
+                if row["difference"] not in ("-", ""):
+                    comparison = Comparison(row, rows[0]["system"], self.margin)
+                    comparison.baseline_runs = comparison.runs
+                    self.long_drop.setdefault(os.path.basename(file)[:-4], {})[
+                        row["metric"]] = comparison
+        self.share = {}  # (mechanism, mode) → {"phases": {phase: row}, "notes": ["# …" lines]}
+        for file in sorted(glob.glob(path("share/*.tsv"))):
+            mechanism, _, mode = os.path.basename(file)[:-4].rpartition(".")
+            lines = read_lines(file)
+            self.share[(mechanism, mode)] = {
+                "phases": {row["phase"]: row for row in read_tsv(file)},
+                "notes": [line[2:].strip() for line in lines if line.startswith("# ")]}
         self.pooling = read_tsv(pooling, required=False) if pooling else None
         machine = read_lines(path("machine.txt"), required=False) or []
         self.machine = "; ".join(line.strip("# \n") for line in machine if line.strip()) or DASH
@@ -428,6 +452,34 @@ class Results:
     @property
     def cost_hidden_mode(self):
         return self.cost_mode(self.cost_hidden)
+
+    @property
+    def long_summary(self):
+        """What the long inputs are, from long-set.tsv."""
+        words = [int(r["words"]) for r in self.long_set]
+        joins = [int(r["sentences"]) for r in self.long_set]
+        if not words:
+            return "No long inputs yet (stage \"probes\")"
+        return (f"{len(words):,} inputs of {min(words)}–{max(words)} source words (median "
+                f"{statistics.median(words):g}), each {min(joins)}–{max(joins)} consecutive "
+                f"sentences of {self.test_sets[0]['name']} joined")
+
+    @property
+    def share_setup(self):
+        """The phase benchmarks' own description of the model and the machine (their "# " lines),
+        from one training and one decoding file."""
+        notes = []
+        for mode in ("train", "greedy", "beam5"):
+            for (_, m), data in self.share.items():
+                if m == mode:
+                    notes += [n for n in data["notes"] if n not in notes and
+                              not n.startswith(("target tokens", "model:"))]
+                    break
+        models = sorted({n for data in self.share.values() for n in data["notes"]
+                         if n.startswith("model:")})
+        if not notes:
+            return DASH
+        return "; ".join(notes + ([models[0].replace("model: ", "model (first): ")] if models else []))
 
     def stat(self, distribution, mechanism, dim, column):
         if not self.stats:
@@ -646,6 +698,91 @@ def stats_table(results):
                            "median gradient through the softmax (dot / scaled)"], rows)
 
 
+def unit_rows(results, table, config_id):
+    """The rows of TABLE (saturation, long) of CONFIG_ID's compared runs."""
+    units = {(row["seed"], row["lr"]) for row in results.rows(config_id)}
+    return [row for row in table if row["id"] == config_id and (row["seed"], row["lr"]) in units]
+
+
+def saturation_table(results):
+    """Per configuration, the mean over its seeds of each statistic of its trained attention;
+    under it, heed-bench-attn --stats' random tanh vectors at the models' width."""
+    rows = []
+    widths = set()
+    for config_id in finished(results):
+        probed = [r for r in unit_rows(results, results.saturation, config_id)
+                  if number(r["entropy"]) is not None]
+        if not probed:
+            continue
+        widths.add(results.configs[config_id]["hidden"])
+
+        def cell(column, fmt=num):
+            return fmt(mean(numbers(probed, column)))
+
+        rows.append([f"`{config_id}`", f"{len(probed)}", cell("entropy_fraction"),
+                     cell("max_weight"), cell("score_sd"), cell("zero_rows", lambda v: num(v, 3)),
+                     cell("grad_scores_median", sig)])
+    if not rows:
+        return "_No trained model probed yet (stage \"probes\")._"
+    for row in results.stats or []:
+        if row.get("input") == "tanh" and row.get("dim") in widths:
+            rows.append([f"random tanh vectors, `{row['mechanism']}`, d = {row['dim']}, "
+                         f"S = {row['source_length']}", DASH, num(number(row["entropy_fraction"])),
+                         num(number(row["max_weight"])), DASH, DASH,
+                         sig(number(row["grad_scores_median"]))])
+    return markdown_table(["configuration", "runs", "entropy / maximum", "largest weight",
+                           "score spread (sd)", "rows with a 0 weight",
+                           "median gradient through the softmax"], rows)
+
+
+def long_table(results):
+    """Per configuration: BLEU of the long inputs translated one by one and whole, the
+    difference with its interval, and the comparison with the baseline on the whole inputs."""
+    rows = []
+    for config_id in finished(results):
+        probed = unit_rows(results, results.long, config_id)
+        if not probed:
+            continue
+        drop = results.long_drop.get(config_id, {}).get("BLEU")
+        family = results.family(config_id)
+        versus = results.compare.get((family, "long"), {}).get((config_id, "BLEU"))
+        rows.append([f"`{config_id}`", f"{len(probed)}", pm(numbers(probed, "bleu_joined")),
+                     pm(numbers(probed, "bleu_long")), drop.interval if drop else DASH,
+                     (drop.verdict_word + (" †" if drop.runs < 2 else "")) if drop else DASH,
+                     versus.verdict if versus else DASH])
+    if not rows:
+        return "_No trained model probed yet (stage \"probes\")._"
+    return markdown_table(["configuration", "runs", "BLEU one by one", "BLEU whole",
+                           "whole − one by one [95 % CI]", "verdict",
+                           "whole inputs against the baseline"], rows)
+
+
+def share_table(results):
+    """Per mechanism: the attention's milliseconds and share of a training update, and of a
+    greedy and a beam decoding step (the phase benchmarks, stepped with input feeding)."""
+    mechanisms = list(dict.fromkeys(m for m, _ in results.share))
+    if not mechanisms:
+        return "_Not measured (the stage \"share\" runs on an idle machine)._"
+    rows = []
+    for mechanism in mechanisms:
+        cells = [f"`{mechanism}`"]
+        for mode, total, unit in (("train", "update", "ms"), ("greedy", "step", "us_per_step"),
+                                  ("beam5", "step", "us_per_step")):
+            phases = results.share.get((mechanism, mode), {}).get("phases", {})
+            whole, attention = phases.get(total), phases.get("attention")
+            if not whole or not attention:
+                cells += [DASH, DASH]
+                continue
+            cells += [f"{number(whole[unit]):,.1f}",
+                      f"{number(attention[unit]):,.1f} ({100 * number(attention['share']):.0f} %)"]
+        cells.append(num(cost_at(results.cost_length, mechanism, "source_length", 20)))
+        rows.append(cells)
+    return markdown_table(["mechanism", "training update ms", "attention ms (share)",
+                           "greedy step µs", "attention µs (share)", "beam-5 step µs",
+                           "attention µs (share)", "all steps at once, fwd+bwd ms (S = 20)"],
+                          rows)
+
+
 def generic_table(rows, columns):
     if not rows:
         return "_Not measured yet._"
@@ -666,6 +803,9 @@ def tables(results):
         "cost_length": cost_table(results.cost_length, "source_length", "S", results.growth),
         "cost_hidden": cost_table(results.cost_hidden, "hidden", "d"),
         "stats": stats_table(results),
+        "saturation": saturation_table(results),
+        "long": long_table(results),
+        "share": share_table(results),
         "pooling": generic_table(results.pooling, [
             "task", "T", "lengths", "model", "solved", "steps_to_solve", "final_accuracy",
             "params", "seconds", "note"]),
@@ -797,7 +937,12 @@ def render(template, results, page_dir):
         trim_blocks=True, lstrip_blocks=True, autoescape=False)
     environment.filters.update(FILTERS)
     page = environment.get_template(os.path.basename(template))
-    return page.render(r=results, tables=tables(results), plots=plots(results, page_dir))
+    # The literature box: hand-written, beside the template (quoted figures, with their sources).
+    literature = read_lines(os.path.join(os.path.dirname(os.path.abspath(template)),
+                                         "literature.md"), required=False)
+    literature = "".join(literature).strip() if literature else "_No literature box yet._"
+    return page.render(r=results, tables=tables(results), plots=plots(results, page_dir),
+                       literature=literature)
 
 
 def main():

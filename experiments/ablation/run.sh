@@ -64,7 +64,7 @@
 #   --lr X [LR: 0.001]      --lr-factors "F ..." [LR_FACTORS: "0.5 2"; "" = no check]
 #   --hidden N [HIDDEN: 512] the hidden size of configurations whose hidden column is '-'
 #   --bootstrap B [BOOTSTRAP: 1000]  --margin M [MARGIN: 0.5]   the statistics
-#   --stages "..." [STAGES: "data cost runs stats report"]
+#   --stages "..." [STAGES: "data cost runs probes stats report"; "share" on an idle machine]
 #   --commit                after each run, commit RESULTS and REPORT (git commit -- those paths)
 # Environment: BIN (build/bin; run the study from a copy of the binaries outside the work tree,
 # so that rebuilding changes nothing), DATA (../shared/data/multi30k/raw: the default corpus),
@@ -78,7 +78,17 @@
 #   data    tokenize, learn one joint BPE on the training text, apply it (WORK)
 #   cost    heed-bench-attn: the attention's forward+backward time against source length and
 #           hidden size (all target steps at once, training's shape), and --stats
-#   runs    the plan, in order; after each run the stats and the page are regenerated
+#   runs    the plan, in order; after each run its probes, the stats and the page
+#   probes  the mechanistic checks of every finished run: the saturation statistics of its
+#           attention over the first test set (heed-align --soft, force-decoding the reference;
+#           saturation.py: entropy, largest weight, score spread, gradient through the softmax),
+#           and the long-input stress test: the first test set's consecutive sentences joined
+#           into inputs of LONG_MIN–LONG_MAX (30–80) source words, translated whole, against the
+#           same sentences translated one by one and joined
+#   share   attention's share of a training update and of a decoding step, per mechanism of the
+#           baseline's family, in the mode training runs (stepped, input feeding: bench/
+#           train_phases.cpp, decode_phases.cpp from BENCH, default build/bench); a speed
+#           measurement, so not a default stage: run it alone on an idle machine
 #   stats   heed-score --system per family, test set and pooled set (RESULTS/compare/)
 #   report  the page, from RESULTS alone: report.py renders ablation.md.j2 (Debian's
 #           python3-jinja2 and python3-matplotlib, checked before the first stage)
@@ -93,6 +103,12 @@
 #   curves/UNIT.tsv   the run's validations (step, val_ppl, val_bleu, lr, elapsed_s, event)
 #   hyps/UNIT.SET.txt.gz   its translations        lr-choice.tsv   the learning-rate check
 #   compare/FAMILY.SET.tsv heed-score's comparison   cost-*.tsv, stats.tsv, machine.txt, *.svg
+#   saturation.tsv    per run, the saturation statistics of its trained attention (saturation.py)
+#   long.tsv          per run, BLEU and chrF of the long inputs translated whole and one by one;
+#                     long-set.tsv the long set's inputs; hyps/UNIT.long.txt.gz their translations;
+#                     compare/FAMILY.long.tsv the family's comparison on them; long/ID.tsv each
+#                     configuration's whole-against-one-by-one comparison (heed-score --system)
+#   share/MECHANISM.MODE.tsv  the phase benchmarks' output (train, greedy, beam5)
 { # Bash reads a script as it runs it: the braces make it read this one whole first, so that the
   # study, days long, is not disturbed when the checkout changes under it.
 set -euo pipefail
@@ -154,7 +170,8 @@ if [ -z "${PRECISION:-}" ]; then
   grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo && PRECISION=bf16
 fi
 LR=${LR:-0.001}
-STAGES=${STAGES:-data cost runs stats report}
+STAGES=${STAGES:-data cost runs probes stats report}
+LONG_MIN=${LONG_MIN:-30} LONG_MAX=${LONG_MAX:-80}
 MARGIN=${MARGIN:-0.5}
 if [ "$quick" = 1 ]; then
   WORK=${WORK:-/tmp/heed-ablation-conv-quick}
@@ -183,7 +200,8 @@ LR=$(awk -v a="$LR" 'BEGIN { printf "%g", a }')  # as lr_times writes rates: 1e-
 read -r -a seeds <<< "$SEEDS"
 read -r -a lr_factors <<< "$LR_FACTORS"
 [ "${#seeds[@]}" -gt 0 ] || die 64 "no seeds"
-for n in "$UPDATES" "$VALID_EVERY" "$PATIENCE" "$WARMUP" "$HIDDEN" "$BOOTSTRAP" "$MERGES"; do
+for n in "$UPDATES" "$VALID_EVERY" "$PATIENCE" "$WARMUP" "$HIDDEN" "$BOOTSTRAP" "$MERGES" \
+         "$LONG_MIN" "$LONG_MAX"; do
   [[ $n =~ ^[0-9]+$ ]] || die 64 "'$n' is not a whole number"
 done
 python=/usr/bin/python3
@@ -380,6 +398,29 @@ has_stage data || has_stage runs && prepare
 # The pooled test set: every test set's reference, concatenated in order.
 mkdir -p "$WORK"
 for i in "${!test_names[@]}"; do cat "${test_prefixes[i]}.$TGT"; done > "$WORK/pooled.ref"
+# The long inputs: the first test set's consecutive sentences joined (source and reference alike,
+# with a space) until the source has LONG_MIN words; a group past LONG_MAX words, and the tail
+# short of LONG_MIN, are left out. long-set.tsv: per long input, its first sentence (1-based),
+# how many it joins and its source words.
+long_set() {
+  paste -d '\t' "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" |
+    awk -F'\t' -v lo="$LONG_MIN" -v hi="$LONG_MAX" -v out="$WORK/long" '
+      BEGIN { print "first\tsentences\twords" }
+      { if (n == 0) first = NR
+        src = src (n ? " " : "") $1; ref = ref (n ? " " : "") $2; n++; words += split($1, w, " ")
+        if (words >= lo) {
+          if (words <= hi) { print src > (out ".src"); print ref > (out ".ref"); print first "\t" n "\t" words }
+          src = ref = ""; n = words = 0 } }' > "$WORK/long-set.tsv"
+}
+[ "$LONG_MIN" -ge 1 ] && [ "$LONG_MAX" -ge "$LONG_MIN" ] || die 64 "LONG_MIN/LONG_MAX: 1 ≤ min ≤ max"
+rm -f "$WORK/long.src" "$WORK/long.ref"
+long_set
+long_ok=1
+if [ "$(wc -l < "$WORK/long-set.tsv")" -le 1 ]; then
+  long_ok=0
+  log "no long inputs: no run of ${test_prefixes[0]}.$SRC's sentences makes $LONG_MIN–$LONG_MAX words"
+fi
+cp "$WORK/long-set.tsv" "$RESULTS/long-set.tsv"
 
 # --- cost ---------------------------------------------------------------------------------------
 # Forward+backward of every target step at once (training's shape), batch 64, in the study's
@@ -535,6 +576,55 @@ run_one() {  # id family seed lr hidden options...
     "$RESULTS/scores.tsv")"
 }
 
+# --- probes -------------------------------------------------------------------------------------
+sat_columns='rows\tsource_median\tentropy\tentropy_fraction\tmax_weight\tscore_sd\tzero_rows'
+sat_columns+='\tgrad_scores_mean\tgrad_scores_median'
+[ -s "$RESULTS/saturation.tsv" ] || printf "id\tseed\tlr\t$sat_columns\n" > "$RESULTS/saturation.tsv"
+[ -s "$RESULTS/long.tsv" ] ||
+  printf 'id\tseed\tlr\tbleu_long\tchrf_long\tbleu_joined\tchrf_joined\n' > "$RESULTS/long.tsv"
+has_row() {  # file id seed lr
+  awk -F'\t' -v id="$2" -v s="$3" -v lr="$4" '$1 == id && $2 == s && $3 == lr { f = 1 } END { exit !f }' "$1"
+}
+# The unit's translations of the first test set, joined as the long inputs join the sentences.
+joined_of() {  # unit
+  gzip -dc "$RESULTS/hyps/$1.${test_names[0]}.txt.gz" |
+    awk -F'\t' 'NR == FNR { if (FNR > 1) { first[++n] = $1; count[n] = $2 }; next }
+      { line[FNR] = $0 }
+      END { for (i = 1; i <= n; i++) { out = ""
+              for (j = 0; j < count[i]; j++) out = out (j ? " " : "") line[first[i] + j]
+              print out } }' "$RESULTS/long-set.tsv" -
+}
+probe_unit() {  # id seed lr: the probes of a finished run, each skipped when its row is there
+  local id=$1 seed=$2 lr=$3
+  local unit=$id-s$seed-lr$lr dir=$WORK/runs/$id-s$seed-lr$lr stats
+  [ -f "$dir/model.heed" ] && [ -f "$RESULTS/hyps/$unit.${test_names[0]}.txt.gz" ] || return 0
+  if ! has_row "$RESULTS/saturation.tsv" "$id" "$seed" "$lr"; then
+    # f32, whatever the study's precision: the weights as the model defines them. A model
+    # without attention weights (none) has a row of dashes, with heed-align's reason in the log.
+    if "$BIN/heed-align" -m "$dir/model.heed" --threads "$THREADS" --soft "$WORK/probe.jsonl" \
+         "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" -o /dev/null -q 2> "$WORK/probe.err"; then
+      stats=$("$python" "$here/saturation.py" "$WORK/probe.jsonl")
+    else
+      log "$unit: no saturation statistics: $(tail -n 1 "$WORK/probe.err")"
+      stats=$(printf -- "$sat_columns\n" | awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) $i = "-"; print }')
+    fi
+    printf '%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$stats" >> "$RESULTS/saturation.tsv"
+    rm -f "$WORK/probe.jsonl"
+  fi
+  if [ "$long_ok" = 1 ] && ! has_row "$RESULTS/long.tsv" "$id" "$seed" "$lr"; then
+    [ -s "$dir/long.hyp" ] || "$BIN/heed-translate" -m "$dir/model.heed" --beam-size 1 \
+      --precision "$PRECISION" --threads "$THREADS" -i "$WORK/long.src" -o "$dir/long.hyp" -q
+    gzip -9nc "$dir/long.hyp" > "$RESULTS/hyps/$unit.long.txt.gz"
+    joined_of "$unit" > "$dir/joined.hyp"
+    local whole apart
+    whole=$("$BIN/heed-score" "${case_score[@]}" -r "$WORK/long.ref" --hyp "$dir/long.hyp")
+    apart=$("$BIN/heed-score" "${case_score[@]}" -r "$WORK/long.ref" --hyp "$dir/joined.hyp")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$(score_of BLEU <<< "$whole")" \
+      "$(score_of chrF2 <<< "$whole")" "$(score_of BLEU <<< "$apart")" "$(score_of chrF2 <<< "$apart")" \
+      >> "$RESULTS/long.tsv"
+  fi
+}
+
 # --- stats --------------------------------------------------------------------------------------
 # Per family, test set and the pooled set: heed-score --system, the family's baseline first, each
 # configuration with its finished runs (core configurations: at their chosen learning rate).
@@ -545,7 +635,7 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
   choose_lr > /dev/null
   for family in $(cut -f2 <<< "$planned_lines" | awk -v only="${1:-}" '!seen[$0]++ && (only == "" || $0 == only)'); do
     ids=$(awk -F'\t' -v f="$family" '$2 == f { print $1 }' <<< "$planned_lines")
-    for name in "${test_names[@]}" pooled; do
+    for name in "${test_names[@]}" pooled $([ "$long_ok" = 1 ] && echo long); do
       sys=()
       for id in $ids; do
         lr=$(awk -F'\t' -v id="$id" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv")
@@ -553,6 +643,8 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
         runs=""
         for unit in $(awk -F'\t' -v id="$id" -v lr="$lr" '$1 == id && $4 == lr && $6 == "ok" { print $1 "-s" $3 "-lr" $4 }' \
                         "$RESULTS/runs.tsv"); do
+          # The long inputs: only the runs probed so far.
+          [ "$name" = long ] && [ ! -f "$RESULTS/hyps/$unit.long.txt.gz" ] && continue
           if [ "$name" = pooled ]; then
             for i in "${test_names[@]}"; do gzip -dc "$RESULTS/hyps/$unit.$i.txt.gz"; done
           else
@@ -573,11 +665,31 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
         continue
       fi
       ref=$WORK/pooled.ref
+      [ "$name" = long ] && ref=$WORK/long.ref
       for i in "${!test_names[@]}"; do
         [ "${test_names[i]}" = "$name" ] && ref=${test_prefixes[i]}.$TGT
       done
       "$BIN/heed-score" "${case_score[@]}" -r "$ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
         --equivalence-margin "$MARGIN" --format tsv -q -o "$RESULTS/compare/$family.$name.tsv"
+    done
+    # Each configuration's long inputs translated whole against one by one, its runs paired.
+    [ "$long_ok" = 1 ] || continue
+    mkdir -p "$RESULTS/long"
+    for id in $ids; do
+      lr=$(awk -F'\t' -v id="$id" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv")
+      lr=${lr:-$LR}
+      local whole="" apart=""
+      for unit in $(awk -F'\t' -v id="$id" -v lr="$lr" '$1 == id && $4 == lr && $6 == "ok" { print $1 "-s" $3 "-lr" $4 }' \
+                      "$RESULTS/runs.tsv"); do
+        [ -f "$RESULTS/hyps/$unit.long.txt.gz" ] || continue
+        gzip -dc "$RESULTS/hyps/$unit.long.txt.gz" > "$WORK/stats/$unit.whole"
+        joined_of "$unit" > "$WORK/stats/$unit.apart"
+        whole+=${whole:+,}$WORK/stats/$unit.whole apart+=${apart:+,}$WORK/stats/$unit.apart
+      done
+      [ -n "$whole" ] || continue
+      "$BIN/heed-score" "${case_score[@]}" -r "$WORK/long.ref" --system "one-by-one=$apart" \
+        --system "whole=$whole" --bootstrap "$BOOTSTRAP" --equivalence-margin "$MARGIN" \
+        --format tsv -q -o "$RESULTS/long/$id.tsv"
     done
   done
 }
@@ -611,9 +723,54 @@ if has_stage runs; then
     # record a row without them (a failed training is recorded, and the study goes on).
     # shellcheck disable=SC2086
     run_one "$id" "$family" "$seed" "$lr" "$hidden" $options
+    if has_stage probes; then probe_unit "$id" "$seed" "$lr"; fi
     refresh "$family" "$id seed $seed (lr $lr)"
   done 3< <(tail -n +2 "$RESULTS/plan.tsv")
 fi
+# The probes of runs finished before (or by a driver without the stage).
+if has_stage probes; then
+  while IFS=$'\t' read -r -u 3 id _ seed lr _ status _; do
+    [ "$status" = ok ] && probe_unit "$id" "$seed" "$lr"
+  done 3< <(tail -n +2 "$RESULTS/runs.tsv")
+fi
+# --- share --------------------------------------------------------------------------------------
+# The phase benchmarks at the study's sizes: hidden HIDDEN, the embedding of MODEL, the target
+# vocabulary the training text gives (at most VOCAB), sentences of its mean length in tokens;
+# batches of 64 for training and greedy decoding, beam 5 over one sentence. Each mechanism of
+# the baseline's family (none has no attention: its "attention" is Luong's attentional layer).
+if has_stage share; then
+  BENCH=${BENCH:-$BIN/../bench}
+  for b in train_phases decode_phases; do
+    [ -x "$BENCH/heed_bench_$b" ] || die 66 "$BENCH/heed_bench_$b not found (set BENCH to a build's bench directory)"
+  done
+  SHARE_REPEATS=${SHARE_REPEATS:-5}
+  [[ $SHARE_REPEATS =~ ^[1-9][0-9]*$ ]] || die 64 "SHARE_REPEATS '$SHARE_REPEATS' is not a count"
+  embed=$(grep -oE -- '--embed [0-9]+' <<< "$MODEL" | cut -d' ' -f2)
+  vocab=$(tr ' ' '\n' < "$WORK/train.bpe.$TGT" | sort -u | wc -l)
+  vocab=$((vocab + 4 < VOCAB ? vocab + 4 : VOCAB))  # + <unk> <s> </s> <pad>
+  length=$(awk '{ n += NF } END { printf "%d", n / NR + 0.5 }' "$WORK/train.bpe.$TGT")
+  base_family=$(head -n 1 <<< "$planned_lines" | cut -f2)
+  mkdir -p "$RESULTS/share"
+  for m in $(awk -F'\t' -v f="$base_family" '$2 == f && match($6, /--attention [^ ]+/) {
+               print substr($6, RSTART + 12, RLENGTH - 12) }' <<< "$planned_lines" | awk '!seen[$0]++'); do
+    model=(--attention "$m" --precision "$PRECISION" --threads "$THREADS" --hidden "$HIDDEN"
+           --embed "${embed:-256}" --vocab "$vocab" --repeats "$SHARE_REPEATS")
+    for mode in train greedy beam5; do
+      out=$RESULTS/share/$m.$mode.tsv
+      [ -s "$out" ] && continue
+      log "share: $m, $mode"
+      case $mode in
+        train) "$BENCH/heed_bench_train_phases" "${model[@]}" --batch 64 --length "$length" ;;
+        greedy) "$BENCH/heed_bench_decode_phases" "${model[@]}" --beam 1 --batch 64 --sentences 128 \
+                  --length "$length" --steps "$length" ;;
+        beam5) "$BENCH/heed_bench_decode_phases" "${model[@]}" --beam 5 --batch 1 --sentences 20 \
+                 --length "$length" --steps "$length" ;;
+      esac > "$out.tmp"
+      mv "$out.tmp" "$out"
+    done
+  done
+fi
+
 has_stage stats && stats
 has_stage report && report && log "report: $REPORT"
 log "$(($(wc -l < "$RESULTS/runs.tsv") - 1)) of $(($(wc -l < "$RESULTS/plan.tsv") - 1)) runs done"

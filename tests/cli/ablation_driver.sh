@@ -5,7 +5,8 @@
 # the others run; the plan's order (the core seed-major, the learning-rate check after the first
 # round, later seeds at the chosen rate, then the other stages); a row per run, scores per test
 # set and pooled, learning curves, translations, the comparisons of each family and the page with
-# its status line; a second call runs nothing; usage errors (64) and missing files (66).
+# its status line; the probes of every run (saturation statistics, long inputs) and the share
+# stage; a second call runs nothing; usage errors (64) and missing files (66).
 #   tests/cli/ablation_driver.sh BIN_DIR SOURCE_DIR
 # Needs Debian's /usr/bin/python3 with python3-jinja2 and python3-matplotlib (the report stage);
 # skipped (77) without them.
@@ -55,22 +56,52 @@ done
 expect_eq lr-choice-rows "$(tail -n +2 "$R/lr-choice.tsv" | wc -l)" 4
 expect_eq scores "$(tail -n +2 "$R/scores.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
   "7a 7b 7pooled "
-expect_eq hyps "$(ls "$R/hyps" | wc -l)" 14
+expect_eq hyps "$(ls "$R/hyps" | wc -l)" 21  # 7 runs × (2 test sets + the long inputs)
 expect_eq curves "$(cat "$R"/curves/*.tsv | grep -c '^[36]	')" 14
-expect_eq compare "$(ls "$R/compare" | tr '\n' ' ')" "main.a.tsv main.b.tsv main.pooled.tsv "
+expect_eq compare "$(ls "$R/compare" | tr '\n' ' ')" "main.a.tsv main.b.tsv main.long.tsv main.pooled.tsv "
 expect_eq compare-rows "$(awk -F'\t' '$1 == "general" { print $2 "-" $3 }' "$R/compare/main.pooled.tsv" | tr '\n' ' ')" \
   "BLEU-2 chrF2-2 "
 grep -q '^\*\*Status: 7 of 7 runs done\*\*' "$REPORT" && ok || fail "no status line in the page"
 grep -qE '^- `general` against `dot`: (differs|level|undecided): ' "$REPORT" && ok ||
   fail "no verdict for general in the page"
 grep -q '^| `dot-sideways` | heed-train: error: --decoder' "$REPORT" && ok || fail "skipped not on the page"
+# The probes of every finished run: the saturation statistics of its attention, its long inputs
+# translated whole and one by one, the comparisons on them.
+expect_eq saturation-rows "$(tail -n +2 "$R/saturation.tsv" | wc -l)" 7
+awk -F'\t' 'NR > 1 && !($4 > 0 && $7 >= 0 && $7 <= 1 && $8 > 0 && $8 <= 1) { bad = 1 } END { exit bad }' \
+  "$R/saturation.tsv" && ok || fail "saturation statistics out of range: $(head -3 "$R/saturation.tsv")"
+expect_eq long-set "$(awk -F'\t' 'NR > 1 && ($3 < 30 || $3 > 80)' "$R/long-set.tsv" | wc -l)" 0
+long_inputs=$(($(wc -l < "$R/long-set.tsv") - 1))
+[ "$long_inputs" -ge 1 ] && ok || fail "no long inputs"
+expect_eq long-rows "$(tail -n +2 "$R/long.tsv" | wc -l)" 7
+expect_eq long-hyps "$(gzip -dc "$R/hyps/dot-s1-lr0.001.long.txt.gz" | wc -l)" "$long_inputs"
+[ -s "$R/compare/main.long.tsv" ] && [ -s "$R/long/dot.tsv" ] && ok ||
+  fail "no comparison on the long inputs: $(ls "$R/compare" "$R/long" 2>&1 | tr '\n' ' ')"
+grep -q '^| `dot` | 2 | ' "$REPORT" && ok || fail "no saturation or long-input row for dot on the page"
 cp "$R/runs.tsv" "$TMP/runs.first"
+cp "$R/saturation.tsv" "$TMP/saturation.first"
 
 # Called again: nothing is trained, no row is added.
 expect_exit 0 again -- bash "$RUN" "${corpus[@]}"
 grep -q ': training (' "$TMP/err" && fail "a second call trained: $(grep ': training (' "$TMP/err" | head -2)"
 expect_same again-runs "$R/runs.tsv" "$TMP/runs.first"
-grep -q '^ablation: 7 of 7 runs done$' "$TMP/err" && ok || fail "no count at the end"
+expect_same again-probes "$R/saturation.tsv" "$TMP/saturation.first"
+
+grep -q '^ablation: 7 of 7 runs done$' "$TMP/err" && ok || fail "no count at the end: $(tail -n 3 "$TMP/err")"
+
+# The share stage (alone, as on an idle machine): the phase benchmarks per mechanism of the
+# baseline's family, three modes each, and the page's table.
+BENCH=$(cd "$BIN/../bench" 2>/dev/null && pwd)
+if [ -x "$BENCH/heed_bench_train_phases" ]; then
+  expect_exit 0 share -- env BENCH="$BENCH" SHARE_REPEATS=1 bash "$RUN" "${corpus[@]}" --stages "share report"
+  expect_eq share-files "$(ls "$R/share" | tr '\n' ' ')" \
+    "dot.beam5.tsv dot.greedy.tsv dot.train.tsv general.beam5.tsv general.greedy.tsv general.train.tsv "
+  grep -qE '^\| `general` \| [0-9.,]+ \| [0-9.,]+ \([0-9]+ %\) \| [0-9.,]+ \| ' "$REPORT" && ok ||
+    fail "no share row for general on the page"
+  expect_exit 66 share-without-bench -- env BENCH="$TMP/none" bash "$RUN" "${corpus[@]}" --stages share
+else
+  echo "share stage not checked: no $BIN/../bench/heed_bench_train_phases"
+fi
 
 # Usage errors and missing files, before anything runs.
 expect_exit 64 test-without-name -- bash "$RUN" "${corpus[@]}" --test "$C/a" --plan

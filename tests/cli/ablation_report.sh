@@ -5,7 +5,9 @@
 # statistics (differs, level, level though not identical, undecided; a p below the resampling
 # floor as written; † for a side with one run), the learning-rate, training, arrangement, sweep
 # and skipped tables, a cost table labelled with the mode it times, "not measured" for the cost
-# files not there, no template syntax left, plots that are well-formed SVG drawn the same byte for
+# files not there, the probes' tables (saturation on the trained models beside random vectors of
+# their width, the long inputs, attention's share of a step) and saturation.py on hand-worked
+# rows, no template syntax left, plots that are well-formed SVG drawn the same byte for
 # byte twice, and a page written atomically. A missing result file is an error naming it (66)
 # that leaves the page as it was; a template asking for an unknown configuration, test set or
 # name, or printing a number without a format, is an error naming the template's line (65); a
@@ -145,6 +147,39 @@ dot\tall-steps\tforward-backward\tbf16\t2\t64\t500\t20\t512\t10.0
 additive\tall-steps\tforward-backward\tbf16\t2\t64\t10\t20\t512\t8.0
 additive\tall-steps\tforward-backward\tbf16\t2\t64\t500\t20\t512\t24.0\n' > "$R/cost-length.tsv"
 printf '# cpu: Test CPU (2 cores visible)\n# memory: 1 GiB\n' > "$R/machine.txt"
+# The probes: saturation statistics (general's row is at the rate not chosen, none's run failed),
+# the long inputs, each configuration's whole-against-one-by-one comparison and the family's.
+tsv "$R/saturation.tsv" <<'EOF2'
+id seed lr rows source_median entropy entropy_fraction max_weight score_sd zero_rows grad_scores_mean grad_scores_median
+dot 1 0.001 100 14 0.6 0.30 0.70 3.0 0 0.04 0.02
+dot 2 0.001 100 14 0.8 0.40 0.60 2.0 0 0.05 0.03
+general 1 0.001 100 14 0.9 0.99 0.10 0.1 0 0.09 0.09
+none 1 0.001 - - - - - - - - -
+EOF2
+printf 'input\tmechanism\tdim\tsource_length\tsamples\tentropy\tentropy_fraction\tmax_weight\tgrad_scores_norm\tgrad_scores_median\tgrad_query_norm
+tanh\tdot\t512\t20\t100\t0.5\t0.1667\t0.8500\t0.05\t0.004\t1.0
+tanh\tdot\t64\t20\t100\t2.0\t0.6676\t0.3000\t0.2\t0.1\t1.0\n' > "$R/stats.tsv"
+tsv "$R/long.tsv" <<'EOF2'
+id seed lr bleu_long chrf_long bleu_joined chrf_joined
+dot 1 0.001 30.00 55.00 32.00 57.00
+dot 2 0.001 31.00 56.00 33.00 58.00
+general 1 0.002 31.00 56.00 31.50 56.50
+general 1 0.001 1.00 1.00 1.00 1.00
+EOF2
+printf 'first\tsentences\twords\n1\t2\t31\n3\t3\t45\n6\t2\t40\n' > "$R/long-set.tsv"
+mkdir -p "$R/long" "$R/share"
+printf '%s\n' "$H" \
+  'one-by-one	BLEU	2	32.50	0.71	-	-	-	-	-	-	-	-	-	32.00,33.00' \
+  'whole	BLEU	2	30.50	0.71	-2.00	-3.00	-1.00	0.0010	0.0010	-2.80	-1.20	0.9900	no	30.00,31.00' \
+  > "$R/long/dot.tsv"
+printf '%s\n' "$H" \
+  'dot	BLEU	2	30.50	0.71	-	-	-	-	-	-	-	-	-	30.00,31.00' \
+  'general	BLEU	2	31.00	0.71	+0.50	-0.50	+1.50	0.3000	0.6000	-0.30	+1.30	0.4000	no	30.50,31.50' \
+  > "$R/compare/main.long.tsv"
+printf '# cpu: Test CPU\n# model: dot, bi-LSTM 256+256\nphase\tms\tshare\tgflop\tgflops\tpeak_fraction
+attention\t40.0\t0.200\t1\t1\t0.1\nupdate\t200.0\t1.000\t5\t5\t0.5\n# target tokens per second: 5000\n' > "$R/share/dot.train.tsv"
+printf '# cpu: Test CPU\n# decoding: beam 1, batch 64\nphase\tus_per_step\tshare\tgflop_per_step\tgflops\tpeak_fraction
+attention\t500.0\t0.100\t1\t1\t0.1\nstep\t5000.0\t1.000\t5\t5\t0.5\n' > "$R/share/dot.greedy.tsv"
 printf 'task\tT\tlengths\tmodel\tsolved\tsteps_to_solve\tfinal_accuracy\tparams\tseconds\tnote
 addition\t50\tfixed\tff-pool\tyes\t900\t0.9980\t10602\t11.9\t-\n' > "$TMP/pooling.tsv"
 
@@ -183,6 +218,16 @@ expect "test sets with their sizes" 'Test sets: test2016 \(1,000 sentences\), te
 expect "learning-rate check in the setup" 'times each of 2; the rate with the lowest'
 expect "answers' places marked" '^<!-- ANSWER 1: '
 expect "machine and minutes" '^- \*\*Machine:\*\* cpu: Test CPU \(2 cores visible\); memory: 1 GiB\. Training took 146 minutes'
+expect "saturation on the trained models: the chosen rate's runs, mean over seeds" '^\| `dot` \| 2 \| 0\.35 \| 0\.65 \| 2\.50 \| 0\.000 \| 0\.025 \|$'
+grep -q '^| `general` | 1 | 0\.99' "$TMP/page.md" && fail "saturation: a run at the rate not chosen"
+expect "saturation: random vectors at the models' width only" '^\| random tanh vectors, `dot`, d = 512, S = 20 \| — \| 0\.17 \| 0\.85 \| — \| — \| 0\.004 \|$'
+grep -q 'd = 64, S = 20' "$TMP/page.md" && fail "saturation: random vectors of another width"
+expect "long inputs described" '^3 inputs of 31–45 source words \(median 40\), each 2–3 consecutive sentences of test2016 joined\. '
+expect "long inputs table" '^\| `dot` \| 2 \| 32\.50 ± 0\.71 \| 30\.50 ± 0\.71 \| -2\.00 \[-3\.00, -1\.00\] \| differs \| — \|$'
+expect "long inputs against the baseline, the chosen rate's runs" '^\| `general` \| 1 \| 31\.50 \| 31\.00 \| — \| — \| undecided: \+0\.50 \[-0\.50, \+1\.50\]'
+expect "share table" '^\| `dot` \| 200\.0 \| 40\.0 \(20 %\) \| 5,000\.0 \| 500\.0 \(10 %\) \| — \| — \| — \|$'
+expect "share setup from the files" 'run them \(cpu: Test CPU; decoding: beam 1, batch 64; model \(first\): dot, bi-LSTM 256\+256\):$'
+expect "literature box" '^### In the literature$'
 expect "pooling table kept" '^\| addition \| 50 \| fixed \| ff-pool \| yes \| 900 \| 0\.9980 \| 10602 \| 11\.9 \| - \|$'
 for plot in curves_ppl curves_bleu sweep; do
   expect "plot $plot linked" "^!\[$plot\]\(results/${plot//_/-}\.svg\)$"
@@ -230,6 +275,23 @@ bad "unknown setting" 65 "bad\.j2:2: .*'stpes'" "{{ r.settings.stpes }}"
 bad "unknown table" 65 "bad\.j2:2: .*'mian'" "{{ tables.mian }}"
 bad "a number without a format" 65 "bad\.j2:2: 5\.1 printed without a format" "{{ r.ppl('dot')[0] }}"
 bad "template syntax" 65 "bad\.j2:2: " "{{ r.bleu('dot') | pm }"
+
+# saturation.py (the probes' statistics) on hand-worked rows: a one-hot row (entropy 0, a 0
+# weight, no gradient through the softmax), [0.9, 0.1] (entropy 0.325083, fraction 0.468996,
+# score spread ln 9 / 2 = 1.098612) and a uniform row of 4 (entropy ln 4, fraction 1, spread 0).
+SAT=$SRC/experiments/ablation/saturation.py
+printf '{"id": 0, "weights": [[1, 0], [0.9, 0.1]]}\n{"id": 1, "weights": [[0.25, 0.25, 0.25, 0.25]]}\n' > "$TMP/soft.jsonl"
+got=$("$PY" "$SAT" --header "$TMP/soft.jsonl" | cut -f1-7 | tr '\t\n' ' |')
+[ "$got" = "rows source_median entropy entropy_fraction max_weight score_sd zero_rows|3 2 0.570459 0.489665 0.716667 0.549306 0.333333|" ] ||
+  fail "saturation.py: $got"
+printf '{"id": 0, "weights": [[0, 1, 0], [1, 0]]}\n' > "$TMP/soft.jsonl"
+got=$("$PY" "$SAT" "$TMP/soft.jsonl" | cut -f3,6-9)
+[ "$got" = "$(printf '0\tnan\t1\t0\t0')" ] || fail "saturation.py, one-hot rows: $got"
+printf '{"id": 0, "weights": [[0.5, 0.5]]}\n{"id": 1, "weights": [[1.5, 0]]}\n' > "$TMP/soft.jsonl"
+"$PY" "$SAT" "$TMP/soft.jsonl" > /dev/null 2> "$TMP/err"
+got=$?
+[ "$got" = 65 ] && grep -qx "saturation.py: $TMP/soft.jsonl:2: a row of weights outside \[0, 1\]" "$TMP/err" ||
+  fail "saturation.py, a bad row: exit $got, $(head -c 200 "$TMP/err")"
 
 # Without Debian's packages (-S: no site directories): exit 69 naming them.
 "$PY" -S "$REPORT" --check 2>"$TMP/err"
