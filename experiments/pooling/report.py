@@ -30,6 +30,22 @@ PARTS = [
     ("generalisation-markers", "Generalisation to other positions: trained with N₂ in [1, 20), tested in [20, 54), T = 100"),
 ]
 
+# Raffel & Ellis's Table 1 (arXiv 1512.08756; the same in v1 and in the ICLR 2016 workshop
+# version: craffel/ff_toy_paper, iclr2016_workshop.tex at b027b32, nips2015.tex at 497d1d2):
+# epochs (1,000 updates) to 100 % accuracy on the 1,000 test sequences, best of the four rates,
+# or (a float) the accuracy after 100 epochs where none solved. "Attention" is heed's ff-pool,
+# "Unweighted" its mean.
+PAPER_LENGTHS = [50, 100, 500, 1000, 5000, 10000]
+PAPER_TABLE = {
+    ("addition", "ff-pool"): [1, 1, 1, 1, 2, 3],
+    ("addition", "mean"): [1, 1, 1, 2, 8, 17],
+    ("multiplication", "ff-pool"): [1, 2, 4, 2, 15, 6],
+    ("multiplication", "mean"): [2, 2, 8, 33, 0.898, 0.808],
+}
+# The paper's variable-length result (lengths uniform in [50, 10,000], 100 epochs): accuracy.
+PAPER_VARIABLE = {("addition", "ff-pool"): 0.999, ("multiplication", "ff-pool"): 0.994,
+                  ("addition", "mean"): 0.774, ("multiplication", "mean"): 0.555}
+
 
 def read_rows(path):
     with open(path, newline="", encoding="utf-8") as f:
@@ -91,6 +107,56 @@ def transfer_table(rows):
     return lines
 
 
+def epochs(rows):
+    """heed's cell in the paper's unit: epochs (1,000 updates) to solve, or the best accuracy."""
+    solved = [r for r in rows if r["solved"] == "yes"]
+    if solved:
+        return f"{min(int(r['steps_to_solve']) for r in solved) / 1000:g}"
+    ran = [r for r in rows if r["solved"] in ("no", "diverged") and r["best_accuracy"] != "-"]
+    if not ran:
+        return ""
+    best = max(ran, key=lambda r: float(r["best_accuracy"]))
+    return f"no: {100 * float(best['best_accuracy']):.1f} % after {int(best['steps']) / 1000:g}"
+
+
+def paper_table(parts):
+    """Raffel & Ellis's Table 1 beside heed's runs of the same cells (the parts fixed-short,
+    fixed-long and variable of PARTS: {name: rows}), in epochs."""
+    all_rows = [r for name in ("fixed-short", "fixed-long", "variable") for r in parts.get(name, [])]
+    fixed = {}
+    for r in all_rows:
+        if r["train"] == "fixed" and (r["task"], r["model"]) in PAPER_TABLE:
+            fixed.setdefault((r["task"], r["model"], int(r["T"])), []).append(r)
+    if not fixed:
+        return []
+    lines = ["| task | model | " + " | ".join(f"T = {t:,}" for t in PAPER_LENGTHS) + " |",
+             "| --- | --- | " + " | ".join("---" for _ in PAPER_LENGTHS) + " |"]
+    for (task, model), paper in PAPER_TABLE.items():
+        cells = []
+        for t, p in zip(PAPER_LENGTHS, paper):
+            p_text = f"no: {100 * p:.1f} % after 100" if isinstance(p, float) else f"{p}"
+            ours = epochs(fixed.get((task, model, t), []))
+            cells.append(f"{p_text} / {ours or '—'}")
+        lines.append(f"| {task} | `{model}` | " + " | ".join(cells) + " |")
+    variable = {}
+    for r in all_rows:
+        if r["train"].startswith("variable:") and (r["task"], r["model"]) in PAPER_VARIABLE:
+            variable.setdefault((r["task"], r["model"]), []).append(r)
+    vlines = []
+    for (task, model), p in PAPER_VARIABLE.items():
+        rows = variable.get((task, model))
+        if not rows:
+            continue
+        best = max(rows, key=lambda r: float(r["final_accuracy"]) if r["final_accuracy"] != "-" else -1)
+        vlines.append(f"| {task} | `{model}` | {100 * p:.1f} % after 100 | "
+                      f"{100 * float(best['final_accuracy']):.1f} % after {int(best['steps']) / 1000:g} "
+                      f"(lr {best['lr']}, lengths {best['train']}) |")
+    if vlines:
+        lines += ["", "| task | model | paper, variable length [50, 10,000] | heed |",
+                  "| --- | --- | --- | --- |"] + vlines
+    return lines
+
+
 def cost_table(all_rows):
     """Seconds per update by T and model (cost only: the machine was shared)."""
     per = {}
@@ -117,6 +183,7 @@ def render(results):
     lines = []
     done = 0
     all_rows = []
+    parts = {}
     for name, heading in PARTS:
         path = pathlib.Path(results) / f"{name}.tsv"
         rows = read_rows(path) if path.exists() else []
@@ -124,12 +191,21 @@ def render(results):
             continue
         done += 1
         all_rows += rows
+        parts[name] = rows
         lines += ["", f"#### {heading}", "", f"`experiments/pooling/results/{name}.tsv`, {len(rows)} run{'s' if len(rows) != 1 else ''}.", ""]
         lines += transfer_table(rows) if name.startswith("generalisation") else outcome_table(rows)
     status = [f"*{done} of {len(PARTS)} parts have rows.* A cell is the fewest updates any "
               "learning rate needed to solve (every one of the 1,000 held-out sequences within "
               "0.04), with that rate; or, where none solved, the best held-out accuracy a rate "
               "reached, with the updates it ran."]
+    paper = paper_table(parts)
+    if paper:
+        lines += ["", "#### Beside the paper's Table 1 (epochs of 1,000 updates: paper / heed)", "",
+                  "Raffel & Ellis's Table 1 (`craffel/ff_toy_paper`, `iclr2016_workshop.tex`; the "
+                  "same figures in arXiv v1), `Attention` as `ff-pool` and `Unweighted` as `mean`: "
+                  "epochs to solve, best of the four rates, or the accuracy after 100 epochs where "
+                  "none solved; heed's the same from the tables above, with its own budget "
+                  "(100 epochs at T ≤ 1,000, 20 beyond).", ""] + paper
     cost = cost_table(all_rows)
     if cost:
         lines += ["", "#### Seconds per update (median over the runs; a shared machine: cost only)", ""] + cost
