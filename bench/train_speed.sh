@@ -16,7 +16,9 @@
 # ATTENTIONS (other mechanisms, e.g. "multi-head linear": heed-only rows "heed/NAME" after the
 # rows above, the same model with --attention NAME; empty by default), BASELINE (another build
 # directory, e.g. of an earlier commit: its heed-train runs as "heed-baseline" rows, interleaved
-# with the others in every round — a before/after comparison in one session).
+# with the others in every round — a before/after comparison in one session), VARIANTS (heed
+# with more options, "NAME=OPTIONS" separated by ';', e.g. "ema=--exponential-smoothing 1e-3":
+# rows "heed+NAME", interleaved like the others).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -65,8 +67,10 @@ peer_once() {
 # One heed run: heed_once ATTENTION PRECISION SYSTEM; the median tokens/s of its windows after
 # the first (warm-up) → $work/tps.SYSTEM.PRECISION, its peak memory → $work/rss.SYSTEM.PRECISION.
 heed_once() {
-  local attention=$1 precision=$2 system=$3 build=$BUILD
+  local attention=$1 precision=$2 system=$3 build=$BUILD extra=()
   [ "$system" = heed-baseline ] && build=$BASELINE
+  # shellcheck disable=SC2206
+  [[ $system == heed+* ]] && extra=(${variant_options[${system#heed+}]})
   local run=${system//\//_}.$precision
   local steps=$(( (WINDOWS + 1) * WINDOW ))
   rm -rf "$work/run.$run" "$work/m.$run.tsv"
@@ -74,7 +78,7 @@ heed_once() {
       --attention "$attention" --decoder luong --input-feeding true --cell lstm --hidden 512 --embed 256 \
       --vocab-size 8000 --dropout 0 --label-smoothing 0 --batch-size 64 --clip 5 --lr-schedule constant \
       --max-steps "$steps" --valid-every "$WINDOW" --save-every 1000000 --precision "$precision" \
-      --threads "$THREADS" --metrics-file "$work/m.$run.tsv" -o "$work/run.$run" \
+      --threads "$THREADS" --metrics-file "$work/m.$run.tsv" -o "$work/run.$run" "${extra[@]}" \
       2> "$work/heed.$run.log"; then
     echo "# $system $precision: $(tail -1 "$work/heed.$run.log")"
     return
@@ -97,6 +101,14 @@ for precision in $PRECISIONS; do
 done
 for attention in ${ATTENTIONS:-}; do
   for precision in $PRECISIONS; do rows+=("heed/$attention $attention $precision"); done
+done
+declare -A variant_options
+IFS=';' read -r -a variants <<< "${VARIANTS:-}"
+for variant in "${variants[@]}"; do
+  [[ $variant == ?*=?* ]] || { echo "train_speed: VARIANTS: '$variant' is not NAME=OPTIONS" >&2; exit 64; }
+  name=${variant%%=*}
+  variant_options[$name]=${variant#*=}
+  for precision in $PRECISIONS; do rows+=("heed+$name general $precision"); done
 done
 for round in $(seq "$ROUNDS"); do
   echo "train_speed: round $round of $ROUNDS" >&2
