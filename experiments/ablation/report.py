@@ -5,8 +5,9 @@ Every number in the page comes from RESULTS (run.sh's header lists the files): s
 plan.tsv, runs.tsv, scores.tsv, curves/*.tsv, lr-choice.tsv, compare/FAMILY.SET.tsv (heed-score
 --system --format tsv), skipped.tsv, and when the cost stage ran cost-length.tsv, cost-hidden.tsv,
 stats.tsv and machine.txt, when the probes ran saturation.tsv, long.tsv, long-set.tsv and
-long/ID.tsv, when the share stage ran share/MECHANISM.MODE.tsv (and
-experiments/pooling/results/pooling.tsv for question 3). The
+long/ID.tsv, silver.tsv and silver-baselines.tsv, when the share stage ran
+share/MECHANISM.MODE.tsv (and experiments/pooling/results/pooling.tsv for question 3,
+experiments/alignment-hansards/results/silver.tsv for how silver links agree with gold). The
 page is regenerated after every finished run, so a configuration without runs yet prints "—" or
 is left out of a table, and a comparison without both sides is not made; a result file that run.sh
 always writes and that is missing is an error naming it.
@@ -18,7 +19,7 @@ The page is the Jinja2 template ablation.md.j2, rendered with
            below say what each reads)
   tables   the Markdown tables: bleu, chrf, training, lr_check, skipped, comparisons (one per
            family, by name), arrangements, sweep, cost_length, cost_hidden, stats, saturation,
-           long, share, pooling
+           long, silver, share, pooling
   literature  literature.md beside the template (hand-written, with its sources), as it is
   plots    the plots' Markdown links: curves_ppl, curves_bleu, sweep (SVGs drawn by matplotlib
            into RESULTS)
@@ -229,7 +230,7 @@ class Comparison:
 class Results:
     """The result files of one study, and the figures the page quotes from them."""
 
-    def __init__(self, directory, pooling):
+    def __init__(self, directory, pooling, silver_check=None):
         self.dir = directory
 
         def path(name):
@@ -298,6 +299,11 @@ class Results:
                     comparison.baseline_runs = comparison.runs
                     self.long_drop.setdefault(os.path.basename(file)[:-4], {})[
                         row["metric"]] = comparison
+        self.silver = read_tsv(path("silver.tsv"), required=False) or []
+        self.silver_baselines = read_tsv(path("silver-baselines.tsv"), required=False) or []
+        # How silver links agree with gold where both exist (the Hansards study's silver.tsv).
+        self.silver_check = {row["set"]: row for row in
+                             (read_tsv(silver_check, required=False) or [])} if silver_check else {}
         self.share = {}  # (mechanism, mode) → {"phases": {phase: row}, "notes": ["# …" lines]}
         for file in sorted(glob.glob(path("share/*.tsv"))):
             mechanism, _, mode = os.path.basename(file)[:-4].rpartition(".")
@@ -452,6 +458,11 @@ class Results:
     @property
     def cost_hidden_mode(self):
         return self.cost_mode(self.cost_hidden)
+
+    def silver_vs_gold(self, name, column="aer"):
+        """A figure of the Hansards study's silver-against-gold check (None when not there)."""
+        row = self.silver_check.get(name)
+        return number(row.get(column)) if row else None
 
     @property
     def long_summary(self):
@@ -735,6 +746,29 @@ def saturation_table(results):
                            "median gradient through the softmax"], rows)
 
 
+def silver_table(results):
+    """Per configuration: AER of its argmax and shift links against the silver links, mean ± sd
+    over its compared runs; the diagonal baseline under them."""
+    rows = []
+    for config_id in finished(results):
+        probed = unit_rows(results, results.silver, config_id)
+        cells = []
+        for reading in ("argmax", "shift"):
+            values = numbers([r for r in probed if r["reading"] == reading], "aer")
+            cells.append(pm(values))
+        if all(c == DASH for c in cells):
+            continue
+        runs = len({r["seed"] for r in probed if number(r["aer"]) is not None})
+        rows.append([f"`{config_id}`", f"{runs}"] + cells)
+    if not rows:
+        return "_No trained model probed yet (stage \"probes\")._"
+    for row in results.silver_baselines:
+        rows.append([f"{row['baseline']} (every target word to the source word at its relative "
+                     f"position)" if row["baseline"] == "diagonal" else row["baseline"], DASH,
+                     num(number(row["aer"])), DASH])
+    return markdown_table(["configuration", "runs", "AER, argmax", "AER, shift"], rows)
+
+
 def long_table(results):
     """Per configuration: BLEU of the long inputs translated one by one and whole, the
     difference with its interval, and the comparison with the baseline on the whole inputs."""
@@ -805,6 +839,7 @@ def tables(results):
         "stats": stats_table(results),
         "saturation": saturation_table(results),
         "long": long_table(results),
+        "silver": silver_table(results),
         "share": share_table(results),
         "pooling": generic_table(results.pooling, [
             "task", "T", "lengths", "model", "solved", "steps_to_solve", "final_accuracy",
@@ -953,6 +988,9 @@ def main():
     parser.add_argument("--pooling", default=None,
                         help="heed-pooling's results for question 3 "
                         "(default: experiments/pooling/results/pooling.tsv)")
+    parser.add_argument("--silver-check", default=None,
+                        help="the Hansards study's silver-against-gold rows (default: "
+                        "experiments/alignment-hansards/results/silver.tsv)")
     parser.add_argument("--check", action="store_true",
                         help="only check that the Python modules the report needs are there")
     args = parser.parse_args()
@@ -971,7 +1009,9 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     pooling = args.pooling or os.path.join(root, "experiments", "pooling", "results", "pooling.tsv")
     try:
-        results = Results(args.results, pooling)
+        silver_check = args.silver_check or os.path.join(
+            root, "experiments", "alignment-hansards", "results", "silver.tsv")
+        results = Results(args.results, pooling, silver_check)
         page = render(args.template, results, os.path.dirname(os.path.abspath(args.output)))
     except (ReportError, jinja2.TemplateError) as error:
         line = None if isinstance(error, MissingInput) else template_line(error, args.template)

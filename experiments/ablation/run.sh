@@ -84,7 +84,10 @@
 #           saturation.py: entropy, largest weight, score spread, gradient through the softmax),
 #           and the long-input stress test: the first test set's consecutive sentences joined
 #           into inputs of LONG_MIN–LONG_MAX (30–80) source words, translated whole, against the
-#           same sentences translated one by one and joined
+#           same sentences translated one by one and joined; and the attention as alignment, in
+#           domain: its argmax and shift links on the first test set scored against silver links
+#           (heed-align ibm2 both ways over the first test set + train, grow-diag-final-and,
+#           experiments/multi30k/silver.sh's functions; silver is not gold)
 #   share   attention's share of a training update and of a decoding step, per mechanism of the
 #           baseline's family, in the mode training runs (stepped, input feeding: bench/
 #           train_phases.cpp, decode_phases.cpp from BENCH, default build/bench); a speed
@@ -109,6 +112,8 @@
 #                     compare/FAMILY.long.tsv the family's comparison on them; long/ID.tsv each
 #                     configuration's whole-against-one-by-one comparison (heed-score --system)
 #   share/MECHANISM.MODE.tsv  the phase benchmarks' output (train, greedy, beam5)
+#   silver.tsv        per run, AER (precision, recall) of its argmax and shift links against the
+#                     silver links; silver-baselines.tsv the diagonal baseline against them
 { # Bash reads a script as it runs it: the braces make it read this one whole first, so that the
   # study, days long, is not disturbed when the checkout changes under it.
 set -euo pipefail
@@ -577,9 +582,43 @@ run_one() {  # id family seed lr hidden options...
 }
 
 # --- probes -------------------------------------------------------------------------------------
+# Silver links of the first test set, once (WORK/silver/test.words: zero-based links between the
+# raw text's words, as heed-align extract writes them), and the diagonal baseline against them.
+source "$root/experiments/multi30k/silver.sh"  # ibm2_gdfa, multi30k_lift_links
+silver_links() {
+  local s=$WORK/silver l
+  [ -s "$s/test.words" ] && return 0
+  mkdir -p "$s"
+  log "silver links: heed-align ibm2 both ways over ${test_names[0]} + train, grow-diag-final-and"
+  for l in "$SRC" "$TGT"; do
+    "$BIN/heed-tokenize" --mode aggressive "${case_tok[@]}" --threads "$THREADS" \
+      -i "${test_prefixes[0]}.$l" -o "$s/test.tok.$l"
+    cat "$s/test.tok.$l" "$WORK/train.tok.$l" | sed 's/￭//g' > "$s/corpus.$l"
+  done
+  ibm2_gdfa "$BIN" "$s/corpus.$SRC" "$s/corpus.$TGT" "$s/links" "$THREADS"
+  head -n "$(wc -l < "$s/test.tok.$SRC")" "$s/links" > "$s/test"
+  multi30k_lift_links "$s/test.tok.$SRC" "$s/test.tok.$TGT" "$s/test" > "$s/test.words.tmp"
+  mv "$s/test.words.tmp" "$s/test.words"
+}
+aer_columns='aer\tprecision\trecall\tpredicted\tsure\tpossible\tsentences'
+if has_stage probes; then
+  silver_links
+  if [ ! -s "$RESULTS/silver-baselines.tsv" ]; then
+    paste -d '\t' "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" |
+      awk -F'\t' '{ ns = split($1, s, " "); nt = split($2, t, " "); line = ""
+        for (j = 0; j < nt && ns > 0; j++) line = line (j ? " " : "") int((j + 0.5) * ns / nt) "-" j
+        print line }' > "$WORK/silver/diagonal"
+    { printf "baseline\t$aer_columns\n"
+      printf 'diagonal\t%s\n' "$("$BIN/heed-align" score --gold "$WORK/silver/test.words" \
+        --test "$WORK/silver/diagonal" | tail -n 1)"; } > "$RESULTS/silver-baselines.tsv.tmp"
+    mv "$RESULTS/silver-baselines.tsv.tmp" "$RESULTS/silver-baselines.tsv"
+  fi
+fi
 sat_columns='rows\tsource_median\tentropy\tentropy_fraction\tmax_weight\tscore_sd\tzero_rows'
 sat_columns+='\tgrad_scores_mean\tgrad_scores_median'
 [ -s "$RESULTS/saturation.tsv" ] || printf "id\tseed\tlr\t$sat_columns\n" > "$RESULTS/saturation.tsv"
+[ -s "$RESULTS/silver.tsv" ] ||
+  printf 'id\tseed\tlr\treading\t%s\n' "$aer_columns" > "$RESULTS/silver.tsv"
 [ -s "$RESULTS/long.tsv" ] ||
   printf 'id\tseed\tlr\tbleu_long\tchrf_long\tbleu_joined\tchrf_joined\n' > "$RESULTS/long.tsv"
 has_row() {  # file id seed lr
@@ -611,6 +650,21 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
     printf '%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$stats" >> "$RESULTS/saturation.tsv"
     rm -f "$WORK/probe.jsonl"
   fi
+  # The attention as alignment: argmax and shift links against the silver links, a row each (a
+  # model without attention weights: rows of dashes).
+  local reading row
+  for reading in argmax shift; do
+    awk -F'\t' -v id="$id" -v s="$seed" -v lr="$lr" -v r="$reading" \
+      '$1 == id && $2 == s && $3 == lr && $4 == r { f = 1 } END { exit !f }' "$RESULTS/silver.tsv" && continue
+    if "$BIN/heed-align" -m "$dir/model.heed" --method "$reading" --threads "$THREADS" -q \
+         "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" -o "$WORK/probe.links" 2> "$WORK/probe.err"; then
+      row=$("$BIN/heed-align" score --gold "$WORK/silver/test.words" --test "$WORK/probe.links" | tail -n 1)
+    else
+      row=$(printf -- "$aer_columns\n" | awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) $i = "-"; print }')
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$reading" "$row" >> "$RESULTS/silver.tsv"
+  done
+  rm -f "$WORK/probe.links"
   if [ "$long_ok" = 1 ] && ! has_row "$RESULTS/long.tsv" "$id" "$seed" "$lr"; then
     [ -s "$dir/long.hyp" ] || "$BIN/heed-translate" -m "$dir/model.heed" --beam-size 1 \
       --precision "$PRECISION" --threads "$THREADS" -i "$WORK/long.src" -o "$dir/long.hyp" -q

@@ -74,6 +74,11 @@ expect_eq long-set "$(awk -F'\t' 'NR > 1 && ($3 < 30 || $3 > 80)' "$R/long-set.t
 long_inputs=$(($(wc -l < "$R/long-set.tsv") - 1))
 [ "$long_inputs" -ge 1 ] && ok || fail "no long inputs"
 expect_eq long-rows "$(tail -n +2 "$R/long.tsv" | wc -l)" 7
+expect_eq silver-rows "$(tail -n +2 "$R/silver.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
+  "7argmax 7shift "
+awk -F'\t' 'NR > 1 && !($5 >= 0 && $5 <= 100 && $11 == 12) { bad = 1 } END { exit bad }' "$R/silver.tsv" && ok ||
+  fail "silver AER rows: $(head -3 "$R/silver.tsv")"
+expect_eq silver-baseline "$(cut -f1 "$R/silver-baselines.tsv" | tr '\n' ' ')" "baseline diagonal "
 expect_eq long-hyps "$(gzip -dc "$R/hyps/dot-s1-lr0.001.long.txt.gz" | wc -l)" "$long_inputs"
 [ -s "$R/compare/main.long.tsv" ] && [ -s "$R/long/dot.tsv" ] && ok ||
   fail "no comparison on the long inputs: $(ls "$R/compare" "$R/long" 2>&1 | tr '\n' ' ')"
