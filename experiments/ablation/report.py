@@ -5,7 +5,7 @@ Every number in the page comes from RESULTS (run.sh's header lists the files): s
 plan.tsv, runs.tsv, scores.tsv, curves/*.tsv, lr-choice.tsv, compare/FAMILY.SET.tsv (heed-score
 --system --format tsv), skipped.tsv, and when the cost stage ran cost-length.tsv, cost-hidden.tsv,
 stats.tsv and machine.txt, when the probes ran saturation.tsv, long.tsv, long-set.tsv and
-long/ID.tsv, silver.tsv and silver-baselines.tsv, when the share stage ran
+long/ID.tsv, silver.tsv and silver-baselines.tsv, counterpart/ID.tsv, when the share stage ran
 share/MECHANISM.MODE.tsv (and experiments/pooling/results/pooling.tsv for question 3,
 experiments/alignment-hansards/results/silver.tsv for how silver links agree with gold). The
 page is regenerated after every finished run, so a configuration without runs yet prints "—" or
@@ -19,7 +19,7 @@ The page is the Jinja2 template ablation.md.j2, rendered with
            below say what each reads)
   tables   the Markdown tables: bleu, chrf, training, lr_check, skipped, comparisons (one per
            family, by name), arrangements, sweep, cost_length, cost_hidden, stats, saturation,
-           long, silver, share, pooling
+           long, silver, counterpart, share, pooling
   literature  literature.md beside the template (hand-written, with its sources), as it is
   plots    the plots' Markdown links: curves_ppl, curves_bleu, sweep (SVGs drawn by matplotlib
            into RESULTS)
@@ -299,6 +299,16 @@ class Results:
                     comparison.baseline_runs = comparison.runs
                     self.long_drop.setdefault(os.path.basename(file)[:-4], {})[
                         row["metric"]] = comparison
+        self.counterpart = {}  # mechanistic check → {metric: Comparison with its counterpart}
+        for file in sorted(glob.glob(path("counterpart/*.tsv"))):
+            rows = read_tsv(file)
+            for row in rows:
+                if row["difference"] not in ("-", ""):
+                    comparison = Comparison(row, rows[0]["system"], self.margin)
+                    comparison.baseline_runs = next(int(b["runs"]) for b in rows
+                                                    if b["system"] == comparison.baseline
+                                                    and b["metric"] == row["metric"])
+                    self.counterpart.setdefault(row["system"], {})[row["metric"]] = comparison
         self.silver = read_tsv(path("silver.tsv"), required=False) or []
         self.silver_baselines = read_tsv(path("silver-baselines.tsv"), required=False) or []
         # How silver links agree with gold where both exist (the Hansards study's silver.tsv).
@@ -746,6 +756,20 @@ def saturation_table(results):
                            "median gradient through the softmax"], rows)
 
 
+def counterpart_table(results):
+    """Each mechanistic check against its counterpart on the pooled set: BLEU and chrF."""
+    rows = []
+    for config_id, by_metric in results.counterpart.items():
+        cells = [f"`{config_id}`", f"`{next(iter(by_metric.values())).baseline}`"]
+        for metric in METRICS:
+            c = by_metric.get(metric)
+            cells += [c.verdict if c else DASH]
+        rows.append(cells)
+    if not rows:
+        return "_Not compared yet: a mechanistic check and its counterpart need finished runs._"
+    return markdown_table(["check", "against", "BLEU", "chrF"], rows)
+
+
 def silver_table(results):
     """Per configuration: AER of its argmax and shift links against the silver links, mean ± sd
     over its compared runs; the diagonal baseline under them."""
@@ -840,6 +864,7 @@ def tables(results):
         "saturation": saturation_table(results),
         "long": long_table(results),
         "silver": silver_table(results),
+        "counterpart": counterpart_table(results),
         "share": share_table(results),
         "pooling": generic_table(results.pooling, [
             "task", "T", "lengths", "model", "solved", "steps_to_solve", "final_accuracy",

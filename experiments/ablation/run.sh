@@ -111,6 +111,8 @@
 #                     long-set.tsv the long set's inputs; hyps/UNIT.long.txt.gz their translations;
 #                     compare/FAMILY.long.tsv the family's comparison on them; long/ID.tsv each
 #                     configuration's whole-against-one-by-one comparison (heed-score --system)
+#   counterpart/ID.tsv  a mechanistic check against its counterpart (the core configuration
+#                     of its family with its --attention), pooled set (heed-score --system)
 #   share/MECHANISM.MODE.tsv  the phase benchmarks' output (train, greedy, beam5)
 #   silver.tsv        per run, AER (precision, recall) of its argmax and shift links against the
 #                     silver links; silver-baselines.tsv the diagonal baseline against them
@@ -726,6 +728,32 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
       "$BIN/heed-score" "${case_score[@]}" -r "$ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
         --equivalence-margin "$MARGIN" --format tsv -q -o "$RESULTS/compare/$family.$name.tsv"
     done
+    # The mechanistic checks against their counterparts (pooled set): a configuration of stage
+    # "mechanistic" with the core configuration of its family that has its --attention (general
+    # from the identity against general, a learned temperature against scaled-dot).
+    mkdir -p "$RESULTS/counterpart"
+    while IFS=$'\t' read -r id _ stage _ _ options; do
+      [ "$stage" = mechanistic ] || continue
+      local attention counterpart
+      attention=$(grep -oE -- '--attention [^ ]+' <<< "$options" || true)
+      counterpart=$(awk -F'\t' -v f="$family" -v a="$attention " \
+        '$2 == f && $3 == "core" && index($6 " ", a) { print $1; exit }' <<< "$planned_lines")
+      [ -n "$attention" ] && [ -n "$counterpart" ] || continue
+      sys=()
+      for c in "$counterpart" "$id"; do
+        lr=$(awk -F'\t' -v id="$c" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv")
+        lr=${lr:-$LR}
+        runs=""
+        for unit in $(awk -F'\t' -v id="$c" -v lr="$lr" '$1 == id && $4 == lr && $6 == "ok" { print $1 "-s" $3 "-lr" $4 }' \
+                        "$RESULTS/runs.tsv"); do
+          [ -f "$WORK/stats/$unit.pooled" ] && runs+=${runs:+,}$WORK/stats/$unit.pooled
+        done
+        [ -n "$runs" ] && sys+=(--system "$c=$runs")
+      done
+      [ "${#sys[@]}" = 4 ] || continue
+      "$BIN/heed-score" "${case_score[@]}" -r "$WORK/pooled.ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
+        --equivalence-margin "$MARGIN" --format tsv -q -o "$RESULTS/counterpart/$id.tsv" < /dev/null
+    done <<< "$(awk -F'\t' -v f="$family" '$2 == f' <<< "$planned_lines")"
     # Each configuration's long inputs translated whole against one by one, its runs paired.
     [ "$long_ok" = 1 ] || continue
     mkdir -p "$RESULTS/long"

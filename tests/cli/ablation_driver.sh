@@ -30,6 +30,7 @@ dot\tmain\tcore\t2\t-\t--attention dot
 general\tmain\tcore\t5\t-\t--attention general
 dot-sideways\tsideways\tarrangement\t1\t-\t--attention dot --decoder sideways
 dot-bahdanau\tbahdanau\tarrangement\t1\t24\t--attention dot --decoder bahdanau
+general-id\tmain\tmechanistic\t1\t-\t--attention general --identity-init 1
 ' > "$TMP/configs.tsv"
 export BIN WORK=$TMP/work RESULTS=$TMP/results REPORT=$TMP/results/page.md
 export MODEL="--embed 8 --dropout 0.1" VOCAB=300 HIDDEN=16 UPDATES=6 WARMUP=2 VALID_EVERY=3
@@ -39,14 +40,14 @@ corpus=(--train "$C/train" --valid "$C/valid" --test "a=$C/a" --test "b=$C/b" --
 R=$RESULTS
 
 expect_exit 0 plan -- bash "$RUN" "${corpus[@]}" --plan
-expect_eq plan-cost "$(grep -c '^7 runs × 6 updates' "$TMP/out")" 1
+expect_eq plan-cost "$(grep -c '^8 runs × 6 updates' "$TMP/out")" 1
 expect_exit 0 study -- bash "$RUN" "${corpus[@]}"
 grep -q "^ablation: skipping dot-sideways: heed-train: error: --decoder: unknown value 'sideways'" "$TMP/err" &&
   ok || fail "no message for the skipped configuration: $(head -c 300 "$TMP/err")"
 expect_eq skipped "$(cut -f1 "$R/skipped.tsv" | tail -n +2)" dot-sideways
 expect_eq plan-order "$(tail -n +2 "$R/plan.tsv" | cut -f2,4,5,6,7 | tr '\t\n' ' |')" \
-  "dot core 1 0.001 16|general core 1 0.001 16|dot lr-check 1 0.002 16|general lr-check 1 0.002 16|dot core 2 chosen 16|general core 2 chosen 16|dot-bahdanau arrangement 1 0.001 24|"
-expect_eq runs "$(awk -F'\t' 'NR > 1 && $6 == "ok"' "$R/runs.tsv" | wc -l)" 7
+  "dot core 1 0.001 16|general core 1 0.001 16|dot lr-check 1 0.002 16|general lr-check 1 0.002 16|dot core 2 chosen 16|general core 2 chosen 16|dot-bahdanau arrangement 1 0.001 24|general-id mechanistic 1 0.001 16|"
+expect_eq runs "$(awk -F'\t' 'NR > 1 && $6 == "ok"' "$R/runs.tsv" | wc -l)" 8
 expect_eq runs-steps "$(awk -F'\t' 'NR > 1 { print $7 }' "$R/runs.tsv" | sort -u)" 6
 # The second seed runs at the rate the check chose.
 for id in dot general; do
@@ -55,27 +56,27 @@ for id in dot general; do
 done
 expect_eq lr-choice-rows "$(tail -n +2 "$R/lr-choice.tsv" | wc -l)" 4
 expect_eq scores "$(tail -n +2 "$R/scores.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
-  "7a 7b 7pooled "
-expect_eq hyps "$(ls "$R/hyps" | wc -l)" 21  # 7 runs × (2 test sets + the long inputs)
-expect_eq curves "$(cat "$R"/curves/*.tsv | grep -c '^[36]	')" 14
+  "8a 8b 8pooled "
+expect_eq hyps "$(ls "$R/hyps" | wc -l)" 24  # 8 runs × (2 test sets + the long inputs)
+expect_eq curves "$(cat "$R"/curves/*.tsv | grep -c '^[36]	')" 16
 expect_eq compare "$(ls "$R/compare" | tr '\n' ' ')" "main.a.tsv main.b.tsv main.long.tsv main.pooled.tsv "
 expect_eq compare-rows "$(awk -F'\t' '$1 == "general" { print $2 "-" $3 }' "$R/compare/main.pooled.tsv" | tr '\n' ' ')" \
   "BLEU-2 chrF2-2 "
-grep -q '^\*\*Status: 7 of 7 runs done\*\*' "$REPORT" && ok || fail "no status line in the page"
+grep -q '^\*\*Status: 8 of 8 runs done\*\*' "$REPORT" && ok || fail "no status line in the page"
 grep -qE '^- `general` against `dot`: (differs|level|undecided): ' "$REPORT" && ok ||
   fail "no verdict for general in the page"
 grep -q '^| `dot-sideways` | heed-train: error: --decoder' "$REPORT" && ok || fail "skipped not on the page"
 # The probes of every finished run: the saturation statistics of its attention, its long inputs
 # translated whole and one by one, the comparisons on them.
-expect_eq saturation-rows "$(tail -n +2 "$R/saturation.tsv" | wc -l)" 7
+expect_eq saturation-rows "$(tail -n +2 "$R/saturation.tsv" | wc -l)" 8
 awk -F'\t' 'NR > 1 && !($4 > 0 && $7 >= 0 && $7 <= 1 && $8 > 0 && $8 <= 1) { bad = 1 } END { exit bad }' \
   "$R/saturation.tsv" && ok || fail "saturation statistics out of range: $(head -3 "$R/saturation.tsv")"
 expect_eq long-set "$(awk -F'\t' 'NR > 1 && ($3 < 30 || $3 > 80)' "$R/long-set.tsv" | wc -l)" 0
 long_inputs=$(($(wc -l < "$R/long-set.tsv") - 1))
 [ "$long_inputs" -ge 1 ] && ok || fail "no long inputs"
-expect_eq long-rows "$(tail -n +2 "$R/long.tsv" | wc -l)" 7
+expect_eq long-rows "$(tail -n +2 "$R/long.tsv" | wc -l)" 8
 expect_eq silver-rows "$(tail -n +2 "$R/silver.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
-  "7argmax 7shift "
+  "8argmax 8shift "
 awk -F'\t' 'NR > 1 && !($5 >= 0 && $5 <= 100 && $11 == 12) { bad = 1 } END { exit bad }' "$R/silver.tsv" && ok ||
   fail "silver AER rows: $(head -3 "$R/silver.tsv")"
 expect_eq silver-baseline "$(cut -f1 "$R/silver-baselines.tsv" | tr '\n' ' ')" "baseline diagonal "
@@ -83,6 +84,11 @@ expect_eq long-hyps "$(gzip -dc "$R/hyps/dot-s1-lr0.001.long.txt.gz" | wc -l)" "
 [ -s "$R/compare/main.long.tsv" ] && [ -s "$R/long/dot.tsv" ] && ok ||
   fail "no comparison on the long inputs: $(ls "$R/compare" "$R/long" 2>&1 | tr '\n' ' ')"
 grep -q '^| `dot` | 2 | ' "$REPORT" && ok || fail "no saturation or long-input row for dot on the page"
+# The mechanistic check against its counterpart: general from the identity against general.
+expect_eq counterpart "$(cut -f1 "$R/counterpart/general-id.tsv" | sort -u | grep -v '^#' | tr '\n' ' ')" \
+  "general general-id system "
+grep -qE '^\| `general-id` \| `general` \| (differs|level|undecided)' "$REPORT" && ok ||
+  fail "no counterpart row on the page"
 cp "$R/runs.tsv" "$TMP/runs.first"
 cp "$R/saturation.tsv" "$TMP/saturation.first"
 
@@ -92,7 +98,7 @@ grep -q ': training (' "$TMP/err" && fail "a second call trained: $(grep ': trai
 expect_same again-runs "$R/runs.tsv" "$TMP/runs.first"
 expect_same again-probes "$R/saturation.tsv" "$TMP/saturation.first"
 
-grep -q '^ablation: 7 of 7 runs done$' "$TMP/err" && ok || fail "no count at the end: $(tail -n 3 "$TMP/err")"
+grep -q '^ablation: 8 of 8 runs done$' "$TMP/err" && ok || fail "no count at the end: $(tail -n 3 "$TMP/err")"
 
 # The share stage (alone, as on an idle machine): the phase benchmarks per mechanism of the
 # baseline's family, three modes each, and the page's table.

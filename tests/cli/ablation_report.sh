@@ -167,7 +167,11 @@ general 1 0.002 31.00 56.00 31.50 56.50
 general 1 0.001 1.00 1.00 1.00 1.00
 EOF2
 printf 'first\tsentences\twords\n1\t2\t31\n3\t3\t45\n6\t2\t40\n' > "$R/long-set.tsv"
-mkdir -p "$R/long" "$R/share"
+mkdir -p "$R/long" "$R/share" "$R/counterpart"
+printf '%s\n' "$H" \
+  'general	BLEU	2	38.00	0.71	-	-	-	-	-	-	-	-	-	37.50,38.50' \
+  'general-identity	BLEU	2	38.20	0.30	+0.20	-0.10	+0.50	0.2000	0.2000	+0.00	+0.40	0.0100	yes	38.00,38.40' \
+  > "$R/counterpart/general-identity.tsv"
 tsv "$R/silver.tsv" <<'EOF2'
 id seed lr reading aer precision recall predicted sure possible sentences
 dot 1 0.001 argmax 40.00 60 60 100 100 100 10
@@ -244,6 +248,7 @@ expect "silver AER, the chosen rate's runs" '^\| `dot` \| 2 \| 41\.00 ± 1\.41 \
 grep -q '^| `general` | 1 | 99' "$TMP/page.md" && fail "silver: a run at the rate not chosen"
 expect "silver: the diagonal baseline" '^\| diagonal \(every target word to the source word at its relative position\) \| — \| 40\.67 \| — \|$'
 expect "silver against gold, from the Hansards study" 'the same recipe.s links score 18\.12$'
+expect "mechanistic check against its counterpart" '^\| `general-identity` \| `general` \| level: within ±0\.5 BLEU \(TOST p = 0\.0100\); \+0\.20 \[-0\.10, \+0\.50\] \| — \|$'
 expect "literature box" '^### In the literature$'
 expect "pooling table kept" '^\| addition \| 50 \| fixed \| ff-pool \| yes \| 900 \| 0\.9980 \| 10602 \| 11\.9 \| - \|$'
 for plot in curves_ppl curves_bleu sweep; do
