@@ -32,7 +32,6 @@ Needs Debian's python3-jinja2 and python3-matplotlib: run it with /usr/bin/pytho
 says whether they are there. Exits 69 naming a missing package, 66 naming a missing result file,
 65 for a template that asks for what the results do not hold.
 """
-import argparse
 import csv
 import glob
 import math
@@ -40,6 +39,9 @@ import os
 import re
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import page as common  # noqa: E402  (experiments/common/page.py)
 import traceback
 
 try:
@@ -1006,7 +1008,7 @@ def render(template, results, page_dir):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", help="the result files (experiments/ablation/results)")
     parser.add_argument("--template", help="the page's Jinja2 template (ablation.md.j2)")
     parser.add_argument("--output", help="the page (docs/ablation.md)")

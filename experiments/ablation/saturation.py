@@ -25,12 +25,15 @@ Pure Python (no NumPy): a test set's rows are a few hundred thousand numbers.
 
   /usr/bin/python3 saturation.py [--header] [--seed N] SOFT.jsonl
 """
-import argparse
 import json
 import math
+import os
 import random
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import page as common  # noqa: E402  (experiments/common/page.py)
 
 COLUMNS = ["rows", "source_median", "entropy", "entropy_fraction", "max_weight", "score_sd",
            "zero_rows", "grad_scores_mean", "grad_scores_median"]
@@ -55,7 +58,7 @@ def row_stats(weights, rng):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("soft", help="heed-align --soft output (JSON lines)")
     parser.add_argument("--header", action="store_true", help="print the column names first")
     parser.add_argument("--seed", type=int, default=1, help="seed of the upstream gradients")

@@ -19,7 +19,6 @@ Needs Debian's python3-matplotlib and python3-jinja2 for 3 and 4: run it with /u
 --check only says whether they are there (exit 69 naming the missing package). A page without
 the marker lines is refused (exit 1) and left as it was.
 """
-import argparse
 import csv
 import os
 import pathlib
@@ -317,7 +316,7 @@ def render(results, page_dir, hansards):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", help="the result files (experiments/alignment-hansards/results)")
     parser.add_argument("--page", help="splice into this page (default: print)")
     parser.add_argument("--queue", help="MECHANISM:SEED ... (default: study.sh's)")

@@ -5,6 +5,7 @@ Only the Python standard library. A report imports it with
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "common"))
     import page
 """
+import argparse
 import os
 import pathlib
 import sys
@@ -42,3 +43,11 @@ def check_packages(packages, program):
           f"{' and '.join(missing)} (apt-get install {' '.join(missing)}; "
           f"run it with /usr/bin/python3)", file=sys.stderr)
     return 69
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser, but a usage error exits 64 (EX_USAGE) after one line naming it, as the
+    heed tools do, not argparse's 2 after the usage text."""
+
+    def error(self, message):
+        self.exit(64, f"{self.prog}: {message} (see --help)\n")

@@ -11,7 +11,6 @@ metrics file), and replaces the text between the two marker lines of the page wi
 
 Only the Python standard library (Debian's /usr/bin/python3).
 """
-import argparse
 import csv
 import math
 import pathlib
@@ -163,7 +162,7 @@ def render(runs, variants):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", required=True)
     parser.add_argument("--variants", required=True)
     parser.add_argument("--page", help="splice into this page (default: print)")

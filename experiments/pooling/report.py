@@ -11,7 +11,6 @@ of the planned parts have rows.
 
 Only the Python standard library (Debian's /usr/bin/python3).
 """
-import argparse
 import csv
 import pathlib
 import sys
@@ -216,7 +215,7 @@ def render(results):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", required=True, help="the folder of run.sh's tables")
     parser.add_argument("--page", required=True, help="the page to splice the tables into")
     args = parser.parse_args()

@@ -51,4 +51,8 @@ printf '# no markers\n' > "$TMP/bare.md"
 /usr/bin/python3 "$ROOT/experiments/pooling/report.py" --results "$results" --page "$TMP/bare.md" 2>"$TMP/err"
 expect_eq bare-exit $? 1
 expect_eq bare-untouched "$(cat "$TMP/bare.md")" "# no markers"
+# A usage error: one line, exit 64 (EX_USAGE), as the tools.
+/usr/bin/python3 "$ROOT/experiments/pooling/report.py" --results "$results" 2>"$TMP/err"
+expect_eq usage-exit $? 64
+expect_eq usage-lines "$(wc -l < "$TMP/err")" 1
 finish
