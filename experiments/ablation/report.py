@@ -18,7 +18,8 @@ The page is the Jinja2 template ablation.md.j2, rendered with
            'BLEU'), r.verdict('general', 'pooled', 'BLEU'), r.cost('dot', 20), … (the methods
            below say what each reads)
   tables   the Markdown tables: bleu, chrf, training, lr_check, skipped, comparisons (one per
-           family, by name), arrangements, sweep, cost_length, cost_hidden, stats, saturation,
+           family, by name), arrangements, sweep, cost_length, bytes_length, cost_hidden, stats,
+           saturation,
            long, silver, counterpart, share, pooling
   literature  literature.md beside the template (hand-written, with its sources), as it is
   plots    the plots' Markdown links: curves_ppl, curves_bleu, sweep (SVGs drawn by matplotlib
@@ -526,10 +527,10 @@ def check_mechanism(mechanism):
     return mechanism
 
 
-def cost_at(rows, mechanism, column, value):
+def cost_at(rows, mechanism, column, value, measure="median_ms"):
     for row in rows or []:
         if row.get("mechanism") == mechanism and row.get(column) == str(value):
-            return number(row["median_ms"])
+            return number(row.get(measure))
     return None
 
 
@@ -686,14 +687,21 @@ def sweep_table(results):
     return markdown_table(["scorer"] + [f"A = {d}" for d in dims], rows)
 
 
-def cost_table(rows, column, label, growth=None):
+def cost_table(rows, column, label, growth=None, measure="median_ms"):
+    """Per mechanism, MEASURE (milliseconds; "bytes" printed as MB) at each value of COLUMN."""
     if not rows:
         return "_Not measured (the cost stage has not run)._"
+    if rows and measure not in rows[0]:
+        return f"_Not measured (the cost file has no column `{measure}`)._"
     values = sorted({int(r[column]) for r in rows if r.get(column)})
     mechanisms = list(dict.fromkeys(r["mechanism"] for r in rows if r.get("mechanism")))
+    scale = 1e-6 if measure == "bytes" else 1
     table = []
     for mechanism in mechanisms:
-        cells = [num(cost_at(rows, mechanism, column, v)) for v in values]
+        cells = []
+        for v in values:
+            value = cost_at(rows, mechanism, column, v, measure)
+            cells.append(num(None if value is None else value * scale, 1 if measure == "bytes" else 2))
         if growth is not None:
             cells.append(num(growth.get(mechanism)))
         table.append([f"`{mechanism}`"] + cells)
@@ -861,6 +869,7 @@ def tables(results):
         "arrangements": arrangements_table(results),
         "sweep": sweep_table(results),
         "cost_length": cost_table(results.cost_length, "source_length", "S", results.growth),
+        "bytes_length": cost_table(results.cost_length, "source_length", "S", measure="bytes"),
         "cost_hidden": cost_table(results.cost_hidden, "hidden", "d"),
         "stats": stats_table(results),
         "saturation": saturation_table(results),

@@ -141,11 +141,11 @@ tsv "$R/curves/general-s1-lr0.002.tsv" <<'EOF2'
 step val_ppl val_bleu lr elapsed_s event
 850 8.5 31.0 0.002 100 best
 EOF2
-printf '# cpu: AMD EPYC\nmechanism\tmode\tpass\tprecision\tthreads\tbatch\tsource_length\ttarget_length\thidden\tmedian_ms
-dot\tall-steps\tforward-backward\tbf16\t2\t64\t10\t20\t512\t2.0
-dot\tall-steps\tforward-backward\tbf16\t2\t64\t500\t20\t512\t10.0
-additive\tall-steps\tforward-backward\tbf16\t2\t64\t10\t20\t512\t8.0
-additive\tall-steps\tforward-backward\tbf16\t2\t64\t500\t20\t512\t24.0\n' > "$R/cost-length.tsv"
+printf '# cpu: AMD EPYC\nmechanism\tmode\tpass\tprecision\tthreads\tbatch\tsource_length\ttarget_length\thidden\tmedian_ms\tbytes
+dot\tall-steps\tforward-backward\tbf16\t2\t64\t10\t20\t512\t2.0\t13178888
+dot\tall-steps\tforward-backward\tbf16\t2\t64\t500\t20\t512\t10.0\t144100000
+additive\tall-steps\tforward-backward\tbf16\t2\t64\t10\t20\t512\t8.0\t20000000
+additive\tall-steps\tforward-backward\tbf16\t2\t64\t500\t20\t512\t24.0\t151049999\n' > "$R/cost-length.tsv"
 printf '# cpu: Test CPU (2 cores visible)\n# memory: 1 GiB\n' > "$R/machine.txt"
 # The probes: saturation statistics (general's row is at the rate not chosen, none's run failed),
 # the long inputs, each configuration's whole-against-one-by-one comparison and the family's.
@@ -229,6 +229,7 @@ expect "sweep table" '^\| `mh1` \| 31\.00 \(1\) \|$'
 expect "skipped table" '^\| `dot-concat` \| heed-train: error: --decoder: unknown value .concat. \|$'
 expect "cost labelled with its mode" '^\(`--mode all-steps --pass forward-backward`, bf16, batch 64, 20 target steps, 2 threads\):$'
 expect "cost table" '^\| `dot` \| 2\.00 \| 10\.00 \| — \|$'
+expect "working buffers in MB" '^\| `additive` \| 20\.0 \| 151\.0 \|$'
 expect "cost ratio" '`additive` over `dot` 4\.0× at S = 10 and$'
 expect "cost file not there" '^_Not measured \(the cost stage has not run\)\._$'
 expect "test sets with their sizes" 'Test sets: test2016 \(1,000 sentences\), test2017 \(500 sentences\);$'
