@@ -643,8 +643,9 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
     # f32, whatever the study's precision: the weights as the model defines them. A model
     # without attention weights (none) has a row of dashes, with heed-align's reason in the log.
     if "$BIN/heed-align" -m "$dir/model.heed" --threads "$THREADS" --soft "$WORK/probe.jsonl" \
-         "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" -o /dev/null -q 2> "$WORK/probe.err"; then
-      stats=$("$python" "$here/saturation.py" "$WORK/probe.jsonl")
+         "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" -o /dev/null -q 2> "$WORK/probe.err" &&
+       stats=$("$python" "$here/saturation.py" "$WORK/probe.jsonl" 2> "$WORK/probe.err"); then
+      :
     else
       log "$unit: no saturation statistics: $(tail -n 1 "$WORK/probe.err")"
       stats=$(printf -- "$sat_columns\n" | awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) $i = "-"; print }')
