@@ -317,13 +317,17 @@ class Results:
         # How silver links agree with gold where both exist (the Hansards study's silver.tsv).
         self.silver_check = {row["set"]: row for row in
                              (read_tsv(silver_check, required=False) or [])} if silver_check else {}
-        self.share = {}  # (mechanism, mode) → {"phases": {phase: row}, "notes": ["# …" lines]}
+        # (mechanism, mode) → [one round: {"phases": {phase: row}, "notes": ["# …" lines]}]
+        self.share = {}
         for file in sorted(glob.glob(path("share/*.tsv"))):
-            mechanism, _, mode = os.path.basename(file)[:-4].rpartition(".")
+            stem = os.path.basename(file)[:-4]
+            match = re.fullmatch(r"(.+)\.(train|greedy|beam5)(?:\.r\d+)?", stem)
+            if not match:
+                continue
             lines = read_lines(file)
-            self.share[(mechanism, mode)] = {
+            self.share.setdefault((match.group(1), match.group(2)), []).append({
                 "phases": {row["phase"]: row for row in read_tsv(file)},
-                "notes": [line[2:].strip() for line in lines if line.startswith("# ")]}
+                "notes": [line[2:].strip() for line in lines if line.startswith("# ")]})
         self.pooling = read_tsv(pooling, required=False) if pooling else None
         machine = read_lines(path("machine.txt"), required=False) or []
         self.machine = "; ".join(line.strip("# \n") for line in machine if line.strip()) or DASH
@@ -490,20 +494,25 @@ class Results:
 
     @property
     def share_setup(self):
-        """The phase benchmarks' own description of the model and the machine (their "# " lines),
-        from one training and one decoding file."""
-        notes = []
-        for mode in ("train", "greedy", "beam5"):
-            for (_, m), data in self.share.items():
-                if m == mode:
-                    notes += [n for n in data["notes"] if n not in notes and
-                              not n.startswith(("target tokens", "model:"))]
-                    break
-        models = sorted({n for data in self.share.values() for n in data["notes"]
-                         if n.startswith("model:")})
+        """What the phase benchmarks ran, from their own "# " lines: the machine, the shapes of
+        an update and of the decoding steps, the model (its mechanism varies), the rounds, and
+        the range of the matmul peaks they measured."""
+        notes = [n for rounds in self.share.values() for r in rounds for n in r["notes"]]
         if not notes:
             return DASH
-        return "; ".join(notes + ([models[0].replace("model: ", "model (first): ")] if models else []))
+        keep = []
+        for prefix in ("cpu:", "isa:", "onednn:", "update:", "decoding:"):
+            keep += [n for n in dict.fromkeys(notes) if n.startswith(prefix)]
+        model = next((n for n in notes if n.startswith("model:")), None)
+        if model:
+            keep.append(re.sub(r"^model: [^,]+, ", "model: ", model))
+        peaks = {}
+        for n in notes:
+            for kind, value in re.findall(r"(f32|bf16)=([0-9.]+)", n if n.startswith("matmul_peak") else ""):
+                peaks.setdefault(kind, []).append(float(value))
+        keep += [f"{kind} matmul peak {min(v):.0f}–{max(v):.0f} GFLOP/s" for kind, v in peaks.items()]
+        rounds = max(len(r) for r in self.share.values())
+        return "; ".join(keep) + f"; {rounds} interleaved round{'s' * (rounds > 1)}"
 
     def stat(self, distribution, mechanism, dim, column):
         if not self.stats:
@@ -826,8 +835,9 @@ def long_table(results):
 
 
 def share_table(results):
-    """Per mechanism: the attention's milliseconds and share of a training update, and of a
-    greedy and a beam decoding step (the phase benchmarks, stepped with input feeding)."""
+    """Per mechanism: the attention's time and share of a training update, and of a greedy and a
+    beam decoding step (the phase benchmarks, stepped with input feeding): the median over the
+    interleaved rounds, the whole's range over them in brackets."""
     mechanisms = list(dict.fromkeys(m for m, _ in results.share))
     if not mechanisms:
         return "_Not measured (the stage \"share\" runs on an idle machine)._"
@@ -836,13 +846,17 @@ def share_table(results):
         cells = [f"`{mechanism}`"]
         for mode, total, unit in (("train", "update", "ms"), ("greedy", "step", "us_per_step"),
                                   ("beam5", "step", "us_per_step")):
-            phases = results.share.get((mechanism, mode), {}).get("phases", {})
-            whole, attention = phases.get(total), phases.get("attention")
-            if not whole or not attention:
+            rounds = [r["phases"] for r in results.share.get((mechanism, mode), [])
+                      if total in r["phases"] and "attention" in r["phases"]]
+            if not rounds:
                 cells += [DASH, DASH]
                 continue
-            cells += [f"{number(whole[unit]):,.1f}",
-                      f"{number(attention[unit]):,.1f} ({100 * number(attention['share']):.0f} %)"]
+            whole = [number(p[total][unit]) for p in rounds]
+            part = [number(p["attention"][unit]) for p in rounds]
+            share = [number(p["attention"]["share"]) for p in rounds]
+            spread = f" ({min(whole):,.0f}–{max(whole):,.0f})" if len(whole) > 1 else ""
+            cells += [f"{statistics.median(whole):,.1f}{spread}",
+                      f"{statistics.median(part):,.1f} ({100 * statistics.median(share):.0f} %)"]
         cells.append(num(cost_at(results.cost_length, mechanism, "source_length", 20)))
         rows.append(cells)
     return markdown_table(["mechanism", "training update ms", "attention ms (share)",

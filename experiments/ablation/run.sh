@@ -113,7 +113,8 @@
 #                     configuration's whole-against-one-by-one comparison (heed-score --system)
 #   counterpart/ID.tsv  a mechanistic check against its counterpart (the core configuration
 #                     of its family with its --attention), pooled set (heed-score --system)
-#   share/MECHANISM.MODE.tsv  the phase benchmarks' output (train, greedy, beam5)
+#   share/MECHANISM.MODE.rROUND.tsv  the phase benchmarks' output (train, greedy, beam5), SHARE_ROUNDS
+#                     (3) interleaved rounds of SHARE_REPEATS (5) repeats
 #   silver.tsv        per run, AER (precision, recall) of its argmax and shift links against the
 #                     silver links; silver-baselines.tsv the diagonal baseline against them
 { # Bash reads a script as it runs it: the braces make it read this one whole first, so that the
@@ -826,22 +827,28 @@ if has_stage share; then
   for b in train_phases decode_phases; do
     [ -x "$BENCH/heed_bench_$b" ] || die 66 "$BENCH/heed_bench_$b not found (set BENCH to a build's bench directory)"
   done
-  SHARE_REPEATS=${SHARE_REPEATS:-5}
-  [[ $SHARE_REPEATS =~ ^[1-9][0-9]*$ ]] || die 64 "SHARE_REPEATS '$SHARE_REPEATS' is not a count"
+  SHARE_REPEATS=${SHARE_REPEATS:-5} SHARE_ROUNDS=${SHARE_ROUNDS:-3}
+  for n in "$SHARE_REPEATS" "$SHARE_ROUNDS"; do
+    [[ $n =~ ^[1-9][0-9]*$ ]] || die 64 "SHARE_REPEATS/SHARE_ROUNDS '$n' is not a count"
+  done
   embed=$(grep -oE -- '--embed [0-9]+' <<< "$MODEL" | cut -d' ' -f2)
   vocab=$(tr ' ' '\n' < "$WORK/train.bpe.$TGT" | sort -u | wc -l)
   vocab=$((vocab + 4 < VOCAB ? vocab + 4 : VOCAB))  # + <unk> <s> </s> <pad>
   length=$(awk '{ n += NF } END { printf "%d", n / NR + 0.5 }' "$WORK/train.bpe.$TGT")
   base_family=$(head -n 1 <<< "$planned_lines" | cut -f2)
   mkdir -p "$RESULTS/share"
-  for m in $(awk -F'\t' -v f="$base_family" '$2 == f && match($6, /--attention [^ ]+/) {
-               print substr($6, RSTART + 12, RLENGTH - 12) }' <<< "$planned_lines" | awk '!seen[$0]++'); do
+  share_mechanisms=$(awk -F'\t' -v f="$base_family" '$2 == f && match($6, /--attention [^ ]+/) {
+    print substr($6, RSTART + 12, RLENGTH - 12) }' <<< "$planned_lines" | awk '!seen[$0]++')
+  # Rounds interleaved (every mechanism and mode once per round): the machine's drift hits all
+  # alike; the report takes the median over the rounds.
+  for round in $(seq "$SHARE_ROUNDS"); do
+   for m in $share_mechanisms; do
     model=(--attention "$m" --precision "$PRECISION" --threads "$THREADS" --hidden "$HIDDEN"
            --embed "${embed:-256}" --vocab "$vocab" --repeats "$SHARE_REPEATS")
     for mode in train greedy beam5; do
-      out=$RESULTS/share/$m.$mode.tsv
+      out=$RESULTS/share/$m.$mode.r$round.tsv
       [ -s "$out" ] && continue
-      log "share: $m, $mode"
+      log "share: round $round, $m, $mode"
       case $mode in
         train) "$BENCH/heed_bench_train_phases" "${model[@]}" --batch 64 --length "$length" ;;
         greedy) "$BENCH/heed_bench_decode_phases" "${model[@]}" --beam 1 --batch 64 --sentences 128 \
@@ -851,6 +858,7 @@ if has_stage share; then
       esac > "$out.tmp"
       mv "$out.tmp" "$out"
     done
+   done
   done
 fi
 

@@ -104,10 +104,11 @@ grep -q '^ablation: 8 of 8 runs done$' "$TMP/err" && ok || fail "no count at the
 # baseline's family, three modes each, and the page's table.
 BENCH=$(cd "$BIN/../bench" 2>/dev/null && pwd)
 if [ -x "$BENCH/heed_bench_train_phases" ]; then
-  expect_exit 0 share -- env BENCH="$BENCH" SHARE_REPEATS=1 bash "$RUN" "${corpus[@]}" --stages "share report"
+  expect_exit 0 share -- env BENCH="$BENCH" SHARE_REPEATS=1 SHARE_ROUNDS=2 bash "$RUN" "${corpus[@]}" --stages "share report"
   expect_eq share-files "$(ls "$R/share" | tr '\n' ' ')" \
-    "dot.beam5.tsv dot.greedy.tsv dot.train.tsv general.beam5.tsv general.greedy.tsv general.train.tsv "
-  grep -qE '^\| `general` \| [0-9.,]+ \| [0-9.,]+ \([0-9]+ %\) \| [0-9.,]+ \| ' "$REPORT" && ok ||
+    "dot.beam5.r1.tsv dot.beam5.r2.tsv dot.greedy.r1.tsv dot.greedy.r2.tsv dot.train.r1.tsv dot.train.r2.tsv general.beam5.r1.tsv general.beam5.r2.tsv general.greedy.r1.tsv general.greedy.r2.tsv general.train.r1.tsv general.train.r2.tsv "
+  grep -q '; 2 interleaved rounds):$' "$REPORT" && ok || fail "the share's rounds not on the page"
+  grep -qE '^\| `general` \| [0-9.,]+ \([0-9,]+–[0-9,]+\) \| [0-9.,]+ \([0-9]+ %\) \| [0-9.,]+ \(' "$REPORT" && ok ||
     fail "no share row for general on the page"
   expect_exit 66 share-without-bench -- env BENCH="$TMP/none" bash "$RUN" "${corpus[@]}" --stages share
 else
