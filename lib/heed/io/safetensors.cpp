@@ -112,7 +112,7 @@ const std::string& SafeTensors::metadata(const std::string& key) const {
   return it->second;
 }
 
-std::string SafeTensors::serialize() const {
+std::string SafeTensors::header_bytes() const {
   json header = json::object();
   uint64_t offset = 0;
   for (const auto& t : tensors_) {
@@ -130,14 +130,27 @@ std::string SafeTensors::serialize() const {
   for (int i = 0; i < 8; ++i)
     out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
   out += text;
-  out.reserve(out.size() + offset);
+  return out;
+}
+
+std::string SafeTensors::serialize() const {
+  std::string out = header_bytes();
+  size_t data = 0;
+  for (const auto& t : tensors_) data += t.bytes.size();
+  out.reserve(out.size() + data);
   for (const auto& t : tensors_)
     out.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
   return out;
 }
 
 void SafeTensors::save(const std::string& path) const {
-  write_file_atomically(path, serialize());
+  // The header, then each tensor's bytes straight from the container: no second copy of the
+  // file in memory (a training checkpoint, weights and Adam's moments, is ~3× the model).
+  LineWriter writer(path);
+  writer.write(header_bytes());
+  for (const auto& t : tensors_)
+    writer.write(std::string_view(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size()));
+  writer.commit();
 }
 
 SafeTensors SafeTensors::load(const std::string& path) {

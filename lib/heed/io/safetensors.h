@@ -63,6 +63,9 @@ class SafeTensors {
   std::string metadata_checksum(const std::vector<std::string>& excluded) const;
 
  private:
+  // The 8-byte header length, the JSON header and its padding: the file up to the data.
+  std::string header_bytes() const;
+
   std::vector<StoredTensor> tensors_;
   std::map<std::string, std::string> metadata_;
   std::string source_ = "<memory>";

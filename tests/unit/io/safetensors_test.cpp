@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "heed/common/error.h"
@@ -52,6 +53,10 @@ TEST_CASE("safetensors: save is atomic and load reads it back", "[io][fast]") {
   sample().save(dir.path("m.safetensors"));
   CHECK(dir.entries() == 1);
   CHECK(SafeTensors::load(dir.path("m.safetensors")).get("ids").numel() == 3);
+  // save() streams the file piece by piece: the same bytes as serialize().
+  std::ifstream in(dir.path("m.safetensors"), std::ios::binary);
+  const std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(saved == sample().serialize());
   CHECK_THROWS_AS(SafeTensors::load(dir.path("absent")), FileError);
 }
 
