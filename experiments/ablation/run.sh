@@ -621,7 +621,7 @@ sat_columns='rows\tsource_median\tentropy\tentropy_fraction\tmax_weight\tscore_s
 sat_columns+='\tgrad_scores_mean\tgrad_scores_median'
 [ -s "$RESULTS/saturation.tsv" ] || printf "id\tseed\tlr\t$sat_columns\n" > "$RESULTS/saturation.tsv"
 [ -s "$RESULTS/silver.tsv" ] ||
-  printf 'id\tseed\tlr\treading\t%s\n' "$aer_columns" > "$RESULTS/silver.tsv"
+  printf 'id\tseed\tlr\treading\t%b\n' "$aer_columns" > "$RESULTS/silver.tsv"
 [ -s "$RESULTS/long.tsv" ] ||
   printf 'id\tseed\tlr\tbleu_long\tchrf_long\tbleu_joined\tchrf_joined\n' > "$RESULTS/long.tsv"
 has_row() {  # file id seed lr

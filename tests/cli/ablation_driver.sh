@@ -80,6 +80,7 @@ expect_eq silver-rows "$(tail -n +2 "$R/silver.tsv" | cut -f4 | sort | uniq -c |
 awk -F'\t' 'NR > 1 && !($5 >= 0 && $5 <= 100 && $11 == 12) { bad = 1 } END { exit bad }' "$R/silver.tsv" && ok ||
   fail "silver AER rows: $(head -3 "$R/silver.tsv")"
 expect_eq silver-baseline "$(cut -f1 "$R/silver-baselines.tsv" | tr '\n' ' ')" "baseline diagonal "
+expect_eq silver-header "$(head -n 1 "$R/silver.tsv" | cut -f4-6)" "$(printf 'reading\taer\tprecision')"
 expect_eq long-hyps "$(gzip -dc "$R/hyps/dot-s1-lr0.001.long.txt.gz" | wc -l)" "$long_inputs"
 [ -s "$R/compare/main.long.tsv" ] && [ -s "$R/long/dot.tsv" ] && ok ||
   fail "no comparison on the long inputs: $(ls "$R/compare" "$R/long" 2>&1 | tr '\n' ' ')"
