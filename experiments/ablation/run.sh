@@ -499,7 +499,18 @@ choose_lr() {
             for (i = 1; i <= NR; i++) print row[i], (i == best ? "yes" : "no") }'
   done <<< "$planned_lines" >> "$RESULTS/lr-choice.tsv.tmp"
   mv "$RESULTS/lr-choice.tsv.tmp" "$RESULTS/lr-choice.tsv"
-  [ -z "${1:-}" ] || awk -F'\t' -v id="$1" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv"
+  [ -z "${1:-}" ] || compared_lr "$1"
+}
+# The rate configuration $1 is compared at: its chosen rate (lr-choice.tsv), LR until chosen.
+compared_lr() {
+  local lr
+  lr=$(awk -F'\t' -v id="$1" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv")
+  echo "${lr:-$LR}"
+}
+# The units compared for configuration $1: its finished (ok) runs at that rate, one per line.
+compared_units() {
+  awk -F'\t' -v id="$1" -v lr="$(compared_lr "$1")" \
+    '$1 == id && $4 == lr && $6 == "ok" { print $1 "-s" $3 "-lr" $4 }' "$RESULTS/runs.tsv"
 }
 
 run_one() {  # id family seed lr hidden options...
@@ -687,7 +698,7 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
 # Per family, test set and the pooled set: heed-score --system, the family's baseline first, each
 # configuration with its finished runs (core configurations: at their chosen learning rate).
 stats() {  # [FAMILY: only its comparisons, after one of its runs]
-  local family ids id lr runs sys i name ref n
+  local family ids id runs sys i name ref n
   rm -rf "$WORK/stats"
   mkdir -p "$WORK/stats"
   choose_lr > /dev/null
@@ -696,11 +707,8 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
     for name in "${test_names[@]}" pooled $([ "$long_ok" = 1 ] && echo long); do
       sys=()
       for id in $ids; do
-        lr=$(awk -F'\t' -v id="$id" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv")
-        lr=${lr:-$LR}
         runs=""
-        for unit in $(awk -F'\t' -v id="$id" -v lr="$lr" '$1 == id && $4 == lr && $6 == "ok" { print $1 "-s" $3 "-lr" $4 }' \
-                        "$RESULTS/runs.tsv"); do
+        for unit in $(compared_units "$id"); do
           # The long inputs: only the runs probed so far.
           [ "$name" = long ] && [ ! -f "$RESULTS/hyps/$unit.long.txt.gz" ] && continue
           if [ "$name" = pooled ]; then
@@ -743,11 +751,8 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
       [ -n "$attention" ] && [ -n "$counterpart" ] || continue
       sys=()
       for c in "$counterpart" "$id"; do
-        lr=$(awk -F'\t' -v id="$c" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv")
-        lr=${lr:-$LR}
         runs=""
-        for unit in $(awk -F'\t' -v id="$c" -v lr="$lr" '$1 == id && $4 == lr && $6 == "ok" { print $1 "-s" $3 "-lr" $4 }' \
-                        "$RESULTS/runs.tsv"); do
+        for unit in $(compared_units "$c"); do
           [ -f "$WORK/stats/$unit.pooled" ] && runs+=${runs:+,}$WORK/stats/$unit.pooled
         done
         [ -n "$runs" ] && sys+=(--system "$c=$runs")
@@ -760,11 +765,8 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
     [ "$long_ok" = 1 ] || continue
     mkdir -p "$RESULTS/long"
     for id in $ids; do
-      lr=$(awk -F'\t' -v id="$id" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv")
-      lr=${lr:-$LR}
       local whole="" apart=""
-      for unit in $(awk -F'\t' -v id="$id" -v lr="$lr" '$1 == id && $4 == lr && $6 == "ok" { print $1 "-s" $3 "-lr" $4 }' \
-                      "$RESULTS/runs.tsv"); do
+      for unit in $(compared_units "$id"); do
         [ -f "$RESULTS/hyps/$unit.long.txt.gz" ] || continue
         gzip -dc "$RESULTS/hyps/$unit.long.txt.gz" > "$WORK/stats/$unit.whole"
         joined_of "$unit" > "$WORK/stats/$unit.apart"
@@ -800,7 +802,6 @@ if has_stage runs; then
   while IFS=$'\t' read -r -u 3 order id family stage seed lr hidden options; do
     if [ "$lr" = chosen ]; then
       lr=$(choose_lr "$id")
-      [ -n "$lr" ] || lr=$LR
     fi
     [ -z "$(run_row "$id" "$seed" "$lr")" ] || continue  # done already
     # Not in a condition: set -e stops the study at a failed translation or score rather than
