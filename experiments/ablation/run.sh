@@ -598,7 +598,7 @@ run_one() {  # id family seed lr hidden options...
 # --- probes -------------------------------------------------------------------------------------
 # Silver links of the first test set, once (WORK/silver/test.words: zero-based links between the
 # raw text's words, as heed-align extract writes them), and the diagonal baseline against them.
-source "$root/experiments/multi30k/silver.sh"  # ibm2_gdfa, multi30k_lift_links
+source "$root/experiments/multi30k/silver.sh"  # ibm2_gdfa, multi30k_lift_links, the diagonal
 silver_links() {
   local s=$WORK/silver l
   [ -s "$s/test.words" ] && return 0
@@ -618,13 +618,10 @@ aer_columns='aer\tprecision\trecall\tpredicted\tsure\tpossible\tsentences'
 if has_stage probes; then
   silver_links
   if [ ! -s "$RESULTS/silver-baselines.tsv" ]; then
-    paste -d '\t' "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" |
-      awk -F'\t' '{ ns = split($1, s, " "); nt = split($2, t, " "); line = ""
-        for (j = 0; j < nt && ns > 0; j++) line = line (j ? " " : "") int((j + 0.5) * ns / nt) "-" j
-        print line }' > "$WORK/silver/diagonal"
     { printf "baseline\t$aer_columns\n"
-      printf 'diagonal\t%s\n' "$("$BIN/heed-align" score --gold "$WORK/silver/test.words" \
-        --test "$WORK/silver/diagonal" | tail -n 1)"; } > "$RESULTS/silver-baselines.tsv.tmp"
+      printf 'diagonal\t%s\n' "$(multi30k_silver_diagonal "$BIN" "${test_prefixes[0]}.$SRC" \
+        "${test_prefixes[0]}.$TGT" "$WORK/silver/test.words" "$WORK/silver/diagonal")"
+    } > "$RESULTS/silver-baselines.tsv.tmp"
     mv "$RESULTS/silver-baselines.tsv.tmp" "$RESULTS/silver-baselines.tsv"
   fi
 fi

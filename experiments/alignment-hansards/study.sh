@@ -422,7 +422,9 @@ if has_stage silver; then
   silver_row rwth "Multi30k train + the 508 RWTH pairs (29,508)" "RWTH gold (out of domain)" \
     "ibm2 grow-diag-final-and" "$(multi30k_silver_rwth "$BIN" "$DATA" "$WORK/silver" "$THREADS")"
   silver_row multi30k "Multi30k train + test2016 (30,000)" "test2016 silver" "diagonal" \
-    "$(multi30k_silver_diagonal "$BIN" "$DATA" "$WORK/silver")"
+    "$(multi30k_silver_diagonal "$BIN" "$DATA/multi30k/raw/test_2016_flickr.de" \
+      "$DATA/multi30k/raw/test_2016_flickr.en" "$WORK/silver/silver.test.words" \
+      "$WORK/silver/diagonal.test")"
   for model in $SILVER_MODELS; do
     silver_row multi30k "Multi30k train + test2016 (30,000)" "test2016 silver" "$model (argmax)" \
       "$(multi30k_silver_score "$BIN" "$DATA" "$WORK/silver" "$model" argmax "$THREADS")"

@@ -108,16 +108,16 @@ multi30k_silver_score() {
   rm -f "$out"
 }
 
-# multi30k_silver_diagonal BIN DATA WORK: the diagonal baseline (every English word linked to the
-# German word at the same relative position) of the raw test2016 words against the silver: one
-# row, for scale.
+# multi30k_silver_diagonal BIN SOURCE TARGET GOLD OUT: the diagonal baseline (every target word
+# linked to the source word at the same relative position) of the raw words of SOURCE and TARGET,
+# written to OUT and scored against GOLD's links: one row, for scale.
 multi30k_silver_diagonal() {
-  local bin=$1 data=$2 work=$3
-  paste -d '\t' "$data/multi30k/raw/test_2016_flickr.de" "$data/multi30k/raw/test_2016_flickr.en" |
+  local bin=$1 source=$2 target=$3 gold=$4 out=$5
+  paste -d '\t' "$source" "$target" |
     awk -F'\t' '{ ns = split($1, s, " "); nt = split($2, t, " "); line = ""
       for (j = 0; j < nt && ns > 0; j++) line = line (j ? " " : "") int((j + 0.5) * ns / nt) "-" j
-      print line }' > "$work/diagonal.test"
-  "$bin/heed-align" score --gold "$work/silver.test.words" --test "$work/diagonal.test" | tail -1
+      print line }' > "$out"
+  "$bin/heed-align" score --gold "$gold" --test "$out" | tail -1
 }
 
 # multi30k_silver_rwth BIN DATA WORK THREADS: silver links built the same way from the 508 RWTH
