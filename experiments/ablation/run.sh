@@ -632,8 +632,13 @@ sat_columns+='\tgrad_scores_mean\tgrad_scores_median'
   printf 'id\tseed\tlr\treading\t%b\n' "$aer_columns" > "$RESULTS/silver.tsv"
 [ -s "$RESULTS/long.tsv" ] ||
   printf 'id\tseed\tlr\tbleu_long\tchrf_long\tbleu_joined\tchrf_joined\n' > "$RESULTS/long.tsv"
-has_row() {  # file id seed lr
-  awk -F'\t' -v id="$2" -v s="$3" -v lr="$4" '$1 == id && $2 == s && $3 == lr { f = 1 } END { exit !f }' "$1"
+# A row of dashes, one per column of COLUMNS (tab-separated names, \t written as in printf).
+dash_row() {  # COLUMNS
+  printf -- "$1\n" | awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) $i = "-"; print }'
+}
+has_row() {  # file id seed lr [reading]
+  awk -F'\t' -v id="$2" -v s="$3" -v lr="$4" -v r="${5:-}" \
+    '$1 == id && $2 == s && $3 == lr && (r == "" || $4 == r) { f = 1 } END { exit !f }' "$1"
 }
 # The unit's translations of the first test set, joined as the long inputs join the sentences.
 joined_of() {  # unit
@@ -646,37 +651,42 @@ joined_of() {  # unit
 }
 probe_unit() {  # id seed lr: the probes of a finished run, each skipped when its row is there
   local id=$1 seed=$2 lr=$3
-  local unit=$id-s$seed-lr$lr dir=$WORK/runs/$id-s$seed-lr$lr stats
+  local unit=$id-s$seed-lr$lr dir=$WORK/runs/$id-s$seed-lr$lr stats reading row decoded=0
   [ -f "$dir/model.heed" ] && [ -f "$RESULTS/hyps/$unit.${test_names[0]}.txt.gz" ] || return 0
+  # One force-decode gives the attention matrices (the saturation statistics) and the argmax links
+  # (the silver AER). f32, whatever the study's precision: the weights as the model defines them.
+  if ! has_row "$RESULTS/saturation.tsv" "$id" "$seed" "$lr" ||
+     ! has_row "$RESULTS/silver.tsv" "$id" "$seed" "$lr" argmax; then
+    "$BIN/heed-align" -m "$dir/model.heed" --threads "$THREADS" --soft "$WORK/probe.jsonl" -q \
+      "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" -o "$WORK/probe.argmax" 2> "$WORK/probe.err" &&
+      decoded=1
+  fi
   if ! has_row "$RESULTS/saturation.tsv" "$id" "$seed" "$lr"; then
-    # f32, whatever the study's precision: the weights as the model defines them. A model
-    # without attention weights (none) has a row of dashes, with heed-align's reason in the log.
-    if "$BIN/heed-align" -m "$dir/model.heed" --threads "$THREADS" --soft "$WORK/probe.jsonl" \
-         "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" -o /dev/null -q 2> "$WORK/probe.err" &&
-       stats=$("$python" "$here/saturation.py" "$WORK/probe.jsonl" 2> "$WORK/probe.err"); then
+    # A model without attention weights (none) has a row of dashes, with heed-align's reason in
+    # the log.
+    if [ "$decoded" = 1 ] && stats=$("$python" "$here/saturation.py" "$WORK/probe.jsonl" 2> "$WORK/probe.err"); then
       :
     else
       log "$unit: no saturation statistics: $(tail -n 1 "$WORK/probe.err")"
-      stats=$(printf -- "$sat_columns\n" | awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) $i = "-"; print }')
+      stats=$(dash_row "$sat_columns")
     fi
     printf '%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$stats" >> "$RESULTS/saturation.tsv"
-    rm -f "$WORK/probe.jsonl"
   fi
+  rm -f "$WORK/probe.jsonl"
   # The attention as alignment: argmax and shift links against the silver links, a row each (a
   # model without attention weights: rows of dashes).
-  local reading row
   for reading in argmax shift; do
-    awk -F'\t' -v id="$id" -v s="$seed" -v lr="$lr" -v r="$reading" \
-      '$1 == id && $2 == s && $3 == lr && $4 == r { f = 1 } END { exit !f }' "$RESULTS/silver.tsv" && continue
-    if "$BIN/heed-align" -m "$dir/model.heed" --method "$reading" --threads "$THREADS" -q \
-         "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" -o "$WORK/probe.links" 2> "$WORK/probe.err"; then
-      row=$("$BIN/heed-align" score --gold "$WORK/silver/test.words" --test "$WORK/probe.links" | tail -n 1)
+    has_row "$RESULTS/silver.tsv" "$id" "$seed" "$lr" "$reading" && continue
+    if { [ "$reading" = argmax ] && [ "$decoded" = 1 ]; } ||
+       { [ "$reading" = shift ] && "$BIN/heed-align" -m "$dir/model.heed" --method shift --threads "$THREADS" -q \
+           "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" -o "$WORK/probe.shift" 2> "$WORK/probe.err"; }; then
+      row=$("$BIN/heed-align" score --gold "$WORK/silver/test.words" --test "$WORK/probe.$reading" | tail -n 1)
     else
-      row=$(printf -- "$aer_columns\n" | awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) $i = "-"; print }')
+      row=$(dash_row "$aer_columns")
     fi
     printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$reading" "$row" >> "$RESULTS/silver.tsv"
   done
-  rm -f "$WORK/probe.links"
+  rm -f "$WORK/probe.argmax" "$WORK/probe.shift"
   if [ "$long_ok" = 1 ] && ! has_row "$RESULTS/long.tsv" "$id" "$seed" "$lr"; then
     [ -s "$dir/long.hyp" ] || "$BIN/heed-translate" -m "$dir/model.heed" --beam-size 1 \
       --precision "$PRECISION" --threads "$THREADS" -i "$WORK/long.src" -o "$dir/long.hyp" -q
