@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <new>
 
 #include "heed/common/error.h"
@@ -118,9 +120,13 @@ long long count_lines(const std::string& path) {
 
 std::string read_whole_file(const std::string& path) {
   const bool is_stdin = path == "-";
-  const std::string name = is_stdin ? "<stdin>" : path;
   std::FILE* file = is_stdin ? stdin : std::fopen(path.c_str(), "rb");
   if (file == nullptr) throw FileError("cannot open '" + path + "': " + errno_message(errno));
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(is_stdin ? nullptr : file, std::fclose);
+  return read_whole_file(file, is_stdin ? "<stdin>" : path);
+}
+
+std::string read_whole_file(std::FILE* file, const std::string& name) {
   std::string text;
   struct stat info {};
   if (fstat(fileno(file), &info) == 0 && S_ISREG(info.st_mode)) text.reserve(size_t(info.st_size));
@@ -129,14 +135,11 @@ std::string read_whole_file(const std::string& path) {
   try {
     while ((n = std::fread(block, 1, sizeof block, file)) > 0) text.append(block, n);
   } catch (const std::bad_alloc&) {
-    if (!is_stdin) std::fclose(file);
     throw OutOfMemory("out of memory reading '" + name + "' (" + std::to_string(text.size()) +
                       " bytes read)");
   }
-  const bool failed = std::ferror(file) != 0;
-  const int error = errno;
-  if (!is_stdin) std::fclose(file);
-  if (failed) throw FileError("cannot read '" + name + "': " + errno_message(error));
+  if (std::ferror(file) != 0)
+    throw FileError("cannot read '" + name + "': " + errno_message(errno));
   return text;
 }
 

@@ -73,5 +73,7 @@ long long count_lines(const std::string& path);
 // The whole content of a file ("-" = stdin), read once into a buffer of the file's size where
 // that is known. Throws FileError naming the file.
 std::string read_whole_file(const std::string& path);
+// The rest of an open file, NAME in errors; the caller keeps and closes FILE.
+std::string read_whole_file(std::FILE* file, const std::string& name);
 
 }  // namespace heed::io

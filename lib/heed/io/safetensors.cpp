@@ -1,10 +1,15 @@
 #include "heed/io/safetensors.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <utility>
 
 #include "heed/common/error.h"
 #include "heed/common/json_number.h"
@@ -153,22 +158,74 @@ void SafeTensors::save(const std::string& path) const {
   writer.commit();
 }
 
+namespace {
+
+// The header length from a file's first 8 bytes (little-endian), checked against its size.
+uint64_t header_length(std::string_view first, uint64_t file_size, const std::string& name) {
+  if (file_size < 8) bad(name, "only " + std::to_string(file_size) + " bytes (truncated?)");
+  uint64_t header_len = 0;
+  for (int i = 7; i >= 0; --i)
+    header_len = (header_len << 8) | static_cast<unsigned char>(first[static_cast<size_t>(i)]);
+  if (header_len == 0 || header_len > kMaxHeaderBytes || header_len > file_size - 8) {
+    bad(name, "header length " + std::to_string(header_len) + " does not fit the file of " +
+                  std::to_string(file_size) + " bytes (truncated or not a model file)");
+  }
+  return header_len;
+}
+
+}  // namespace
+
 SafeTensors SafeTensors::load(const std::string& path) {
-  return parse(read_whole_file(path), path);
+  if (path == "-") return parse(read_whole_file(path), path);
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) throw FileError("cannot open '" + path + "': " + errno_message(errno));
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(file, std::fclose);
+  struct stat info {};
+  // A pipe cannot seek: it is read whole.
+  if (fstat(fileno(file), &info) != 0 || !S_ISREG(info.st_mode))
+    return parse(read_whole_file(file, path), path);
+  // A regular file: the header, then each tensor's bytes straight into its tensor, so that
+  // loading holds the model once, not the file and the model.
+  const auto file_size = static_cast<uint64_t>(info.st_size);
+  const auto read_at = [&](uint64_t offset, void* out, size_t n) {
+    errno = 0;
+    if (fseeko(file, static_cast<off_t>(offset), SEEK_SET) != 0 || std::fread(out, 1, n, file) != n)
+      throw FileError(
+          "cannot read '" + path + "': " +
+          (errno != 0 ? errno_message(errno) : "the file ended early (changed while read?)"));
+  };
+  char first[8] = {};
+  if (file_size >= 8) read_at(0, first, 8);
+  const uint64_t header_len = header_length(std::string_view(first, 8), file_size, path);
+  std::string header(header_len, '\0');
+  read_at(8, header.data(), header_len);
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  SafeTensors out = parse_header(header, file_size - 8 - header_len, path, ranges);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    auto& bytes = out.tensors_[i].bytes;
+    bytes.resize(ranges[i].second - ranges[i].first);
+    if (!bytes.empty()) read_at(8 + header_len + ranges[i].first, bytes.data(), bytes.size());
+  }
+  return out;
 }
 
 SafeTensors SafeTensors::parse(const std::string& bytes, const std::string& name) {
-  if (bytes.size() < 8) bad(name, "only " + std::to_string(bytes.size()) + " bytes (truncated?)");
-  uint64_t header_len = 0;
-  for (int i = 7; i >= 0; --i)
-    header_len = (header_len << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
-  if (header_len == 0 || header_len > kMaxHeaderBytes || header_len > bytes.size() - 8) {
-    bad(name, "header length " + std::to_string(header_len) + " does not fit the file of " +
-                  std::to_string(bytes.size()) + " bytes (truncated or not a model file)");
-  }
+  const uint64_t header_len = header_length(bytes, bytes.size(), name);
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  SafeTensors out = parse_header(std::string_view(bytes).substr(8, header_len),
+                                 bytes.size() - 8 - header_len, name, ranges);
+  const char* data = bytes.data() + 8 + header_len;
+  for (size_t i = 0; i < ranges.size(); ++i)
+    out.tensors_[i].bytes.assign(data + ranges[i].first, data + ranges[i].second);
+  return out;
+}
+
+SafeTensors SafeTensors::parse_header(std::string_view header_text, uint64_t data_size,
+                                      const std::string& name,
+                                      std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
   json header;
   try {
-    header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(header_len));
+    header = json::parse(header_text.begin(), header_text.end());
   } catch (const json::exception&) {
     bad(name, "the header is not JSON");
   }
@@ -176,8 +233,6 @@ SafeTensors SafeTensors::parse(const std::string& bytes, const std::string& name
 
   SafeTensors out;
   out.source_ = name;
-  const uint64_t data_size = bytes.size() - 8 - header_len;
-  const char* data = bytes.data() + 8 + header_len;
   uint64_t used = 0;
   try {
     for (auto it = header.begin(); it != header.end(); ++it) {
@@ -219,7 +274,7 @@ SafeTensors SafeTensors::parse(const std::string& bytes, const std::string& name
       if (byte_count != end - begin) {
         bad(name, "tensor '" + t.name + "': shape and byte range disagree");
       }
-      t.bytes.assign(data + begin, data + end);
+      ranges.emplace_back(begin, end);
       used += end - begin;
       out.tensors_.push_back(std::move(t));
     }

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace heed::io {
@@ -63,6 +65,11 @@ class SafeTensors {
   std::string metadata_checksum(const std::vector<std::string>& excluded) const;
 
  private:
+  // The container a JSON header describes, its tensors' bytes left empty; ranges gets each
+  // tensor's [begin, end) in the data part, which has data_size bytes. Throws FormatError.
+  static SafeTensors parse_header(std::string_view header, uint64_t data_size,
+                                  const std::string& name,
+                                  std::vector<std::pair<uint64_t, uint64_t>>& ranges);
   // The 8-byte header length, the JSON header and its padding: the file up to the data.
   std::string header_bytes() const;
 

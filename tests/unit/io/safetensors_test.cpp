@@ -1,9 +1,12 @@
 #include "heed/io/safetensors.h"
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "heed/common/error.h"
 #include "support/temp_dir.h"
@@ -22,13 +25,32 @@ SafeTensors sample() {
   return st;
 }
 
-std::string error_of(const std::string& bytes) {
+std::string parse_error(const std::string& bytes) {
   try {
     SafeTensors::parse(bytes, "m.safetensors");
   } catch (const FormatError& e) {
     return e.what();
   }
   return "";
+}
+
+// The FormatError of BYTES ("" if none) as parse() gives it; load() reads a file another way
+// (the header, then each tensor at its offset) and must give the same error, path aside.
+std::string error_of(const std::string& bytes) {
+  test::TempDir dir;
+  const std::string path = dir.path("m.safetensors");
+  std::ofstream(path, std::ios::binary) << bytes;
+  std::string loaded;
+  try {
+    SafeTensors::load(path);
+  } catch (const FormatError& e) {
+    loaded = e.what();
+    const size_t at = loaded.find(path);
+    if (at != std::string::npos) loaded.replace(at, path.size(), "m.safetensors");
+  }
+  const std::string parsed = parse_error(bytes);
+  CHECK(loaded == parsed);
+  return parsed;
 }
 }  // namespace
 
@@ -58,6 +80,21 @@ TEST_CASE("safetensors: save is atomic and load reads it back", "[io][fast]") {
   const std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(saved == sample().serialize());
   CHECK_THROWS_AS(SafeTensors::load(dir.path("absent")), FileError);
+  // Loaded from the file, the container is the one serialized.
+  const SafeTensors back = SafeTensors::load(dir.path("m.safetensors"));
+  CHECK(back.data_checksum() == sample().data_checksum());
+  CHECK(back.get("encoder/w").as_f32()[5] == -6.5f);
+}
+
+TEST_CASE("safetensors: load reads a pipe whole", "[io][fast]") {
+  test::TempDir dir;
+  const std::string fifo = dir.path("m.fifo");
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << sample().serialize(); });
+  const SafeTensors back = SafeTensors::load(fifo);
+  writer.join();
+  CHECK(back.data_checksum() == sample().data_checksum());
+  CHECK(back.metadata("format") == "heed-model");
 }
 
 TEST_CASE("safetensors: truncated, foreign and corrupt files are FormatErrors", "[io][fast]") {
