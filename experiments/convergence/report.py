@@ -5,8 +5,10 @@ Reads results/<variant>-s<seed>.rows.tsv (multi30k.sh's table: stage, updates, m
 val_bleu, test2016_greedy, test2016_beam, alpha) and the matching .metrics.tsv (heed-train's
 metrics file), and replaces the text between the two marker lines of the page with:
 
-1. what each variant added: one row per finished run, at its last stage;
-2. the recipe's default variant per stage (about every 5 minutes), per seed and the mean;
+1. what each variant added: one row per finished run, at its last stage, and its checkpoint
+   average (the row whose stage is avgN: the average of the last N stages' models);
+2. the recipe's default variant per stage (about every 5 minutes) and its average, per seed and
+   the mean;
 3. where each run's validation perplexity came within 1 % of its best.
 
 Only the Python standard library (Debian's /usr/bin/python3).
@@ -50,11 +52,14 @@ def read_runs(results):
         if not match:
             continue
         rows = read_tsv(path)
-        if not rows:
+        stages = [r for r in rows if r["stage"].isdigit()]
+        if not stages:
             continue
+        average = next((r for r in rows if r["stage"].startswith("avg")), None)
         metrics_path = path.with_name(path.name.replace(".rows.tsv", ".metrics.tsv"))
         metrics = read_tsv(metrics_path) if metrics_path.exists() else []
-        runs[(match.group(1), int(match.group(2)))] = {"rows": rows, "metrics": metrics}
+        runs[(match.group(1), int(match.group(2)))] = {"rows": stages, "average": average,
+                                                      "metrics": metrics}
     return runs
 
 
@@ -76,8 +81,8 @@ def mean_std(values):
 def variants_table(runs, variants):
     lines = [
         "| variant | seed | precision | updates | minutes | best val ppl | test2016 greedy | "
-        "test2016 beam 5 (α) |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |",
+        "test2016 beam 5 (α) | checkpoint average: greedy / beam (models) |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     order = list(variants)
     for (variant, seed), run in sorted(runs.items(), key=lambda k: (order.index(k[0][0])
@@ -89,8 +94,16 @@ def variants_table(runs, variants):
         lines.append(
             f"| `{variant}` | {seed} | {precision} | {int(last['updates']):,} | "
             f"{float(last['minutes']):.1f} | {best:.2f} | {float(last['test2016_greedy']):.2f} | "
-            f"{float(last['test2016_beam']):.2f} ({last['alpha']}) |")
+            f"{float(last['test2016_beam']):.2f} ({last['alpha']}) | {average_cell(run)} |")
     return "\n".join(lines)
+
+
+def average_cell(run):
+    average = run["average"]
+    if average is None:
+        return "—"
+    return (f"{float(average['test2016_greedy']):.2f} / {float(average['test2016_beam']):.2f} "
+            f"({average['stage'][len('avg'):]})")
 
 
 def stages_table(runs, variant):
@@ -116,6 +129,20 @@ def stages_table(runs, variant):
             beam.append(float(r["test2016_beam"]))
             cells.append(f"{float(r['minutes']):.1f} / {float(r['val_ppl']):.2f} / "
                          f"{float(r['test2016_greedy']):.2f} / {float(r['test2016_beam']):.2f}")
+        if len(seeds) > 1:
+            cells += [mean_std(greedy), mean_std(beam)]
+        lines.append("| " + " | ".join(cells) + " |")
+    # The checkpoint average, where a seed has one (its stage names the number of models).
+    averages = {s: runs[(variant, s)]["average"] for s in seeds}
+    named = [a for a in averages.values() if a is not None]
+    if named:
+        cells = [named[0]["stage"], f"{int(named[0]['updates']):,}"]
+        greedy = [float(a["test2016_greedy"]) for a in named]
+        beam = [float(a["test2016_beam"]) for a in named]
+        for s in seeds:
+            a = averages[s]
+            cells.append("—" if a is None else f"{float(a['minutes']):.1f} / — / "
+                         f"{float(a['test2016_greedy']):.2f} / {float(a['test2016_beam']):.2f}")
         if len(seeds) > 1:
             cells += [mean_std(greedy), mean_std(beam)]
         lines.append("| " + " | ".join(cells) + " |")

@@ -3,7 +3,8 @@
 # QUEUE is one run of experiments/multi30k/run.sh — UPDATES updates (a budget in updates, never
 # seconds), STAGES kept models, test2016 greedy and beam after each — with the variant's options
 # from variants.tsv. Finished runs are skipped (their rows are in results/), an interrupted one
-# resumes from its checkpoint; after each run the table in docs/benchmarks.md is regenerated.
+# resumes from its checkpoint; after each run the table in docs/benchmarks.md is regenerated. A
+# finished run without the recipe's averaged row gets it if its models are still in WORK.
 #
 #   BIN=/tmp/heed-conv-bin bash experiments/convergence/run.sh
 #   QUEUE="cosine-ema:2 cosine-ema:3" bash experiments/convergence/run.sh
@@ -28,8 +29,13 @@ for item in $QUEUE; do
   variant=${item%%:*} seed=${item##*:}
   run=$variant-s$seed
   if [ -s "$results/$run.rows.tsv" ]; then
-    echo "convergence: $run done already" >&2
-    continue
+    # A run finished before the recipe averaged its last stages gets its averaged row while its
+    # models are in WORK: the recipe, called again, only averages and translates.
+    last=$(awk -F'\t' '$1 ~ /^[0-9]+$/ { u = $2 } END { print u }' "$results/$run.rows.tsv")
+    if cut -f1 "$results/$run.rows.tsv" | grep -q '^avg' || [ ! -f "$WORK/run-$run/model.step-$last.heed" ]; then
+      echo "convergence: $run done already" >&2
+      continue
+    fi
   fi
   line=$(awk -F'\t' -v v="$variant" '$1 == v' "$here/variants.tsv")
   [ -n "$line" ] || { echo "convergence: no variant '$variant' in variants.tsv" >&2; exit 64; }

@@ -6,9 +6,14 @@
 # One training run of UPDATES updates (a budget in updates, never in seconds, so that the load of
 # the machine cannot change a result), which keeps the model of each of STAGES equal stages;
 # after training, the beam's length penalty is chosen on the validation set with the last model,
-# and every stage's model translates test2016 greedily and with the beam. It prints a TSV:
+# and every stage's model translates test2016 greedily and with the beam, then the average of the
+# last AVERAGE stages' models (heed-average, checkpoint averaging) does, with the same penalty.
+# It prints a TSV:
 #
 #   stage  updates  minutes  val_ppl  val_bleu  test2016_greedy  test2016_beam  alpha
+#
+# stage is the stage's number, or avgN for the average of the last N stages' models (updates
+# and minutes: the last of them; val_ppl and val_bleu: "-", not measured).
 #
 # minutes are heed-train's own training time up to the stage (validation included; they grow
 # with the load of the machine, the updates do not). On an idle AMD EPYC Zen 5 (2 threads, bf16)
@@ -23,7 +28,7 @@
 #
 # Environment: BIN (heed binaries, default build/bin), DATA (multi30k/raw), WORK (scratch,
 # /tmp/heed-multi30k), UPDATES (10200), STAGES (6), PRECISION (bf16 where the CPU has it, else
-# f32), THREADS (2), SEED (1), BEAM (5), ALPHAS (length penalties tried on the validation set,
+# f32), THREADS (2), SEED (1), BEAM (5), AVERAGE (4; 0 = no averaged row), ALPHAS (length penalties tried on the validation set,
 # "0.0 0.2 0.4 0.6 0.8 1.0 1.2"; ALPHA=X skips the search), VALID_EVERY (updates between
 # validations, default half a stage), TRAIN_OPTIONS (the schedule and
 # averaging) and MODEL_OPTIONS (the sizes and dropout; defaults below), EXTRA (more heed-train options, e.g. "--attention dot") and RUN (the
@@ -43,6 +48,7 @@ fi
 THREADS=${THREADS:-2}
 SEED=${SEED:-1}
 BEAM=${BEAM:-5}
+AVERAGE=${AVERAGE:-4}
 ALPHAS=${ALPHAS:-0.0 0.2 0.4 0.6 0.8 1.0 1.2}
 # The defaults that docs/benchmarks.md's convergence table chose ("Train to convergence").
 TRAIN_OPTIONS=${TRAIN_OPTIONS:---lr 0.001 --lr-schedule cosine --warmup-steps 500 --min-lr 1e-5 --exponential-smoothing 1e-3}
@@ -124,4 +130,28 @@ for stage in $(seq "$STAGES"); do
     $1 == u && $7 != "" { row = sprintf("%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s", s, u, $9 / 60, $7, $8, g, b, a) }
     END { if (row == "") exit 1; print row }' "$metrics" >> "$rows"  # a resumed run may log a step twice: the last
 done
+# 5. The average of the last AVERAGE stages' models (after an early stop: of the last AVERAGE
+#    stages it saved), with the length penalty of the last model.
+if [ "$AVERAGE" -gt 1 ] &&
+   ! awk -F'\t' -v s="avg$AVERAGE" -v a="$ALPHA" '$1 == s && $8 == a { f = 1 } END { exit !f }' "$rows"; then
+  averaged=()
+  for stage in $(seq "$STAGES" -1 1); do
+    [ "${#averaged[@]}" -lt "$AVERAGE" ] || break
+    model=$run/model.step-$((stage * stage_updates)).heed
+    [ -f "$model" ] && averaged=("$model" "${averaged[@]}")
+  done
+  if [ "${#averaged[@]}" = "$AVERAGE" ]; then
+    "$BIN/heed-average" -q -o "$run/model.avg$AVERAGE.heed" "${averaged[@]}"
+    updates=${averaged[-1]##*/model.step-} updates=${updates%.heed}
+    out=$WORK/test.avg$AVERAGE.$RUN
+    translate "$run/model.avg$AVERAGE.heed" "$DATA/test_2016_flickr.de" "$out.greedy" 1
+    translate "$run/model.avg$AVERAGE.heed" "$DATA/test_2016_flickr.de" "$out.beam" "$BEAM" "$ALPHA"
+    awk -F'\t' -v u="$updates" -v s="avg$AVERAGE" -v a="$ALPHA" \
+        -v g="$(bleu "$out.greedy" "$WORK/test.ref.lc.en")" -v b="$(bleu "$out.beam" "$WORK/test.ref.lc.en")" '
+      $1 == u && $7 != "" { row = sprintf("%s\t%s\t%.1f\t-\t-\t%s\t%s\t%s", s, u, $9 / 60, g, b, a) }
+      END { if (row == "") exit 1; print row }' "$metrics" >> "$rows"
+  else
+    echo "multi30k: $RUN: ${#averaged[@]} stage models kept, fewer than AVERAGE ($AVERAGE): no averaged row" >&2
+  fi
+fi
 awk -F'\t' -v a="$ALPHA" 'NR == 1 || $8 == a' "$rows"

@@ -14,6 +14,8 @@ metrics() {  # FILE PPL1 PPL2
   printf '100\t1\t2\t7\t1e-3\t100\t%s\t20\t60\tbest\n200\t1\t2\t7\t1e-3\t100\t%s\t25\t120\t\n' "$2" "$3" >> "$1"
 }
 rows "$results/cosine-ema-s1.rows.tsv" 20.00 24.00; metrics "$results/cosine-ema-s1.metrics.tsv" 8.0 8.05
+# Seed 1 has the recipe's checkpoint average of its two stages; seed 2 has none.
+printf 'avg2\t200\t2.0\t-\t-\t25.00\t27.00\t0.6\n' >> "$results/cosine-ema-s1.rows.tsv"
 rows "$results/cosine-ema-s2.rows.tsv" 22.00 26.00; metrics "$results/cosine-ema-s2.metrics.tsv" 9.0 7.0
 rows "$results/plateau-p0-s1.rows.tsv" 18.00 19.50; metrics "$results/plateau-p0-s1.metrics.tsv" 10 9
 printf 'partial\n' > "$results/cosine-s1.rows.tsv.tmp"
@@ -30,7 +32,12 @@ expect_eq head "$(head -1 "$TMP/page.md")" "# top"
 expect_eq tail "$(tail -1 "$TMP/page.md")" "# bottom"
 # plateau-p0 comes before cosine-ema (variants.tsv order); its last stage and best perplexity.
 expect_eq variant-row "$(grep '^| `plateau-p0` | 1 |' <<< "$page")" \
-  '| `plateau-p0` | 1 | bf16 | 200 | 2.0 | 9.00 | 19.50 | 26.00 (0.6) |'
+  '| `plateau-p0` | 1 | bf16 | 200 | 2.0 | 9.00 | 19.50 | 26.00 (0.6) | — |'
+# The average is not the last stage: seed 1's row is its stage 2, the average in its own column.
+expect_eq average-cell "$(grep '^| `cosine-ema` | 1 |' <<< "$page")" \
+  '| `cosine-ema` | 1 | bf16 | 200 | 2.0 | 8.00 | 24.00 | 26.00 (0.6) | 25.00 / 27.00 (2) |'
+grep -q '^| avg2 | 200 | 2.0 / — / 25.00 / 27.00 | — | 25.00 | 27.00 |$' <<< "$page" &&
+  ok || fail "average's stage row: $(grep '^| avg2' <<< "$page")"
 # Stage 2 of the default: both seeds, the mean ± standard deviation of 24 and 26.
 grep -q '^| 2 | 200 | 2.0 / 8.00 / 24.00 / 26.00 | 2.0 / 8.00 / 26.00 / 26.00 | 25.00 ± 1.41 | 26.00 ± 0.00 |$' <<< "$page" &&
   ok || fail "stage table: $(grep '^| 2 | 200' <<< "$page")"
