@@ -144,7 +144,10 @@ def stages_table(runs, variant):
             cells.append("—" if a is None else f"{float(a['minutes']):.1f} / — / "
                          f"{float(a['test2016_greedy']):.2f} / {float(a['test2016_beam']):.2f}")
         if len(seeds) > 1:
-            cells += [mean_std(greedy), mean_std(beam)]
+            # A mean over fewer seeds than the stages' says so.
+            of = "" if len(named) == len(seeds) else \
+                f" ({len(named)} seed{'s' if len(named) > 1 else ''})"
+            cells += [mean_std(greedy) + of, mean_std(beam) + of]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -36,7 +36,7 @@ expect_eq variant-row "$(grep '^| `plateau-p0` | 1 |' <<< "$page")" \
 # The average is not the last stage: seed 1's row is its stage 2, the average in its own column.
 expect_eq average-cell "$(grep '^| `cosine-ema` | 1 |' <<< "$page")" \
   '| `cosine-ema` | 1 | bf16 | 200 | 2.0 | 8.00 | 24.00 | 26.00 (0.6) | 25.00 / 27.00 (2) |'
-grep -q '^| avg2 | 200 | 2.0 / — / 25.00 / 27.00 | — | 25.00 | 27.00 |$' <<< "$page" &&
+grep -q '^| avg2 | 200 | 2.0 / — / 25.00 / 27.00 | — | 25.00 (1 seed) | 27.00 (1 seed) |$' <<< "$page" &&
   ok || fail "average's stage row: $(grep '^| avg2' <<< "$page")"
 # Stage 2 of the default: both seeds, the mean ± standard deviation of 24 and 26.
 grep -q '^| 2 | 200 | 2.0 / 8.00 / 24.00 / 26.00 | 2.0 / 8.00 / 26.00 / 26.00 | 25.00 ± 1.41 | 26.00 ± 0.00 |$' <<< "$page" &&
