@@ -6,8 +6,9 @@ plan.tsv, runs.tsv, scores.tsv, curves/*.tsv, lr-choice.tsv, compare/FAMILY.SET.
 --system --format tsv), skipped.tsv, and when the cost stage ran cost-length.tsv, cost-hidden.tsv,
 stats.tsv and machine.txt, when the probes ran saturation.tsv, long.tsv, long-set.tsv and
 long/ID.tsv, silver.tsv and silver-baselines.tsv, counterpart/ID.tsv, when the share stage ran
-share/MECHANISM.MODE.tsv (and experiments/pooling/results/pooling.tsv for question 3,
-experiments/alignment-hansards/results/silver.tsv for how silver links agree with gold). The
+share/MECHANISM.MODE.tsv (and the pooling study's tables, experiments/pooling/results/, for
+question 3, experiments/alignment-hansards/results/silver.tsv for how silver links agree with
+gold). The
 page is regenerated after every finished run, so a configuration without runs yet prints "—" or
 is left out of a table, and a comparison without both sides is not made; a result file that run.sh
 always writes and that is missing is an error naming it.
@@ -20,7 +21,10 @@ The page is the Jinja2 template ablation.md.j2, rendered with
   tables   the Markdown tables: bleu, chrf, training, lr_check, skipped, comparisons (one per
            family, by name), arrangements, sweep, cost_length, bytes_length, cost_hidden, stats,
            saturation,
-           long, silver, counterpart, share, pooling
+           long, silver, counterpart, share, and for question 3 the pooling study's
+           pooling_paper (Raffel & Ellis's Table 1 beside heed's runs) and pooling_positions
+           (trained with the markers at some positions, tested at others), rendered by
+           experiments/pooling/report.py ("" until the study has those rows)
   literature  literature.md beside the template (hand-written, with its sources), as it is
   plots    the plots' Markdown links: curves_ppl, curves_bleu, sweep (SVGs drawn by matplotlib
            into RESULTS)
@@ -43,7 +47,16 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 import page as common  # noqa: E402  (experiments/common/page.py)
+import importlib.util
 import traceback
+
+# Question 3's tables are the pooling study's own (experiments/pooling/report.py), imported by
+# path: both scripts are named report.py.
+_spec = importlib.util.spec_from_file_location(
+    "pooling_report", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pooling",
+                                   "report.py"))
+POOLING_REPORT = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(POOLING_REPORT)
 
 try:
     import jinja2
@@ -328,7 +341,12 @@ class Results:
             self.share.setdefault((match.group(1), match.group(2)), []).append({
                 "phases": {row["phase"]: row for row in read_tsv(file)},
                 "notes": [line[2:].strip() for line in lines if line.startswith("# ")]})
-        self.pooling = read_tsv(pooling, required=False) if pooling else None
+        # The pooling study's parts, as its own report reads them: {part: rows}.
+        self.pooling = {}
+        for name, _ in POOLING_REPORT.PARTS:
+            file = os.path.join(pooling, f"{name}.tsv") if pooling else None
+            if file and os.path.exists(file):
+                self.pooling[name] = POOLING_REPORT.read_rows(file)
         machine = read_lines(path("machine.txt"), required=False) or []
         self.machine = "; ".join(line.strip("# \n") for line in machine if line.strip()) or DASH
         # heed-bench-attn writes "# growth<TAB>mechanism<TAB>…<TAB>exponent<TAB>points".
@@ -865,12 +883,6 @@ def share_table(results):
                           rows)
 
 
-def generic_table(rows, columns):
-    if not rows:
-        return "_Not measured yet._"
-    return markdown_table(columns, [[r.get(c, "") for c in columns] for r in rows])
-
-
 def tables(results):
     return {
         "bleu": score_table(results, "bleu"),
@@ -891,9 +903,9 @@ def tables(results):
         "silver": silver_table(results),
         "counterpart": counterpart_table(results),
         "share": share_table(results),
-        "pooling": generic_table(results.pooling, [
-            "task", "T", "lengths", "model", "solved", "steps_to_solve", "final_accuracy",
-            "params", "seconds", "note"]),
+        "pooling_paper": "\n".join(POOLING_REPORT.paper_table(results.pooling)),
+        "pooling_positions": "\n".join(POOLING_REPORT.transfer_table(
+            results.pooling["generalisation-markers"])) if "generalisation-markers" in results.pooling else "",
     }
 
 
@@ -1036,8 +1048,8 @@ def main():
     parser.add_argument("--template", help="the page's Jinja2 template (ablation.md.j2)")
     parser.add_argument("--output", help="the page (docs/ablation.md)")
     parser.add_argument("--pooling", default=None,
-                        help="heed-pooling's results for question 3 "
-                        "(default: experiments/pooling/results/pooling.tsv)")
+                        help="the pooling study's tables for question 3 "
+                        "(default: experiments/pooling/results)")
     parser.add_argument("--silver-check", default=None,
                         help="the Hansards study's silver-against-gold rows (default: "
                         "experiments/alignment-hansards/results/silver.tsv)")
@@ -1057,7 +1069,7 @@ def main():
             parser.error(f"--{name} is required")
     matplotlib.use("Agg")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    pooling = args.pooling or os.path.join(root, "experiments", "pooling", "results", "pooling.tsv")
+    pooling = args.pooling or os.path.join(root, "experiments", "pooling", "results")
     try:
         silver_check = args.silver_check or os.path.join(
             root, "experiments", "alignment-hansards", "results", "silver.tsv")

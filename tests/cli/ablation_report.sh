@@ -39,7 +39,7 @@ expect() {  # name pattern: the page matches the extended regular expression
 report() {
   local name=$1 want=$2
   shift 2
-  "$PY" "$REPORT" --pooling "$TMP/pooling.tsv" --silver-check "$TMP/silver-check.tsv" "$@" 2>"$TMP/err"
+  "$PY" "$REPORT" --pooling "$TMP/pooling" --silver-check "$TMP/silver-check.tsv" "$@" 2>"$TMP/err"
   local got=$?
   [ "$got" = "$want" ] || fail "$name: exit $got, expected $want: $(head -c 300 "$TMP/err")"
 }
@@ -198,8 +198,13 @@ attention\t40.0\t0.200\t1\t1\t0.1\nupdate\t200.0\t1.000\t5\t5\t0.5\n# target tok
 printf 'phase\tms\tshare\tgflop\tgflops\tpeak_fraction\nattention\t50.0\t0.200\t1\t1\t0.1\nupdate\t220.0\t1.000\t5\t5\t0.5\n' > "$R/share/dot.train.r2.tsv"
 printf '# cpu: Test CPU\n# decoding: beam 1, batch 64\nphase\tus_per_step\tshare\tgflop_per_step\tgflops\tpeak_fraction
 attention\t500.0\t0.100\t1\t1\t0.1\nstep\t5000.0\t1.000\t5\t5\t0.5\n' > "$R/share/dot.greedy.tsv"
-printf 'task\tT\tlengths\tmodel\tsolved\tsteps_to_solve\tfinal_accuracy\tparams\tseconds\tnote
-addition\t50\tfixed\tff-pool\tyes\t900\t0.9980\t10602\t11.9\t-\n' > "$TMP/pooling.tsv"
+# The pooling study's tables (question 3), as heed-pooling writes them.
+mkdir -p "$TMP/pooling"
+pooling_header='task\tT\ttrain\tmodel\tlr\tsolved\tsteps_to_solve\tsteps\tbest_accuracy\tfinal_accuracy\tfinal_mse\ttransfer\tparams\tseconds\tbudget_steps\tstop_after\tnote'
+printf "$pooling_header\naddition\t50\tfixed\tff-pool\t0.01\tyes\t2000\t2000\t1.0000\t1.0000\t0.00003\t-\t10602\t26.5\t100000\t0\t-\n" \
+  > "$TMP/pooling/fixed-short.tsv"
+printf "$pooling_header\naddition\t100\tmarkers:1-20\tdense\t0.0003\tyes\t3000\t3000\t1.0000\t1.0000\t0.00100\tmarkers 20-54:0.1550\t1000501\t1.0\t20000\t0\t-\n" \
+  > "$TMP/pooling/generalisation-markers.tsv"
 
 TEMPLATE=$SRC/experiments/ablation/ablation.md.j2
 report "the generator" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page.md"
@@ -252,7 +257,10 @@ expect "silver: the diagonal baseline" '^\| diagonal \(every target word to the 
 expect "silver against gold, from the Hansards study" 'the same recipe.s links score 18\.12$'
 expect "mechanistic check against its counterpart" '^\| `general-identity` \| `general` \| level: within ±0\.5 BLEU \(TOST p = 0\.0100\); \+0\.20 \[-0\.10, \+0\.50\] \| — \|$'
 expect "literature box" '^### In the literature$'
-expect "pooling table kept" '^\| addition \| 50 \| fixed \| ff-pool \| yes \| 900 \| 0\.9980 \| 10602 \| 11\.9 \| - \|$'
+expect "question 3: the paper's table beside the pooling study's run (2,000 updates: 2 epochs)" \
+  '^\| addition \| `ff-pool` \| 1 / 2 \| 1 / — \| 1 / — \| 1 / — \| 2 / — \| 3 / — \|$'
+expect "question 3: the positions test" \
+  '^\| addition \| `dense` \| 0\.0003 \| 3,000 \| 100\.0 % \| markers 20-54: 15\.5 % \|$'
 for plot in curves_ppl curves_bleu sweep; do
   expect "plot $plot linked" "^!\[$plot\]\(results/${plot//_/-}\.svg\)$"
 done
