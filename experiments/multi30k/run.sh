@@ -61,6 +61,10 @@ if [ $((UPDATES % (2 * STAGES))) != 0 ]; then
   echo "multi30k: UPDATES ($UPDATES) must be a multiple of 2 × STAGES ($STAGES)" >&2
   exit 64
 fi
+if ! [[ "$AVERAGE" =~ ^[0-9]+$ ]] || [ "$AVERAGE" -gt "$STAGES" ]; then
+  echo "multi30k: AVERAGE ($AVERAGE) must be a number of stages from 0 to STAGES ($STAGES)" >&2
+  exit 64
+fi
 stage_updates=$((UPDATES / STAGES))
 VALID_EVERY=${VALID_EVERY:-$((stage_updates / 2))}
 
