@@ -70,8 +70,11 @@
 # so that rebuilding changes nothing), DATA (../shared/data/multi30k/raw: the default corpus),
 # WORK (/tmp/heed-ablation-conv: data, runs and checkpoints), RESULTS (experiments/ablation/
 # results), REPORT (docs/ablation.md), PRECISION (bf16 where the CPU has it, else f32), THREADS
-# (2), MODEL ("--embed 256 --dropout 0.3") and VOCAB (10000: --vocab-size), the last two for
-# tests and other corpora.
+# (2: each run's threads), JOBS (1: runs trained at once; on two cores JOBS=2 THREADS=1 trains
+# 1.4× the tokens per second of JOBS=1 THREADS=2, bench/parallel_training.sh, so the study
+# finishes sooner; each run's result is the same either way, its minutes are not), MODEL
+# ("--embed 256 --dropout 0.3") and VOCAB (10000: --vocab-size), the last two for tests and
+# other corpora.
 #
 # Stages, each unit skipped when its result is there, so the driver can be stopped anywhere and
 # called again (an interrupted training resumes from its checkpoint):
@@ -173,6 +176,8 @@ done
 
 BIN=${BIN:-$root/build/bin}
 THREADS=${THREADS:-2}
+JOBS=${JOBS:-1}
+[[ $JOBS =~ ^[1-9][0-9]*$ ]] || die 64 "JOBS '$JOBS' is not a count"
 if [ -z "${PRECISION:-}" ]; then
   PRECISION=f32
   grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo && PRECISION=bf16
@@ -370,8 +375,8 @@ shown() {
   printf 'updates\t%s\nvalid_every\t%s\npatience\t%s\nlr\t%s\nlr_factors\t%s\n' \
     "$UPDATES" "$VALID_EVERY" "$PATIENCE" "$LR" "$LR_FACTORS"
   printf 'schedule\t%s\nmodel\t%s\nhidden\t%s\nseeds\t%s\n' "$SCHEDULE" "$MODEL" "$HIDDEN" "$SEEDS"
-  printf 'precision\t%s\nthreads\t%s\nbootstrap\t%s\nmargin\t%s\nquick\t%s\n' \
-    "$PRECISION" "$THREADS" "$BOOTSTRAP" "$MARGIN" "$quick"
+  printf 'precision\t%s\nthreads\t%s\njobs\t%s\nbootstrap\t%s\nmargin\t%s\nquick\t%s\n' \
+    "$PRECISION" "$THREADS" "$JOBS" "$BOOTSTRAP" "$MARGIN" "$quick"
   printf 'planned_runs\t%s\n' "$(($(wc -l < "$RESULTS/plan.tsv") - 1))"
 } > "$RESULTS/settings.tsv"
 
@@ -536,6 +541,9 @@ run_one() {  # id family seed lr hidden options...
       *) status=failed-$code; log "$unit: heed-train failed (exit $code); recorded, the study goes on" ;;
     esac
   fi
+  # From here on the run writes the shared result files: one run at a time (the worker's lock,
+  # released after its probes and the page).
+  flock 9
   # The validations: step, val_ppl, val_bleu, lr, elapsed_s, event (a resumed run may log a
   # step twice: the last kept).
   local curve=$RESULTS/curves/$unit.tsv
@@ -805,19 +813,70 @@ page regenerated" -- "$RESULTS" "$REPORT" || log "nothing committed"
 }
 
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+# Whether configuration $1's learning-rate check has finished (its first seed's runs at LR and
+# LR × each factor have rows): its later seeds wait for it.
+lr_checked() {
+  local f
+  for f in 1 "${lr_factors[@]}"; do
+    [ -n "$(run_row "$1" "${seeds[0]}" "$(lr_times "$LR" "$f")")" ] || return 1
+  done
+}
+# One worker: the plan in order, each unfinished run claimed (WORK/claims/UNIT, so that with JOBS
+# workers no run is trained twice) and trained; the shared result files are written under the
+# lock on fd 9 (WORK/results.lock). A run at the chosen rate waits for its check; a worker with
+# nothing it can take while others train waits for them.
+worker() {
+  exec 9>> "$WORK/results.lock"
+  local pending=1 progress order id family stage seed lr hidden options unit
+  while [ "$pending" = 1 ]; do
+    pending=0 progress=0
+    while IFS=$'\t' read -r -u 3 order id family stage seed lr hidden options; do
+      if [ "$lr" = chosen ]; then
+        lr_checked "$id" || { pending=1; continue; }
+        flock 9
+        lr=$(choose_lr "$id")
+        flock -u 9
+      fi
+      [ -z "$(run_row "$id" "$seed" "$lr")" ] || continue  # done already
+      unit=$id-s$seed-lr$lr
+      mkdir "$WORK/claims/$unit" 2> /dev/null || { pending=1; continue; }  # another worker's
+      progress=1
+      # Not in a condition: set -e stops the worker at a failed translation or score rather
+      # than record a row without them (a failed training is recorded, and the study goes on).
+      # shellcheck disable=SC2086
+      run_one "$id" "$family" "$seed" "$lr" "$hidden" $options
+      if has_stage probes; then probe_unit "$id" "$seed" "$lr"; fi
+      refresh "$family" "$id seed $seed (lr $lr)"
+      flock -u 9
+    done 3< <(tail -n +2 "$RESULTS/plan.tsv")
+    [ "$pending" = 0 ] || [ "$progress" = 1 ] || sleep 30
+  done
+}
 if has_stage runs; then
-  while IFS=$'\t' read -r -u 3 order id family stage seed lr hidden options; do
-    if [ "$lr" = chosen ]; then
-      lr=$(choose_lr "$id")
+  # Claims are this call's: a run an earlier call left unfinished is free to take (heed-train's
+  # own lock keeps two trainings out of one run directory).
+  rm -rf "$WORK/claims"
+  mkdir -p "$WORK/claims"
+  workers=()
+  for _ in $(seq "$JOBS"); do
+    worker &
+    workers+=($!)
+  done
+  # The first worker to stop on an error stops the others: SIGINT to their children, so that a
+  # training saves its checkpoint (heed-train's Ctrl-C) and the next call resumes it.
+  failed=0
+  while [ "${#workers[@]}" -gt 0 ]; do
+    code=0 finished=""
+    wait -n -p finished "${workers[@]}" || code=$?
+    rest=()
+    for pid in "${workers[@]}"; do [ "$pid" = "$finished" ] || rest+=("$pid"); done
+    workers=("${rest[@]}")
+    if [ "$code" != 0 ] && [ "$failed" = 0 ]; then
+      failed=$code
+      for pid in "${workers[@]}"; do pkill -INT -P "$pid" 2> /dev/null || true; done
     fi
-    [ -z "$(run_row "$id" "$seed" "$lr")" ] || continue  # done already
-    # Not in a condition: set -e stops the study at a failed translation or score rather than
-    # record a row without them (a failed training is recorded, and the study goes on).
-    # shellcheck disable=SC2086
-    run_one "$id" "$family" "$seed" "$lr" "$hidden" $options
-    if has_stage probes; then probe_unit "$id" "$seed" "$lr"; fi
-    refresh "$family" "$id seed $seed (lr $lr)"
-  done 3< <(tail -n +2 "$RESULTS/plan.tsv")
+  done
+  [ "$failed" = 0 ] || die "$failed" "a worker stopped (exit $failed); call the driver again to resume"
 fi
 # The probes of runs finished before (or by a driver without the stage).
 if has_stage probes; then

@@ -101,6 +101,18 @@ expect_same again-probes "$R/saturation.tsv" "$TMP/saturation.first"
 
 grep -q '^ablation: 8 of 8 runs done$' "$TMP/err" && ok || fail "no count at the end: $(tail -n 3 "$TMP/err")"
 
+# Two workers (JOBS=2) on a fresh study: every run once, at the same rates, with the same results
+# as one worker's (each run is deterministic at one thread), the page's status complete.
+expect_exit 0 two-jobs -- env JOBS=2 WORK="$TMP/work2" RESULTS="$TMP/results2" \
+  REPORT="$TMP/results2/page.md" bash "$RUN" "${corpus[@]}" --stages "data runs probes stats report"
+expect_eq two-jobs-units "$(tail -n +2 "$TMP/results2/runs.tsv" | cut -f1,3,4 | sort | uniq -d | wc -l)" 0
+expect_eq two-jobs-runs "$(tail -n +2 "$TMP/results2/runs.tsv" | cut -f1,3,4,6 | sort)" \
+  "$(tail -n +2 "$R/runs.tsv" | cut -f1,3,4,6 | sort)"
+expect_eq two-jobs-scores "$(tail -n +2 "$TMP/results2/scores.tsv" | sort)" "$(tail -n +2 "$R/scores.tsv" | sort)"
+expect_eq two-jobs-silver "$(tail -n +2 "$TMP/results2/silver.tsv" | sort)" "$(tail -n +2 "$R/silver.tsv" | sort)"
+grep -q '^\*\*Status: 8 of 8 runs done\*\*' "$TMP/results2/page.md" && ok || fail "JOBS=2: no status line"
+expect_exit 64 jobs-not-a-count -- env JOBS=0 bash "$RUN" "${corpus[@]}" --plan
+
 # The share stage (alone, as on an idle machine): the phase benchmarks per mechanism of the
 # baseline's family, three modes each, and the page's table.
 BENCH=$(cd "$BIN/../bench" 2>/dev/null && pwd)
