@@ -81,7 +81,8 @@
 #   data    tokenize, learn one joint BPE on the training text, apply it (WORK)
 #   cost    heed-bench-attn: the attention's forward+backward time against source length and
 #           hidden size (all target steps at once, training's shape), and --stats
-#   runs    the plan, in order; after each run its probes, the stats and the page
+#   runs    the plan, in order (JOBS runs at a time, each worker taking the next unfinished
+#           run); after each run its probes, the stats and the page
 #   probes  the mechanistic checks of every finished run: the saturation statistics of its
 #           attention over the first test set (heed-align --soft, force-decoding the reference;
 #           saturation.py: entropy, largest weight, score spread, gradient through the softmax),
