@@ -71,6 +71,8 @@
 # numbers stay out of the repository), PAGE (RESULTS/alignment.md, a copy of docs/alignment.md),
 # UPDATES (60), SAVE_EVERY and VALID_EVERY (20), WARMUP (10), VALID_PAIRS (100), VALID_BLEU (10),
 # QUEUE ("dot:1 general:1"), DIRECTIONS (fwd) and CURVE ("dot general").
+{ # Bash reads a script as it runs it: the braces make it read this one whole first, so that the
+  # study, hours long, is not disturbed when the checkout changes under it.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -435,3 +437,5 @@ if has_stage report; then
   report
   log "report: $PAGE"
 fi
+exit 0
+}
