@@ -32,7 +32,8 @@ for item in $QUEUE; do
     # A run finished before the recipe averaged its last stages gets its averaged row while its
     # models are in WORK: the recipe, called again, only averages and translates.
     last=$(awk -F'\t' '$1 ~ /^[0-9]+$/ { u = $2 } END { print u }' "$results/$run.rows.tsv")
-    if cut -f1 "$results/$run.rows.tsv" | grep -q '^avg' || [ ! -f "$WORK/run-$run/model.step-$last.heed" ]; then
+    if cut -f1 "$results/$run.rows.tsv" | grep -q '^avg' ||
+       [ ! -f "$WORK/run-$run/model.step-$last.heed" ]; then
       echo "convergence: $run done already" >&2
       continue
     fi

@@ -28,11 +28,12 @@
 #
 # Environment: BIN (heed binaries, default build/bin), DATA (multi30k/raw), WORK (scratch,
 # /tmp/heed-multi30k), UPDATES (10200), STAGES (6), PRECISION (bf16 where the CPU has it, else
-# f32), THREADS (2), SEED (1), BEAM (5), AVERAGE (4; 0 = no averaged row), ALPHAS (length penalties tried on the validation set,
-# "0.0 0.2 0.4 0.6 0.8 1.0 1.2"; ALPHA=X skips the search), VALID_EVERY (updates between
-# validations, default half a stage), TRAIN_OPTIONS (the schedule and
-# averaging) and MODEL_OPTIONS (the sizes and dropout; defaults below), EXTRA (more heed-train options, e.g. "--attention dot") and RUN (the
-# run's name under WORK, default PRECISION-sSEED; runs share WORK's tokenized data).
+# f32), THREADS (2), SEED (1), BEAM (5), AVERAGE (4; 0 or 1: no averaged row), ALPHAS (length
+# penalties tried on the validation set, "0.0 0.2 0.4 0.6 0.8 1.0 1.2"; ALPHA=X skips the
+# search), VALID_EVERY (updates between validations, default half a stage), TRAIN_OPTIONS (the
+# schedule and averaging) and MODEL_OPTIONS (the sizes and dropout; defaults below), EXTRA (more
+# heed-train options, e.g. "--attention dot") and RUN (the run's name under WORK, default
+# PRECISION-sSEED; runs share WORK's tokenized data).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -137,7 +138,8 @@ done
 # 5. The average of the last AVERAGE stages' models (after an early stop: of the last AVERAGE
 #    stages it saved), with the length penalty of the last model.
 if [ "$AVERAGE" -gt 1 ] &&
-   ! awk -F'\t' -v s="avg$AVERAGE" -v a="$ALPHA" '$1 == s && $8 == a { f = 1 } END { exit !f }' "$rows"; then
+   ! awk -F'\t' -v s="avg$AVERAGE" -v a="$ALPHA" '$1 == s && $8 == a { f = 1 } END { exit !f }' \
+       "$rows"; then
   averaged=()
   for stage in $(seq "$STAGES" -1 1); do
     [ "${#averaged[@]}" -lt "$AVERAGE" ] || break
@@ -151,11 +153,14 @@ if [ "$AVERAGE" -gt 1 ] &&
     translate "$run/model.avg$AVERAGE.heed" "$DATA/test_2016_flickr.de" "$out.greedy" 1
     translate "$run/model.avg$AVERAGE.heed" "$DATA/test_2016_flickr.de" "$out.beam" "$BEAM" "$ALPHA"
     awk -F'\t' -v u="$updates" -v s="avg$AVERAGE" -v a="$ALPHA" \
-        -v g="$(bleu "$out.greedy" "$WORK/test.ref.lc.en")" -v b="$(bleu "$out.beam" "$WORK/test.ref.lc.en")" '
-      $1 == u && $7 != "" { row = sprintf("%s\t%s\t%.1f\t-\t-\t%s\t%s\t%s", s, u, $9 / 60, g, b, a) }
+        -v g="$(bleu "$out.greedy" "$WORK/test.ref.lc.en")" \
+        -v b="$(bleu "$out.beam" "$WORK/test.ref.lc.en")" '
+      $1 == u && $7 != "" {
+        row = sprintf("%s\t%s\t%.1f\t-\t-\t%s\t%s\t%s", s, u, $9 / 60, g, b, a) }
       END { if (row == "") exit 1; print row }' "$metrics" >> "$rows"
   else
-    echo "multi30k: $RUN: ${#averaged[@]} stage models kept, fewer than AVERAGE ($AVERAGE): no averaged row" >&2
+    echo "multi30k: $RUN: ${#averaged[@]} stage models kept, fewer than AVERAGE ($AVERAGE):" \
+      "no averaged row" >&2
   fi
 fi
 awk -F'\t' -v a="$ALPHA" 'NR == 1 || $8 == a' "$rows"
