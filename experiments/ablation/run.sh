@@ -344,7 +344,8 @@ plan_hours() {  # [--by-stage]
     END { if (by) for (i = 1; i <= k; i++)
             printf "  %-12s %3d runs  %5.1f h\n", order[i], runs[order[i]], mins[order[i]] / 60
           printf "%d runs × %d updates ≈ %.1f hours (training, validation, translation; " \
-                 "idle machine)\n", n, u, total / 60 }' \
+                 "one 2-thread run at a time on an idle machine; JOBS=2 THREADS=1 about 1.4× " \
+                 "sooner)\n", n, u, total / 60 }' \
     "$RESULTS/plan.tsv"
 }
 if [ "$plan_only" = 1 ]; then
