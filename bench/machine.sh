@@ -47,3 +47,18 @@ heed_synthetic_corpus() {
     }
   }'
 }
+
+# The bench model of train_speed.sh and parallel_training.sh, its options but the attention's:
+# bi-LSTM 256+256, LSTM 512 with input feeding, embed 256, vocabularies 8,000, batches of 64,
+# Adam at a constant rate, clipping 5, no dropout or label smoothing.
+HEED_BENCH_MODEL=(--decoder luong --input-feeding true --cell lstm --hidden 512 --embed 256
+                  --vocab-size 8000 --dropout 0 --label-smoothing 0 --batch-size 64 --clip 5
+                  --lr-schedule constant)
+
+# heed_window_tokens METRICS: the median target tokens/s of a heed-train metrics file's windows
+# after the first (warm-up); the tokens_per_s column found by name, so that an earlier build's
+# metrics file reads too.
+heed_window_tokens() {
+  heed_median $(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "tokens_per_s") c = i; next }
+                            NR > 2 { print $c }' "$1")
+}

@@ -35,14 +35,12 @@ train() {
   local name=$1 threads=$2
   rm -rf "$work/run.$name" "$work/m.$name.tsv"
   "$BUILD/bin/heed-train" --train-src "$work/src" --train-tgt "$work/tgt" \
-    --attention general --decoder luong --input-feeding true --cell lstm --hidden 512 --embed 256 \
-    --vocab-size 8000 --dropout 0 --label-smoothing 0 --batch-size 64 --clip 5 --lr-schedule constant \
+    --attention general "${HEED_BENCH_MODEL[@]}" \
     --max-steps $(((WINDOWS + 1) * WINDOW)) --valid-every "$WINDOW" --save-every 1000000 \
     --precision "$PRECISION" --threads "$threads" --metrics-file "$work/m.$name.tsv" \
     -o "$work/run.$name" 2> "$work/$name.log" ||
     { echo "parallel_training: $name failed: $(tail -n 1 "$work/$name.log")" >&2; exit 70; }
-  heed_median $(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "tokens_per_s") c = i; next }
-                            NR > 2 { print $c }' "$work/m.$name.tsv")
+  heed_window_tokens "$work/m.$name.tsv"
 }
 
 for round in $(seq "$ROUNDS"); do

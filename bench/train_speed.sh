@@ -75,9 +75,7 @@ heed_once() {
   local steps=$(( (WINDOWS + 1) * WINDOW ))
   rm -rf "$work/run.$run" "$work/m.$run.tsv"
   if ! run_measured "$work/rss" "$build/bin/heed-train" --train-src "$work/src" --train-tgt "$work/tgt" \
-      --attention "$attention" --decoder luong --input-feeding true --cell lstm --hidden 512 --embed 256 \
-      --vocab-size 8000 --dropout 0 --label-smoothing 0 --batch-size 64 --clip 5 --lr-schedule constant \
-      --max-steps "$steps" --valid-every "$WINDOW" --save-every 1000000 --precision "$precision" \
+      --attention "$attention" "${HEED_BENCH_MODEL[@]}" --max-steps "$steps" --valid-every "$WINDOW" --save-every 1000000 --precision "$precision" \
       --threads "$THREADS" --metrics-file "$work/m.$run.tsv" -o "$work/run.$run" "${extra[@]}" \
       2> "$work/heed.$run.log"; then
     echo "# $system $precision: $(tail -1 "$work/heed.$run.log")"
@@ -85,11 +83,8 @@ heed_once() {
   fi
   [ -s "$work/onednn.$precision" ] ||
     grep -o 'onednn=.*' "$work/heed.$run.log" | head -1 > "$work/onednn.$precision"
-  # Window rows after the first (warm-up): one row per window (no validation set, so one row
-  # per --valid-every); the tokens_per_s column found by name, so that an earlier build's
-  # metrics file reads too.
-  heed_median $(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "tokens_per_s") c = i; next }
-                            NR > 2 { print $c }' "$work/m.$run.tsv") >> "$work/tps.$run"
+  # One metrics row per window (no validation set, so one row per --valid-every).
+  heed_window_tokens "$work/m.$run.tsv" >> "$work/tps.$run"
   cat "$work/rss" >> "$work/rss.$run"
 }
 
