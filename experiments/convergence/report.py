@@ -5,8 +5,9 @@ Reads results/<variant>-s<seed>.rows.tsv (multi30k.sh's table: stage, updates, m
 val_bleu, test2016_greedy, test2016_beam, alpha) and the matching .metrics.tsv (heed-train's
 metrics file), and replaces the text between the two marker lines of the page with:
 
-1. what each variant added: one row per finished run, at its last stage, and its checkpoint
-   average (the row whose stage is avgN: the average of the last N stages' models);
+1. what each variant added: one row per finished run, at its last stage (after an early stop:
+   the best model, the row whose stage is best), and its checkpoint average (the row whose stage
+   is avgN: the average of the last N stages' models);
 2. the recipe's default variant per stage (about every 5 minutes) and its average, per seed and
    the mean;
 3. where each run's validation perplexity came within 1 % of its best.
@@ -56,10 +57,11 @@ def read_runs(results):
         if not stages:
             continue
         average = next((r for r in rows if r["stage"].startswith("avg")), None)
+        best = next((r for r in rows if r["stage"] == "best"), None)
         metrics_path = path.with_name(path.name.replace(".rows.tsv", ".metrics.tsv"))
         metrics = read_tsv(metrics_path) if metrics_path.exists() else []
         runs[(match.group(1), int(match.group(2)))] = {"rows": stages, "average": average,
-                                                      "metrics": metrics}
+                                                      "best": best, "metrics": metrics}
     return runs
 
 
@@ -88,14 +90,25 @@ def variants_table(runs, variants):
     for (variant, seed), run in sorted(runs.items(), key=lambda k: (order.index(k[0][0])
                                                                    if k[0][0] in order else 99,
                                                                    k[0][1])):
-        last = run["rows"][-1]
+        # A run stopped early ends with the best model training kept, not its last stage.
+        last = run["best"] or run["rows"][-1]
         best = min((p for _, p in validations(run["metrics"])), default=float("nan"))
         precision = variants.get(variant, {}).get("precision", "?")
         lines.append(
-            f"| `{variant}` | {seed} | {precision} | {int(last['updates']):,} | "
+            f"| `{variant}` | {seed} | {precision} | {updates_cell(run, last)} | "
             f"{float(last['minutes']):.1f} | {best:.2f} | {float(last['test2016_greedy']):.2f} | "
             f"{float(last['test2016_beam']):.2f} ({last['alpha']}) | {average_cell(run)} |")
     return "\n".join(lines)
+
+
+def updates_cell(run, row):
+    """The row's updates; for the best model of a run stopped early, where it stopped too."""
+    if row is not run["best"]:
+        return f"{int(row['updates']):,}"
+    stop = next((int(m["step"]) for m in reversed(run["metrics"])
+                 if "early-stop" in (m.get("event") or "")), None)
+    return f"{int(row['updates']):,} (best; stopped at {stop:,})" if stop else \
+        f"{int(row['updates']):,} (best)"
 
 
 def average_cell(run):

@@ -4,7 +4,8 @@
 # seconds), STAGES kept models, test2016 greedy and beam after each — with the variant's options
 # from variants.tsv. Finished runs are skipped (their rows are in results/), an interrupted one
 # resumes from its checkpoint; after each run the table in docs/benchmarks.md is regenerated. A
-# finished run without the recipe's averaged row gets it if its models are still in WORK.
+# finished run without the recipe's averaged row (or, stopped early, its best model's row) gets
+# it if its models are still in WORK.
 #
 #   BIN=/tmp/heed-conv-bin bash experiments/convergence/run.sh
 #   QUEUE="cosine-ema:2 cosine-ema:3" bash experiments/convergence/run.sh
@@ -29,10 +30,13 @@ for item in $QUEUE; do
   variant=${item%%:*} seed=${item##*:}
   run=$variant-s$seed
   if [ -s "$results/$run.rows.tsv" ]; then
-    # A run finished before the recipe averaged its last stages gets its averaged row while its
-    # models are in WORK: the recipe, called again, only averages and translates.
+    # A run finished before the recipe averaged its last stages, or translated the best model
+    # of a run stopped early, gets that row while its models are in WORK: the recipe, called
+    # again, only averages or translates.
     last=$(awk -F'\t' '$1 ~ /^[0-9]+$/ { u = $2 } END { print u }' "$results/$run.rows.tsv")
-    if cut -f1 "$results/$run.rows.tsv" | grep -q '^avg' ||
+    stopped=$(awk -F'\t' '$10 ~ /early-stop/ { f = 1 } END { print f + 0 }' "$results/$run.metrics.tsv")
+    if { [ "$stopped" = 1 ] && cut -f1 "$results/$run.rows.tsv" | grep -q '^best$'; } ||
+       { [ "$stopped" = 0 ] && cut -f1 "$results/$run.rows.tsv" | grep -q '^avg'; } ||
        [ ! -f "$WORK/run-$run/model.step-$last.heed" ]; then
       echo "convergence: $run done already" >&2
       continue

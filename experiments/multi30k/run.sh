@@ -12,8 +12,9 @@
 #
 #   stage  updates  minutes  val_ppl  val_bleu  test2016_greedy  test2016_beam  alpha
 #
-# stage is the stage's number, or avgN for the average of the last N stages' models (updates
-# and minutes: the last of them; val_ppl and val_bleu: "-", not measured).
+# stage is the stage's number, avgN for the average of the last N stages' models (updates and
+# minutes: the last of them; val_ppl and val_bleu: "-", not measured), or best for the best model
+# of a run stopped early (--patience in TRAIN_OPTIONS; its updates: those of its validation).
 #
 # minutes are heed-train's own training time up to the stage (validation included; they grow
 # with the load of the machine, the updates do not). On an idle AMD EPYC Zen 5 (2 threads, bf16)
@@ -135,6 +136,18 @@ for stage in $(seq "$STAGES"); do
     $1 == u && $7 != "" { row = sprintf("%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s", s, u, $9 / 60, $7, $8, g, b, a) }
     END { if (row == "") exit 1; print row }' "$metrics" >> "$rows"  # a resumed run may log a step twice: the last
 done
+# 4b. After an early stop, the best model heed-train kept (DIR/model.heed): row "best", at the
+#     last update whose validation the metrics file marks best.
+if stopped_early &&
+   ! awk -F'\t' -v a="$ALPHA" '$1 == "best" && $8 == a { f = 1 } END { exit !f }' "$rows"; then
+  out=$WORK/test.best.$RUN
+  translate "$run/model.heed" "$DATA/test_2016_flickr.de" "$out.greedy" 1
+  translate "$run/model.heed" "$DATA/test_2016_flickr.de" "$out.beam" "$BEAM" "$ALPHA"
+  awk -F'\t' -v a="$ALPHA" -v g="$(bleu "$out.greedy" "$WORK/test.ref.lc.en")" \
+      -v b="$(bleu "$out.beam" "$WORK/test.ref.lc.en")" '
+    $10 ~ /best/ { row = sprintf("best\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s", $1, $9 / 60, $7, $8, g, b, a) }
+    END { if (row == "") exit 1; print row }' "$metrics" >> "$rows"
+fi
 # 5. The average of the last AVERAGE stages' models (after an early stop: of the last AVERAGE
 #    stages it saved), with the length penalty of the last model.
 if [ "$AVERAGE" -gt 1 ] &&
