@@ -23,6 +23,7 @@
 #include "heed/train/communicator.h"
 #include "heed/train/corpus.h"
 #include "heed/train/metrics.h"
+#include "heed/train/moving_average.h"
 #include "heed/train/output_dir.h"
 #include "heed/train/signals.h"
 #include "heed/train/training_state.h"
@@ -136,17 +137,8 @@ void Trainer::with_model_weights(F f) {
 }
 
 void Trainer::update_average() {
-  if (average_.empty()) return;
-  const double t = double(state_.step);
-  const float d = std::max(config_.ema_decay, float(1.0 - (t + 1.0) / (t + 10.0)));
-#pragma omp parallel
-  for (size_t p = 0; p < params_.size(); ++p) {
-    const float* w = params_[p].value;
-    float* a = average_[p].data();
-    const auto n = static_cast<int64_t>(params_[p].size);
-#pragma omp for simd schedule(static)
-    for (int64_t i = 0; i < n; ++i) a[i] += d * (w[i] - a[i]);
-  }
+  if (!average_.empty())
+    smooth(average_, params_, smoothing_weight(config_.ema_decay, state_.step));
 }
 
 void Trainer::keep_model() {
