@@ -218,7 +218,7 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cli_cfg) {
                                   "also save the model of each of the last N checkpoints as "
                                   "DIR/model.step-K.heed (for heed-average)");
   cli::add_precision_option(cl.group("Training"), &cfg.precision,
-                            "f32 or bf16 (bf16 matmuls and RNNs, f32 master weights)");
+                            "f32 or bf16 (bf16 matmuls and RNNs, f32 master weights and attention scores)");
   cl.group("Training")
       ("resume",                  cli::flag(&cfg.resume),
                                   "continue from DIR/checkpoint.heed exactly where it stopped")

@@ -62,9 +62,12 @@ void require_equal_sizes(const std::string& name, const AttentionConfig& config)
 ScoredAttention::ScoredAttention(std::string name, const AttentionConfig& config)
     : config_(config),
       name_(std::move(name)),
-      context_mm_(config.precision),
-      d_weights_mm_(config.precision),
-      d_keys_mm_(config.precision) {}
+      // The score and context products run in f32 at every precision: stepped (input feeding,
+      // decoding) they are N products of one query row each, where the bf16 kernel and its
+      // conversions took 2–3× the f32 time (docs/benchmarks.md, "bf16 attention products").
+      context_mm_(onednn::Precision::kF32),
+      d_weights_mm_(onednn::Precision::kF32),
+      d_keys_mm_(onednn::Precision::kF32) {}
 
 void ScoredAttention::prepare(const Tensor& keys, const std::vector<int64_t>& lengths,
                               bool training) {
@@ -221,9 +224,9 @@ void ScoredAttention::select(const std::vector<int64_t>& rows) {
 ProductAttention::ProductAttention(std::string name, const AttentionConfig& config, float alpha)
     : ScoredAttention(std::move(name), config),
       alpha_(alpha),
-      score_mm_(config.precision),
-      d_query_mm_(config.precision),
-      d_proj_mm_(config.precision) {}
+      score_mm_(onednn::Precision::kF32),  // f32 at every precision, as context_mm_
+      d_query_mm_(onednn::Precision::kF32),
+      d_proj_mm_(onednn::Precision::kF32) {}
 
 void ProductAttention::score(const Tensor& query, int64_t, const std::vector<Span>&, Tensor& scores,
                              AttentionTape*) {
