@@ -34,13 +34,15 @@ class LinearAttention : public Attention {
  public:
   explicit LinearAttention(const AttentionConfig& config)
       : config_(config),
-        sums_mm_(config.precision),
-        numerator_mm_(config.precision),
-        weights_mm_(config.precision),
-        d_phi_query_mm_(config.precision),
-        d_sums_mm_(config.precision),
-        d_keys_mm_(config.precision),
-        d_phi_keys_mm_(config.precision) {}
+        // Every product in f32 at every precision, as ScoredAttention's score and context
+        // products: stepped, bf16 made them slower (docs/benchmarks.md).
+        sums_mm_(onednn::Precision::kF32),
+        numerator_mm_(onednn::Precision::kF32),
+        weights_mm_(onednn::Precision::kF32),
+        d_phi_query_mm_(onednn::Precision::kF32),
+        d_sums_mm_(onednn::Precision::kF32),
+        d_keys_mm_(onednn::Precision::kF32),
+        d_phi_keys_mm_(onednn::Precision::kF32) {}
 
   const std::string& name() const override { return name_; }
   int64_t context_size() const override { return config_.key_size; }

@@ -44,12 +44,14 @@ class MultiHeadAttention : public Attention {
         key_linear_(config.key_size, dim_, config.precision),
         value_linear_(config.key_size, dim_, config.precision),
         out_linear_(dim_, dim_, config.precision),
-        score_mm_(config.precision),
-        context_mm_(config.precision),
-        d_weights_mm_(config.precision),
-        d_values_mm_(config.precision),
-        d_query_mm_(config.precision),
-        d_keys_mm_(config.precision) {
+        // The per-head score and context products in f32 at every precision, as in
+        // ScoredAttention: stepped, bf16 made them slower (docs/benchmarks.md).
+        score_mm_(onednn::Precision::kF32),
+        context_mm_(onednn::Precision::kF32),
+        d_weights_mm_(onednn::Precision::kF32),
+        d_values_mm_(onednn::Precision::kF32),
+        d_query_mm_(onednn::Precision::kF32),
+        d_keys_mm_(onednn::Precision::kF32) {
     query_linear_.set_weights(w_query_.value, nullptr);
     key_linear_.set_weights(w_key_.value, nullptr);
     value_linear_.set_weights(w_value_.value, nullptr);
