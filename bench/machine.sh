@@ -10,6 +10,12 @@ heed_machine_report() {
   echo "# kernel: $(uname -r)"
 }
 
+# The precision heed trains and translates in by default in the scripts: bf16 where the CPU has
+# bf16 arithmetic (AVX512-BF16 or AMX), f32 elsewhere (bf16 emulated would be slower than f32).
+heed_default_precision() {
+  if grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then echo bf16; else echo f32; fi
+}
+
 # median of the numbers given as arguments
 heed_median() {
   printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'

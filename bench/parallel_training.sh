@@ -20,10 +20,7 @@ BUILD=${1:-$root/build}
 WINDOWS=${2:-3}
 WINDOW=${3:-20}
 ROUNDS=${ROUNDS:-3}
-if [ -z "${PRECISION:-}" ]; then
-  PRECISION=f32
-  grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo && PRECISION=bf16
-fi
+PRECISION=${PRECISION:-$(heed_default_precision)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 heed_machine_report

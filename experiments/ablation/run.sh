@@ -179,10 +179,8 @@ BIN=${BIN:-$root/build/bin}
 THREADS=${THREADS:-2}
 JOBS=${JOBS:-1}
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die 64 "JOBS '$JOBS' is not a count"
-if [ -z "${PRECISION:-}" ]; then
-  PRECISION=f32
-  grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo && PRECISION=bf16
-fi
+source "$root/bench/machine.sh"
+PRECISION=${PRECISION:-$(heed_default_precision)}
 LR=${LR:-0.001}
 STAGES=${STAGES:-data cost runs probes stats report}
 LONG_MIN=${LONG_MIN:-30} LONG_MAX=${LONG_MAX:-80}
@@ -464,7 +462,6 @@ if has_stage cost; then
   fi
 fi
 if [ ! -s "$RESULTS/machine.txt" ]; then
-  source "$root/bench/machine.sh"
   {
     heed_machine_report
     grep -E '^# (isa|onednn):' "$RESULTS/cost-length.tsv" 2>/dev/null || true

@@ -43,10 +43,8 @@ DATA=${DATA:-$root/../shared/data/multi30k/raw}
 WORK=${WORK:-/tmp/heed-multi30k}
 UPDATES=${UPDATES:-10200}
 STAGES=${STAGES:-6}
-if [ -z "${PRECISION:-}" ]; then
-  PRECISION=f32
-  grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo && PRECISION=bf16
-fi
+source "$root/bench/machine.sh"
+PRECISION=${PRECISION:-$(heed_default_precision)}
 THREADS=${THREADS:-2}
 SEED=${SEED:-1}
 BEAM=${BEAM:-5}
@@ -123,36 +121,42 @@ if [ -z "${ALPHA:-}" ]; then
 fi
 
 # 4. Every stage's model: test2016, greedy and beam.
+# test_row LABEL MODEL OUT UPDATES: MODEL translates test2016 greedily and with the beam (OUT.greedy,
+# OUT.beam), and row LABEL is appended with the minutes and validation scores of the metrics line
+# at UPDATES (UPDATES "best": the line the metrics file marks best; LABEL avgN: no validation
+# scores, the averaged model was never validated). A resumed run may log a step twice: the last
+# line wins.
+test_row() {
+  translate "$2" "$DATA/test_2016_flickr.de" "$3.greedy" 1
+  translate "$2" "$DATA/test_2016_flickr.de" "$3.beam" "$BEAM" "$ALPHA"
+  awk -F'\t' -v s="$1" -v u="$4" -v a="$ALPHA" -v g="$(bleu "$3.greedy" "$WORK/test.ref.lc.en")" \
+      -v b="$(bleu "$3.beam" "$WORK/test.ref.lc.en")" '
+    (u == "best" ? $10 ~ /best/ : $1 == u && $7 != "") {
+      validated = s !~ /^avg/
+      row = sprintf("%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s", s, $1, $9 / 60, validated ? $7 : "-",
+                    validated ? $8 : "-", g, b, a) }
+    END { if (row == "") exit 1; print row }' "$metrics" >> "$rows"
+}
+has_row() {  # LABEL: the rows file has LABEL's row (LABEL a stage's updates: that stage's) for ALPHA
+  awk -F'\t' -v s="$1" -v a="$ALPHA" '($1 == s || $2 == s && $1 ~ /^[0-9]+$/) && $8 == a { f = 1 }
+    END { exit !f }' "$rows"
+}
 [ -s "$rows" ] || printf 'stage\tupdates\tminutes\tval_ppl\tval_bleu\ttest2016_greedy\ttest2016_beam\talpha\n' > "$rows"
 for stage in $(seq "$STAGES"); do
   updates=$((stage * stage_updates))
-  awk -F'\t' -v u="$updates" -v a="$ALPHA" '$2 == u && $8 == a { f = 1 } END { exit !f }' "$rows" && continue
+  has_row "$updates" && continue
   model=$run/model.step-$updates.heed
   [ -f "$model" ] || continue  # after an early stop
-  translate "$model" "$DATA/test_2016_flickr.de" "$WORK/test.greedy.$RUN.$updates" 1
-  translate "$model" "$DATA/test_2016_flickr.de" "$WORK/test.beam.$RUN.$updates" "$BEAM" "$ALPHA"
-  awk -F'\t' -v u="$updates" -v g="$(bleu "$WORK/test.greedy.$RUN.$updates" "$WORK/test.ref.lc.en")" \
-      -v b="$(bleu "$WORK/test.beam.$RUN.$updates" "$WORK/test.ref.lc.en")" -v s="$stage" -v a="$ALPHA" '
-    $1 == u && $7 != "" { row = sprintf("%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s", s, u, $9 / 60, $7, $8, g, b, a) }
-    END { if (row == "") exit 1; print row }' "$metrics" >> "$rows"  # a resumed run may log a step twice: the last
+  test_row "$stage" "$model" "$WORK/test.$RUN.$updates" "$updates"
 done
 # 4b. After an early stop, the best model heed-train kept (DIR/model.heed): row "best", at the
 #     last update whose validation the metrics file marks best.
-if stopped_early &&
-   ! awk -F'\t' -v a="$ALPHA" '$1 == "best" && $8 == a { f = 1 } END { exit !f }' "$rows"; then
-  out=$WORK/test.best.$RUN
-  translate "$run/model.heed" "$DATA/test_2016_flickr.de" "$out.greedy" 1
-  translate "$run/model.heed" "$DATA/test_2016_flickr.de" "$out.beam" "$BEAM" "$ALPHA"
-  awk -F'\t' -v a="$ALPHA" -v g="$(bleu "$out.greedy" "$WORK/test.ref.lc.en")" \
-      -v b="$(bleu "$out.beam" "$WORK/test.ref.lc.en")" '
-    $10 ~ /best/ { row = sprintf("best\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s", $1, $9 / 60, $7, $8, g, b, a) }
-    END { if (row == "") exit 1; print row }' "$metrics" >> "$rows"
+if stopped_early && ! has_row best; then
+  test_row best "$run/model.heed" "$WORK/test.$RUN.best" best
 fi
 # 5. The average of the last AVERAGE stages' models (after an early stop: of the last AVERAGE
 #    stages it saved), with the length penalty of the last model.
-if [ "$AVERAGE" -gt 1 ] &&
-   ! awk -F'\t' -v s="avg$AVERAGE" -v a="$ALPHA" '$1 == s && $8 == a { f = 1 } END { exit !f }' \
-       "$rows"; then
+if [ "$AVERAGE" -gt 1 ] && ! has_row "avg$AVERAGE"; then
   averaged=()
   for stage in $(seq "$STAGES" -1 1); do
     [ "${#averaged[@]}" -lt "$AVERAGE" ] || break
@@ -162,15 +166,7 @@ if [ "$AVERAGE" -gt 1 ] &&
   if [ "${#averaged[@]}" = "$AVERAGE" ]; then
     "$BIN/heed-average" -q -o "$run/model.avg$AVERAGE.heed" "${averaged[@]}"
     updates=${averaged[-1]##*/model.step-} updates=${updates%.heed}
-    out=$WORK/test.avg$AVERAGE.$RUN
-    translate "$run/model.avg$AVERAGE.heed" "$DATA/test_2016_flickr.de" "$out.greedy" 1
-    translate "$run/model.avg$AVERAGE.heed" "$DATA/test_2016_flickr.de" "$out.beam" "$BEAM" "$ALPHA"
-    awk -F'\t' -v u="$updates" -v s="avg$AVERAGE" -v a="$ALPHA" \
-        -v g="$(bleu "$out.greedy" "$WORK/test.ref.lc.en")" \
-        -v b="$(bleu "$out.beam" "$WORK/test.ref.lc.en")" '
-      $1 == u && $7 != "" {
-        row = sprintf("%s\t%s\t%.1f\t-\t-\t%s\t%s\t%s", s, u, $9 / 60, g, b, a) }
-      END { if (row == "") exit 1; print row }' "$metrics" >> "$rows"
+    test_row "avg$AVERAGE" "$run/model.avg$AVERAGE.heed" "$WORK/test.$RUN.avg$AVERAGE" "$updates"
   else
     echo "multi30k: $RUN: ${#averaged[@]} stage models kept, fewer than AVERAGE ($AVERAGE):" \
       "no averaged row" >&2
