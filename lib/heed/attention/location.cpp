@@ -26,9 +26,12 @@ class LocationAttention : public ScoredAttention {
       : ScoredAttention("location", config),
         positions_(option_int(config.options, kMaxPositions)),
         weight_(store.add(prefix + "weight", Shape{positions_, config.query_size})),
-        score_mm_(config.precision),
-        d_query_mm_(config.precision),
-        d_weight_mm_(config.precision) {}
+        // f32 at every precision: stepped, each product is one query row per sentence, where
+        // bf16's conversions cost more than they save (docs/benchmarks.md, "bf16 attention
+        // products").
+        score_mm_(onednn::Precision::kF32),
+        d_query_mm_(onednn::Precision::kF32),
+        d_weight_mm_(onednn::Precision::kF32) {}
 
  protected:
   void precompute(bool) override {
