@@ -160,10 +160,17 @@ PoolingBatch make_pooling_batch(const PoolingTask& task, int64_t count, Rng& rng
   return batch;
 }
 
-std::string not_applicable_reason(PoolingKind kind, bool variable_length) {
-  if (kind == PoolingKind::kDense && variable_length) {
-    return "a dense layer over the flattened sequence has one weight per position: it takes "
-           "one fixed length";
+std::string not_applicable_reason(const PoolingRunConfig& run) {
+  if (run.kind != PoolingKind::kDense) return "";
+  const std::string why =
+      "a dense layer over the flattened sequence has one weight per position: it takes one "
+      "fixed length";
+  if (run.variable()) return why;
+  for (const PoolingTask& transfer : run.transfer_tasks) {
+    if (transfer.padded_length() != run.task.padded_length()) {
+      return why + ", not the T = " + std::to_string(transfer.min_length) +
+             " of a held-out set";
+    }
   }
   return "";
 }
@@ -474,7 +481,7 @@ void PoolingRunConfig::validate() const {
     task.validate();
   }
   for (const PoolingTask& transfer : transfer_tasks) transfer.validate();
-  if (const std::string reason = not_applicable_reason(kind, variable()); !reason.empty()) {
+  if (const std::string reason = not_applicable_reason(*this); !reason.empty()) {
     throw ConfigError(to_string(kind) + ": " + reason);
   }
   if (!fused && kind != PoolingKind::kFeedForwardAttention && kind != PoolingKind::kMean &&

@@ -95,10 +95,6 @@ float pooling_target(PoolingProblem problem, float x1, float x2);
 // count sequences of task, drawn from rng.
 PoolingBatch make_pooling_batch(const PoolingTask& task, int64_t count, Rng& rng);
 
-// Why kind cannot run at a padded length of `length` under `variable` lengths ("" when it can):
-// dense has one weight per position and takes one length only.
-std::string not_applicable_reason(PoolingKind kind, bool variable_length);
-
 class PoolingModel {
  public:
   // length is the longest padded T the model will see (dense: the only one; positional: one
@@ -186,6 +182,10 @@ struct PoolingRunConfig {
   int64_t longest() const;  // the longest padded length any batch has
   void validate() const;
 };
+
+// Why run's model cannot run as configured ("" when it can): dense has one weight per position
+// and takes one length only, so neither variable lengths nor a held-out set of another length.
+std::string not_applicable_reason(const PoolingRunConfig& run);
 
 struct PoolingRunResult {
   bool solved = false;

@@ -196,12 +196,27 @@ TEST_CASE("pooling models: finite-difference gradients of the MSE loss", "[pooli
 }
 
 TEST_CASE("pooling models: dense needs a fixed length, the others do not", "[pooling][fast]") {
-  CHECK_FALSE(heed::pooling::not_applicable_reason(PoolingKind::kDense, true).empty());
-  CHECK(heed::pooling::not_applicable_reason(PoolingKind::kDense, false).empty());
-  CHECK(heed::pooling::not_applicable_reason(PoolingKind::kMean, true).empty());
-  CHECK(heed::pooling::not_applicable_reason(PoolingKind::kFeedForwardAttention, true).empty());
   heed::pooling::PoolingRunConfig config;
   config.task = heed::pooling::fixed_length_task(PoolingProblem::kAddition, 20);
+  const auto reason = [&](PoolingKind kind, int64_t variable_max,
+                          std::vector<int64_t> transfer_lengths) {
+    heed::pooling::PoolingRunConfig run = config;
+    run.kind = kind;
+    run.variable_min = variable_max > 0 ? 20 : 0;
+    run.variable_max = variable_max;
+    for (int64_t length : transfer_lengths) {
+      run.transfer_tasks.push_back(
+          heed::pooling::fixed_length_task(PoolingProblem::kAddition, length));
+    }
+    return heed::pooling::not_applicable_reason(run);
+  };
+  CHECK_FALSE(reason(PoolingKind::kDense, 40, {}).empty());
+  CHECK(reason(PoolingKind::kDense, 0, {}).empty());
+  CHECK(reason(PoolingKind::kDense, 0, {20}).empty());  // other markers, the same length
+  CHECK(reason(PoolingKind::kDense, 0, {20, 30}).find("T = 30") != std::string::npos);
+  CHECK(reason(PoolingKind::kMean, 40, {30}).empty());
+  CHECK(reason(PoolingKind::kFeedForwardAttention, 40, {30}).empty());
+  CHECK(reason(PoolingKind::kDenseMean, 0, {30}).empty());
   config.variable_min = 20;
   config.variable_max = 40;
   config.kind = PoolingKind::kDense;
