@@ -219,8 +219,7 @@ int pooling_main(int argc, char** argv) {
     }
     result.parameters = pooling::PoolingModel::count_parameters(run.kind, model_length, run.width);
     std::string row;
-    if (const std::string reason = pooling::not_applicable_reason(run);
-        !reason.empty()) {
+    if (const std::string reason = pooling::not_applicable_reason(run); !reason.empty()) {
       row = format_row(run, "n/a", result, reason);
     } else if (result.parameters > cfg.max_params) {
       row = format_row(run, "skipped", result,

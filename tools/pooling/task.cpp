@@ -168,8 +168,7 @@ std::string not_applicable_reason(const PoolingRunConfig& run) {
   if (run.variable()) return why;
   for (const PoolingTask& transfer : run.transfer_tasks) {
     if (transfer.padded_length() != run.task.padded_length()) {
-      return why + ", not the T = " + std::to_string(transfer.min_length) +
-             " of a held-out set";
+      return why + ", not the T = " + std::to_string(transfer.min_length) + " of a held-out set";
     }
   }
   return "";
