@@ -73,6 +73,11 @@ tail -1 "$TMP/out" | grep -q 'not the T = 40 of a held-out set' && ok || fail "t
 expect_exit 0 markers-dense -- "$P" "${TINY[@]}" --task addition --lengths 30 --models dense \
   --train-markers 1:5 --test-markers 5:12
 tail -1 "$TMP/out" | cut -f12 | grep -qx 'markers 5-12:[0-9.]*' && ok || fail "markers-dense"
+# A variable-length run's held-out set of other marker positions is at its longest T, and says so.
+expect_exit 0 markers-variable -- "$P" "${TINY[@]}" --task addition --variable-length 12:20 \
+  --models mean --test-markers 5:10
+tail -1 "$TMP/out" | cut -f12 | grep -qx 'T=20 markers 5-10:[0-9.]*' && ok ||
+  fail "markers-variable: $(tail -1 "$TMP/out" | cut -f12)"
 
 # The learning-rate grid: a later rate stops at the updates the best earlier rate needed.
 expect_exit 0 grid -- "$P" --task addition --lengths 50 --models ff-pool --learning-rates 0.003,0.001 \

@@ -107,8 +107,9 @@ std::string transfer_column(const pooling::PoolingRunConfig& run,
   for (size_t i = 0; i < result.transfer_accuracy.size(); ++i) {
     const pooling::PoolingTask& task = run.transfer_tasks[i];
     char item[96];
-    if (task.second_marker_end > 0 && task.min_length == run.task.min_length) {
-      std::snprintf(item, sizeof item, "markers %lld-%lld:%.4f",
+    if (task.second_marker_end > 0) {  // --test-markers, at the run's T (variable: its longest)
+      std::snprintf(item, sizeof item, "%smarkers %lld-%lld:%.4f",
+                    run.variable() ? ("T=" + std::to_string(task.min_length) + " ").c_str() : "",
                     static_cast<long long>(task.second_marker_begin),
                     static_cast<long long>(task.second_marker_end), result.transfer_accuracy[i]);
     } else {
