@@ -181,6 +181,73 @@ def cost_table(all_rows):
     return lines
 
 
+# positional-bias.tsv's summary: the mean learned b_t over these position ranges [a, b) of the
+# T = 100 runs (sequences of 100-109 steps; N1 in [1, 10); N2 in [10, 54), or in the markers
+# part [1, 20); the end marker at the last step, 99-109; from 110 on, only the held-out sets of
+# T = 200 and 1,000 reach, where b_t keeps its initial 0).
+BIAS_RANGES = [(0, 1), (1, 10), (10, 20), (20, 54), (54, 99), (99, 110), (110, None)]
+
+
+def best_run(rows):
+    """The rate the tables show for one task, T, train and model: the fewest updates to solve,
+    else the best final accuracy."""
+    solved = [r for r in rows if r["solved"] == "yes"]
+    ran = [r for r in rows if r["solved"] in ("yes", "no")]
+    if solved:
+        return min(solved, key=lambda r: int(r["steps_to_solve"]))
+    return max(ran, key=lambda r: float(r["final_accuracy"])) if ran else None
+
+
+def positional_bias_section(results, parts):
+    """What the Keras-style layer's bias per position learned (run.sh's part positional-bias:
+    the generalisation parts' ff-pool-positional runs again, with --bias-out)."""
+    directory = pathlib.Path(results)
+    path = directory / "positional-bias.tsv"
+    if not path.exists():
+        return []
+    bias = {}
+    for r in read_rows(path):
+        bias.setdefault((r["task"], r["T"], r["train"], r["lr"]), []).append(float(r["bias"]))
+    # The reruns must be the rows the generalisation parts hold: the same seed, the same runs.
+    checks = []
+    for part in ("length", "markers"):
+        rerun_path = directory / f"positional-bias-{part}.tsv"
+        if not rerun_path.exists() or f"generalisation-{part}" not in parts:
+            continue
+        key = lambda r: tuple(v for k, v in r.items() if k != "seconds")
+        original = [key(r) for r in parts[f"generalisation-{part}"] if r["model"] == "ff-pool-positional"]
+        rerun = [key(r) for r in read_rows(rerun_path)]
+        checks.append(f"{part}: {len(rerun)} runs, {'the same rows' if rerun == original else 'ROWS DIFFER'}")
+    heads = [f"t = {a}" if b == a + 1 else (f"t = {a}–{b - 1}" if b else f"t ≥ {a}")
+             for a, b in BIAS_RANGES]
+    lines = ["| task | train | lr | " + " | ".join(heads) + " |",
+             "| --- | --- | --- | " + " | ".join("---:" for _ in heads) + " |"]
+    for name in ("generalisation-length", "generalisation-markers"):
+        for (task, model, train), by_length in groups(parts.get(name, [])).items():
+            if model != "ff-pool-positional":
+                continue
+            for length, rows in by_length.items():
+                best = best_run(rows)
+                values = bias.get((task, str(length), train, best["lr"])) if best else None
+                if not values:
+                    continue
+                cells = []
+                for a, b in BIAS_RANGES:
+                    segment = values[a:b]
+                    cells.append(f"{sum(segment) / len(segment):+.3f}" if segment else "")
+                lines.append(f"| {task} | {train} | {best['lr']} | " + " | ".join(cells) + " |")
+    if len(lines) == 2:
+        return []
+    return ["", "#### What the positional bias learns (`ff-pool-positional`, T = 100)", "",
+            "The mean learned b_t over ranges of positions t, for the rate the tables above "
+            "show (`experiments/pooling/results/positional-bias.tsv`, every position). "
+            "Sequences have 100–109 steps; N₁ is in [1, 10); N₂ in [10, 54), or in [1, 20) in "
+            "the markers part; the end marker is at the last step; positions from 110 on are "
+            "reached only by the held-out sets of T = 200 and 1,000, and keep their initial 0. "
+            "The runs were made again with `--bias-out` (run.sh's part `positional-bias`): "
+            + "; ".join(checks) + ".", ""] + lines
+
+
 def render(results):
     lines = []
     done = 0
@@ -200,6 +267,7 @@ def render(results):
               "learning rate needed to solve (every one of the 1,000 held-out sequences within "
               "0.04), with that rate; or, where none solved, the best held-out accuracy a rate "
               "reached, with the updates it ran."]
+    lines += positional_bias_section(results, parts)
     paper = paper_table(parts)
     if paper:
         lines += ["", "#### Beside the paper's Table 1 (epochs of 1,000 updates: paper / heed)", "",

@@ -23,7 +23,7 @@ BIN=${BIN:-$root/build/bin}
 THREADS=${THREADS:-2}
 RESULTS=${RESULTS:-$here/results}
 PAGE=${PAGE:-$root/docs/attention.md}
-PARTS=${PARTS:-fixed-short generalisation why-tanh controls-short fixed-long variable controls-long}
+PARTS=${PARTS:-fixed-short generalisation positional-bias why-tanh controls-short fixed-long variable controls-long}
 # libgomp's spin-waiting makes an update several times slower on a shared machine.
 export OMP_WAIT_POLICY=passive
 mkdir -p "$RESULTS"
@@ -62,6 +62,14 @@ for name in $PARTS; do
         --transfer-lengths 200,1000 --budget-steps 20000
       part "$name-markers" --lengths 100 --models ff-pool,mean,ff-pool-positional,dense,dense-mean \
         --train-markers 1:20 --test-markers 20:54 --budget-steps 20000 ;;
+    # What the positional layer's bias learns: the ff-pool-positional runs of the two
+    # generalisation parts again (the same seed and options: the same rows, which report.py
+    # checks), now with their learned b_t (positional-bias.tsv).
+    positional-bias)
+      part "$name-length" --lengths 100 --models ff-pool-positional --transfer-lengths 200,1000 \
+        --budget-steps 20000 --bias-out "$RESULTS/positional-bias.tsv"
+      part "$name-markers" --lengths 100 --models ff-pool-positional --train-markers 1:20 \
+        --test-markers 20:54 --budget-steps 20000 --bias-out "$RESULTS/positional-bias.tsv" ;;
     *) echo "pooling: no part '$name'" >&2; exit 64 ;;
   esac
 done

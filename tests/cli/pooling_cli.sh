@@ -79,6 +79,24 @@ expect_exit 0 markers-variable -- "$P" "${TINY[@]}" --task addition --variable-l
 tail -1 "$TMP/out" | cut -f12 | grep -qx 'T=20 markers 5-10:[0-9.]*' && ok ||
   fail "markers-variable: $(tail -1 "$TMP/out" | cut -f12)"
 
+# --bias-out: the positional layer's learned b_t, one row per position the model has (T = 12 and
+# the held-out T = 20: padded to 21 and 22 positions); a second call replaces that run's rows and
+# keeps the others; a file that is not a bias table is refused (65) and left as it was.
+expect_exit 0 bias -- "$P" "${TINY[@]}" --task addition --lengths 12 --models ff-pool-positional,mean \
+  --transfer-lengths 20 --bias-out "$TMP/bias.tsv"
+expect_eq bias-header "$(head -1 "$TMP/bias.tsv")" $'task\tT\ttrain\tmodel\tlr\tposition\tbias'
+expect_eq bias-rows "$(tail -n +2 "$TMP/bias.tsv" | cut -f1-6 | sed -n '1p;$p' | tr '\t\n' ' |')" \
+  "addition 12 fixed ff-pool-positional 0.003 0|addition 12 fixed ff-pool-positional 0.003 21|"
+expect_exit 0 bias-again -- "$P" "${TINY[@]}" --task both --lengths 12 --models ff-pool-positional \
+  --transfer-lengths 20 --bias-out "$TMP/bias.tsv"
+expect_eq bias-replaced "$(cut -f1 "$TMP/bias.tsv" | sort | uniq -c | tr -s ' ' | tr '\n' '|')" \
+  " 22 addition| 22 multiplication| 1 task|"
+echo "something else" > "$TMP/notbias.tsv"
+expect_exit 65 bias-not-a-table -- "$P" "${TINY[@]}" --lengths 12 --models ff-pool-positional \
+  --bias-out "$TMP/notbias.tsv"
+expect_error_line pooling bias-not-a-table "notbias.tsv:1: not a heed-pooling bias table"
+expect_eq bias-not-a-table-untouched "$(cat "$TMP/notbias.tsv")" "something else"
+
 # The learning-rate grid: a later rate stops at the updates the best earlier rate needed.
 expect_exit 0 grid -- "$P" --task addition --lengths 50 --models ff-pool --learning-rates 0.003,0.001 \
   --budget-steps 3000 --eval-every 500 --threads 1

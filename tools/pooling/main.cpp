@@ -31,6 +31,8 @@ using namespace heed;
 const char* const kHeader =
     "task\tT\ttrain\tmodel\tlr\tsolved\tsteps_to_solve\tsteps\tbest_accuracy\tfinal_accuracy\t"
     "final_mse\ttransfer\tparams\tseconds\tbudget_steps\tstop_after\tnote";
+// --bias-out's table: a positional run's key columns, then one row per position.
+const char* const kBiasHeader = "task\tT\ttrain\tmodel\tlr\tposition\tbias";
 // task, T, train, model, lr: a row's identity. train says how the training sequences were
 // drawn: "fixed" (lengths in [T, 1.1·T)), "variable:MIN-MAX" or "markers:A-B" (N₂ restricted).
 constexpr size_t kKeyColumns = 5;
@@ -44,33 +46,35 @@ std::string key_of(const std::string& row) {
   return row.substr(0, end);
 }
 
-// The rows of an earlier results file: none when it does not exist or is not a regular file
-// (-o /dev/full, a FIFO: nothing to resume from). Its first bytes must be the header before any
-// line is read whole: -o pointed at a large file of anything else is refused at once, not read
-// into memory (issue 29).
-std::vector<std::string> read_rows(const std::string& path) {
+// The rows of an earlier table written under header (a results file, --bias-out's): none when
+// it does not exist or is not a regular file (-o /dev/full, a FIFO: nothing to resume from). Its
+// first bytes must be the header before any line is read whole: -o pointed at a large file of
+// anything else is refused at once, not read into memory (issue 29).
+std::vector<std::string> read_rows(const std::string& path, const std::string& header,
+                                   const char* what) {
   struct stat info {};
   if (path == "-" || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return {};
   if (info.st_size == 0) return {};
+  const std::string refusal = std::string("not a heed-pooling ") + what +
+                              " (header); name the table to continue, or a "
+                              "new file";
   {
     std::ifstream head(path, std::ios::binary);
-    std::string start(std::strlen(kHeader) + 1, '\0');
+    std::string start(header.size() + 1, '\0');
     head.read(start.data(), std::streamsize(start.size()));
     start.resize(size_t(head.gcount()));
-    if (start != std::string(kHeader) + "\n" && start != std::string(kHeader) + "\r") {
-      throw DataError(path +
-                      ":1: not a heed-pooling results table (header); -o names the table "
-                      "to continue, or a new file");
+    if (start != header + "\n" && start != header + "\r") {
+      throw DataError(path + ":1: " + refusal);
     }
   }
   io::LineReader reader(path);
   std::vector<std::string> rows;
   std::string line;
-  const size_t columns = split(kHeader, "\t").size();
+  const size_t columns = split(header, "\t").size();
   while (reader.next(line)) {
     const std::string where = path + ":" + std::to_string(reader.line_number()) + ": ";
     if (reader.line_number() == 1) {
-      if (line != kHeader) throw DataError(where + "not a heed-pooling results table (header)");
+      if (line != header) throw DataError(where + refusal);
       continue;
     }
     if (split(line, "\t").size() != columns) {
@@ -79,6 +83,13 @@ std::vector<std::string> read_rows(const std::string& path) {
     rows.push_back(line);
   }
   return rows;
+}
+
+void write_table(const std::string& path, const std::string& header,
+                 const std::vector<std::string>& rows) {
+  std::string text = header + "\n";
+  for (const auto& row : rows) text += row + "\n";
+  io::write_file_atomically(path, text);
 }
 
 std::string train_column(const pooling::PoolingRunConfig& run) {
@@ -189,16 +200,26 @@ std::vector<pooling::PoolingRunConfig> plan(const pooling::PoolingCliConfig& cfg
 int pooling_main(int argc, char** argv) {
   pooling::PoolingCliConfig cfg;
   if (!pooling::parse_options(argc, argv, cfg)) return 0;
-  std::vector<std::string> rows = read_rows(cfg.output);
+  std::vector<std::string> rows = read_rows(cfg.output, kHeader, "results table");
+  std::vector<std::string> bias_rows;
+  if (!cfg.bias_output.empty()) bias_rows = read_rows(cfg.bias_output, kBiasHeader, "bias table");
   std::set<std::string> done;
   for (const auto& row : rows) done.insert(key_of(row));
   const bool to_file = cfg.output != "-";
   io::LineWriter stdout_writer("-");
   if (!to_file) stdout_writer.write_line(kHeader);
-  const auto save = [&] {
-    std::string text = std::string(kHeader) + "\n";
-    for (const auto& row : rows) text += row + "\n";
-    io::write_file_atomically(cfg.output, text);
+  const auto save = [&] { write_table(cfg.output, kHeader, rows); };
+  // A positional run's b_t, replacing the rows an earlier call wrote for the same run.
+  const auto save_bias = [&](const std::string& key, const std::vector<float>& bias) {
+    bias_rows.erase(std::remove_if(bias_rows.begin(), bias_rows.end(),
+                                   [&](const std::string& row) { return key_of(row) == key; }),
+                    bias_rows.end());
+    for (size_t t = 0; t < bias.size(); ++t) {
+      char value[48];
+      std::snprintf(value, sizeof value, "\t%zu\t%.6g", t, double(bias[t]));
+      bias_rows.push_back(key + value);
+    }
+    write_table(cfg.bias_output, kBiasHeader, bias_rows);
   };
 
   std::vector<pooling::PoolingRunConfig> cells;
@@ -241,6 +262,9 @@ int pooling_main(int argc, char** argv) {
                        : result.solved ? "yes"
                                        : "no",
                        result, result.diverged ? "stopped on a non-finite loss or weight" : "");
+      if (!cfg.bias_output.empty() && !result.positional_bias.empty()) {
+        save_bias(key, result.positional_bias);
+      }
     }
     bar.clear();
     spdlog::info("{}: {}", name, row);

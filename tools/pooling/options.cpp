@@ -100,7 +100,11 @@ void add_options(cli::CommandLine& cl, PoolingCliConfig& cfg) {
                            "run ff-pool and mean unfused (the reference: stores [T, N, W])")
       ("output,o",         cli::text_with_default(&cfg.output),
                            "results table ('-' = stdout); a file's finished rows are kept and "
-                           "skipped");
+                           "skipped")
+      ("bias-out",         cli::text(&cfg.bias_output),
+                           "TSV of the learned bias b_t per position t of every "
+                           "ff-pool-positional run trained (its key columns, position, bias); "
+                           "the file's rows of other runs are kept");
   cl.group("Training")
       ("budget-steps",     cli::number(&run.budget_steps, cli::at_least(1)),
                            "updates at most per run (the authors': 100000)")
@@ -145,6 +149,7 @@ bool parse_options(int argc, char** argv, PoolingCliConfig& cfg) {
   run.seed = cl.common().seed;
   onednn::set_threads(cl.threads());
   io::check_writable(cfg.output);
+  if (!cfg.bias_output.empty()) io::check_writable(cfg.bias_output);
   return true;
 }
 

@@ -615,6 +615,11 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
     result.transfer_accuracy.push_back(
         evaluate_pooling(model, transfer, config.tolerance).accuracy);
   }
+  if (config.kind == PoolingKind::kFeedForwardPositional) {
+    for (const train::ParamRef& p : params) {
+      if (p.name == "pool/b") result.positional_bias.assign(p.value, p.value + p.size);
+    }
+  }
   result.seconds = timer.seconds();
   return result;
 }

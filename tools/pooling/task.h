@@ -196,6 +196,9 @@ struct PoolingRunResult {
   double mse = 0;                         // held-out mean squared error at the last test
   bool diverged = false;                  // stopped on a non-finite value
   std::vector<double> transfer_accuracy;  // one per transfer task (none when it diverged)
+  // ff-pool-positional: the learned score bias b_t of every position t the model has, after
+  // training (the Keras-style layer's positional prior). Empty for the other kinds.
+  std::vector<float> positional_bias;
   int64_t parameters = 0;
   double seconds = 0;  // wall clock, for cost only: no rule depends on it
 };
