@@ -67,7 +67,7 @@ hansards_tokenize() {
 # hansards_corpus: the Hansards test and trial sentences (as distributed: EGYPT-tokenized), then
 # Tatoeba eng-fra and Multi30k en-fr train tokenized the Hansards way, all lowercased:
 # $WORK/corpus.{en,fr} and $WORK/corpus.en-fr ("en ||| fr" lines); and the test sentences alone,
-# $WORK/hansards.{e,f}, as the neural models read them.
+# $WORK/hansards.{e,f}, as the neural models read them, and the trial sentences, $WORK/trial.{e,f}.
 hansards_corpus() {
   local gold side tmp
   gold=$(hansards_gold_dir)
@@ -93,6 +93,8 @@ hansards_corpus() {
   for side in e f; do
     [ -s "$WORK/hansards.$side" ] ||
       perl -CSD -pe '$_ = lc; s/ +$//' "$gold/test.$side" > "$WORK/hansards.$side"
+    [ -s "$WORK/trial.$side" ] ||
+      perl -CSD -pe '$_ = lc; s/ +$//' "$gold/trial.$side" > "$WORK/trial.$side"
   done
   hansards_log "corpus: $(wc -l < "$WORK/corpus.en-fr") pairs"
 }
@@ -118,9 +120,10 @@ HANSARDS_METHODS="intersect union grow-diag grow-diag-final grow-diag-final-and"
 # recommended -d -o -v), and fast_align -d -o -v (and -r) when FAST_ALIGN names its build
 # directory: $WORK/SYSTEM.{fwd,rev}; then the test sentences' links, $WORK/test.SYSTEM.fwd,
 # .rev and each symmetrization (heed-align symmetrize, or fast_align's atools where heed-align
-# has none). Sets HANSARDS_SYSTEMS to the systems run.
+# has none), and the trial sentences' the same way, $WORK/trial.SYSTEM.*. Sets HANSARDS_SYSTEMS
+# to the systems run.
 hansards_classic() {
-  local ibm2 system direction method test_lines
+  local ibm2 system direction method test_lines trial_lines set
   # shellcheck disable=SC2206  # IBM2_EXTRA is split at spaces on purpose
   ibm2=("$BIN/heed-align" ibm2 --favor-diagonal --optimize-tension --variational-bayes
         --threads "$THREADS" -v ${IBM2_EXTRA:-})
@@ -135,15 +138,21 @@ hansards_classic() {
     HANSARDS_SYSTEMS="ibm2 fast_align"
   fi
   test_lines=$(wc -l < "$(hansards_gold_dir)/test.e")
+  trial_lines=$(wc -l < "$(hansards_gold_dir)/trial.e")
   for system in $HANSARDS_SYSTEMS; do
     for direction in fwd rev; do
       [ -s "$WORK/test.$system.$direction" ] ||
         head -n "$test_lines" "$WORK/$system.$direction" > "$WORK/test.$system.$direction"
+      [ -s "$WORK/trial.$system.$direction" ] ||  # the corpus's lines after the test's
+        sed -n "$((test_lines + 1)),$((test_lines + trial_lines))p" "$WORK/$system.$direction" \
+          > "$WORK/trial.$system.$direction"
     done
-    for method in $HANSARDS_METHODS; do
-      [ -s "$WORK/test.$system.$method" ] ||
-        hansards_symmetrize "$WORK/test.$system.fwd" "$WORK/test.$system.rev" "$method" \
-          "$WORK/test.$system.$method"
+    for set in test trial; do
+      for method in $HANSARDS_METHODS; do
+        [ -s "$WORK/$set.$system.$method" ] ||
+          hansards_symmetrize "$WORK/$set.$system.fwd" "$WORK/$set.$system.rev" "$method" \
+            "$WORK/$set.$system.$method"
+      done
     done
   done
 }
@@ -161,10 +170,11 @@ hansards_symmetrize() {
   fi
 }
 
-# hansards_score LINKS: the score row of zero-based English-French links of the test sentences
-# against the gold: "aer precision recall predicted sure possible sentences", tab-separated.
+# hansards_score LINKS [SET]: the score row of zero-based English-French links of SET's
+# sentences (test, the default, or trial) against its gold: "aer precision recall predicted sure
+# possible sentences", tab-separated.
 hansards_score() {
-  "$BIN/heed-align" score --gold "$(hansards_gold_dir)/test.wa.nonullalign" --one-based \
+  "$BIN/heed-align" score --gold "$(hansards_gold_dir)/${2:-test}.wa.nonullalign" --one-based \
     --test "$1" | tail -1
 }
 

@@ -12,7 +12,7 @@
 # Run the full study from a copy of the binaries outside the work tree (BIN), so that rebuilding
 # heed meanwhile changes nothing. Every unit is skipped when its rows are in RESULTS, so the study
 # can be stopped at any point and called again; an interrupted training resumes from its
-# checkpoint. Stages (STAGES, default "baselines models heatmaps silver report"):
+# checkpoint. Stages (STAGES, default "baselines models trial heatmaps silver report"):
 #   baselines  run.sh's corpus and classic aligners (lib.sh), then rows for ibm2, fast_align
 #              (when FAST_ALIGN names its build directory) and the diagonal baseline (every
 #              target word linked to the source word at the same relative position) in
@@ -28,6 +28,10 @@
 #              RESULTS/aer.tsv. The mechanisms of CURVE (seed 1) are read the same way at every
 #              kept model: RESULTS/checkpoints.tsv. Training: RESULTS/training.tsv and heed-train's
 #              metrics in RESULTS/metrics/.
+#   trial      every reading of aer.tsv again on the 37 trial sentences, against their gold
+#              (RESULTS/trial.tsv, the same columns), for every model the models stage finished
+#              and the baselines: the report chooses each system's reading on them and shows its
+#              test AER beside the best reading on the test set itself.
 #   heatmaps   the attention of each seed-1 en→fr model on the test pairs HEATMAP_PAIRS (ids
 #              from 0), drawn by heed-align plot with its argmax links and the gold:
 #              RESULTS/heatmaps/MECHANISM.ID.svg (the report assembles them into one page).
@@ -97,7 +101,7 @@ HANSARDS_COPIES=${HANSARDS_COPIES:-20}
 PATIENCE=${PATIENCE:-4}
 HEATMAP_PAIRS=${HEATMAP_PAIRS:-21 80 139 199 272}
 SILVER_MODELS=${SILVER_MODELS:-}
-STAGES=${STAGES:-baselines models heatmaps silver report}
+STAGES=${STAGES:-baselines models trial heatmaps silver report}
 if [ "$quick" = 1 ]; then
   WORK=${WORK:-/tmp/heed-align-study-quick}
   RESULTS=${RESULTS:-$WORK/results}
@@ -143,12 +147,13 @@ fi
 if [ "$quick" = 1 ] && [ ! -f "$PAGE" ]; then cp "$root/docs/alignment.md" "$PAGE"; fi
 
 # --- result tables ------------------------------------------------------------------------------
-# aer.tsv (best models and baselines) and checkpoints.tsv (every kept model) share one format:
+# aer.tsv (best models and baselines), checkpoints.tsv (every kept model) and trial.tsv (best
+# models and baselines on the trial sentences) share one format:
 # one row per system, seed, step (the model's updates), run (fwd: en→fr, rev: fr→en read
 # English-French, a symmetrization, or agree) and reading (argmax, shift, threshold; - where the
 # run has one reading), then heed-align score's columns.
 aer_header='system\tseed\tstep\trun\treading\taer\tprecision\trecall\tpredicted\tsure\tpossible\tsentences'
-for table in aer checkpoints; do
+for table in aer checkpoints trial; do
   [ -s "$RESULTS/$table.tsv" ] || printf "$aer_header\n" > "$RESULTS/$table.tsv"
 done
 # has_row TABLE SYSTEM SEED STEP RUN READING
@@ -156,12 +161,16 @@ has_row() {
   awk -F'\t' -v s="$2" -v e="$3" -v t="$4" -v r="$5" -v m="$6" \
     '$1 == s && $2 == e && $3 == t && $4 == r && $5 == m { f = 1 } END { exit !f }' "$RESULTS/$1.tsv"
 }
+# The sentences read and scored: the test set's (EVAL=test: $WORK/hansards.{e,f}, the rows of
+# aer.tsv and checkpoints.tsv) or the trial set's (EVAL=trial: $WORK/trial.{e,f}, trial.tsv).
+EVAL=test
+eval_input() { if [ "$EVAL" = trial ]; then echo "$WORK/trial"; else echo "$WORK/hansards"; fi; }
 # add_row TABLE SYSTEM SEED STEP RUN READING LINKS: scores LINKS (English-French) and appends.
 add_row() {
   local score
-  score=$(hansards_score "$7")
+  score=$(hansards_score "$7" "$EVAL")
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$2" "$3" "$4" "$5" "$6" "$score" >> "$RESULTS/$1.tsv"
-  log "$2 seed $3 step $4: $5 $6: AER $(cut -f1 <<< "$score")"
+  log "$2 seed $3 step $4: $5 $6: $EVAL AER $(cut -f1 <<< "$score")"
 }
 
 # --- baselines ----------------------------------------------------------------------------------
@@ -296,7 +305,7 @@ links() {
     threshold) extra=(--threshold 0.5) ;;
   esac
   "$BIN/heed-align" -m "$model" --method "$reading" --threads "$THREADS" -q \
-    "$WORK/hansards.$src" "$WORK/hansards.$tgt" -o "$out.tmp" "${extra[@]}"
+    "$(eval_input).$src" "$(eval_input).$tgt" -o "$out.tmp" "${extra[@]}"
   [ "$reading" != argmax ] || mv "$out.jsonl.tmp" "$out.jsonl"
   mv "$out.tmp" "$out"
 }
@@ -306,6 +315,7 @@ links() {
 read_models() {
   local table=$1 mechanism=$2 seed=$3 step=$4 file=$5 direction reading method model
   local at=$WORK/links/$mechanism-s$seed/$file
+  [ "$EVAL" = test ] || at=$WORK/links-$EVAL/$mechanism-s$seed/$file
   mkdir -p "$at"
   local both=1
   for direction in fwd rev; do
@@ -384,6 +394,50 @@ if has_stage models; then
     fi
     report
   done
+fi
+
+# --- trial --------------------------------------------------------------------------------------
+# The readings again on the 37 trial sentences, so that a reading can be chosen on them rather
+# than on the test set: the baselines, and each model of the queue whose training has finished.
+if has_stage trial; then
+  EVAL=trial
+  hansards_corpus
+  missing=0
+  for system in ibm2 ${FAST_ALIGN:+fast_align}; do
+    for run in fwd rev $HANSARDS_METHODS; do has_row trial "$system" - - "$run" - || missing=1; done
+  done
+  if [ "$missing" = 1 ]; then
+    hansards_classic
+    for system in $HANSARDS_SYSTEMS; do
+      for run in fwd rev $HANSARDS_METHODS; do
+        has_row trial "$system" - - "$run" - || add_row trial "$system" - - "$run" - "$WORK/trial.$system.$run"
+      done
+    done
+  fi
+  hansards_diagonal "$WORK/trial.e" "$WORK/trial.f" > "$WORK/trial.diagonal.fwd"
+  hansards_diagonal "$WORK/trial.f" "$WORK/trial.e" > "$WORK/trial.diagonal.rev.fr-en"
+  rm -f "$WORK/trial.diagonal.rev"
+  hansards_transpose "$WORK/trial.diagonal.rev.fr-en" "$WORK/trial.diagonal.rev"
+  for method in $HANSARDS_METHODS; do
+    [ -s "$WORK/trial.diagonal.$method" ] ||
+      hansards_symmetrize "$WORK/trial.diagonal.fwd" "$WORK/trial.diagonal.rev" "$method" \
+        "$WORK/trial.diagonal.$method"
+  done
+  for run in fwd rev $HANSARDS_METHODS; do
+    has_row trial diagonal - - "$run" - || add_row trial diagonal - - "$run" - "$WORK/trial.diagonal.$run"
+  done
+  for item in $QUEUE; do
+    mechanism=${item%%:*} seed=${item##*:}
+    trained=1
+    for direction in $DIRECTIONS; do
+      finished "$(model_dir "$mechanism" "$seed" "$direction")" || trained=0
+    done
+    [ "$trained" = 1 ] || continue
+    # The step column names the test rows' best model: the same model files.
+    read_models trial "$mechanism" "$seed" \
+      "$(best_step "$(model_dir "$mechanism" "$seed" "${DIRECTIONS%% *}")")" model.heed
+  done
+  EVAL=test
 fi
 
 # --- heatmaps -----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # experiments/alignment-hansards/report.py on a fixture: two seeds of one mechanism and a
-# baseline; the table's cells, its bold lowest per column and each row's best reading, the
+# baseline; the table's cells, its bold lowest per column, each row's best reading and the one
+# chosen on the trial sentences (ties broken by the table's order), the
 # status line from the queue, the curve along training by the best reading of the best model,
 # the plot (well-formed SVG, the same byte for byte twice) and the heatmap page (well-formed
 # XHTML, the pairs' sentences, one figure per mechanism) land between the page's markers, the
@@ -34,6 +35,17 @@ row() {  # SYSTEM SEED STEP RUN READING AER
   row ibm2 - - intersect - 14.50
   row diagonal - - fwd - 61.00
 } > "$results/aer.tsv"
+# The trial sentences: seed 1's lowest trial readings tie (en→fr argmax and agree, 30.00): the
+# table's order picks argmax, whose test AER (40.00) is then shown though agree is lower on test;
+# ibm2's is ∩; seed 2 has no trial rows ("—").
+{
+  echo "$header"
+  row dot 1 300 fwd argmax 30.00
+  row dot 1 300 agree - 30.00
+  row dot 1 300 grow-diag argmax 50.00
+  row ibm2 - - fwd - 20.00
+  row ibm2 - - intersect - 17.00
+} > "$results/trial.tsv"
 {
   echo "$header"
   for step in 100 200 300; do
@@ -74,13 +86,15 @@ expect_eq head "$(head -1 "$TMP/page.md")" "# top"
 expect_eq tail "$(tail -1 "$TMP/page.md")" "# bottom"
 # Seed 1: its cells, "—" where a reading is missing, bold where no row is lower (ibm2's 19.09
 # is, in the first column; the guided reference's 14.55 in agree's), its best reading by name.
-grep -qF '| `dot`, seed 1 | 40.00 | **42.00** | **60.00** | — | — | — | — | — | **35.00** | — | — | 33.00 | 33.00 (agree) |' <<< "$page" &&
+grep -qF '| `dot`, seed 1 | 40.00 | **42.00** | **60.00** | — | — | — | — | — | **35.00** | — | — | 33.00 | 33.00 (agree) | 40.00 (en→fr, argmax; trial 30.00) |' <<< "$page" &&
   ok || fail "dot seed 1 row: $(grep -F '`dot`, seed 1' <<< "$page")"
 # A baseline's one reading stands in the argmax column; its best names the run alone.
-grep -qF '| heed-align ibm2 (`-d -o -v`) | **19.09** | — | — | — | — | — | **14.50** | — | — | — | — | — | 14.50 (∩) |' <<< "$page" &&
+grep -qF '| heed-align ibm2 (`-d -o -v`) | **19.09** | — | — | — | — | — | **14.50** | — | — | — | — | — | 14.50 (∩) | 14.50 (∩; trial 17.00) |' <<< "$page" &&
   ok || fail "ibm2 row: $(grep -F 'ibm2' <<< "$page" | head -1)"
-grep -qF '| guided `general` (run.sh, 20 min) |' <<< "$page" && grep -qF '| **14.55** | 14.55 (agree) |' <<< "$page" &&
+grep -qF '| guided `general` (run.sh, 20 min) |' <<< "$page" && grep -qF '| **14.55** | 14.55 (agree) | — |' <<< "$page" &&
   ok || fail "reference row: $(grep -F 'guided' <<< "$page")"
+grep -qF '| `dot`, seed 2 | 41.00 |' <<< "$page" && grep -F '`dot`, seed 2' <<< "$page" | grep -qF '| 36.50 (agree) | — |' &&
+  ok || fail "dot seed 2 row: $(grep -F '`dot`, seed 2' <<< "$page")"
 grep -qF 'Best reading per seed: `dot` seed 1 33.00 (agree), seed 2 36.50 (agree).' <<< "$page" && ok ||
   fail "seed spread: $(grep -F 'Best reading' <<< "$page")"
 grep -qF '| `dot` | 1 | fr→en | 300 | 10.10 (200) | yes | 2.0 | 4000 |' <<< "$page" && ok || fail "training row"
