@@ -177,34 +177,40 @@ add_row() {
 if has_stage baselines || has_stage models; then
   hansards_corpus
 fi
-if has_stage baselines; then
-  # The classic aligners run (about 20 minutes on the corpus) only for rows the results lack.
-  missing=0
+# baseline_rows TABLE: the rows of ibm2, fast_align (when FAST_ALIGN names its build directory)
+# and the diagonal on EVAL's sentences that TABLE lacks. The classic aligners run (about 20
+# minutes on the corpus) only for missing rows. The diagonal: fwd links each French word, rev
+# each English word (then read English-French).
+baseline_rows() {
+  local table=$1 missing=0 system run method in
+  in=$(eval_input)
   for system in ibm2 ${FAST_ALIGN:+fast_align}; do
-    for run in fwd rev $HANSARDS_METHODS; do has_row aer "$system" - - "$run" - || missing=1; done
+    for run in fwd rev $HANSARDS_METHODS; do has_row "$table" "$system" - - "$run" - || missing=1; done
   done
   if [ "$missing" = 1 ]; then
     hansards_classic
     for system in $HANSARDS_SYSTEMS; do
       for run in fwd rev $HANSARDS_METHODS; do
-        has_row aer "$system" - - "$run" - || add_row aer "$system" - - "$run" - "$WORK/test.$system.$run"
+        has_row "$table" "$system" - - "$run" - ||
+          add_row "$table" "$system" - - "$run" - "$WORK/$EVAL.$system.$run"
       done
     done
   fi
-  # The diagonal: fwd links each French word, rev each English word (then read English-French).
-  hansards_diagonal "$WORK/hansards.e" "$WORK/hansards.f" > "$WORK/test.diagonal.fwd"
-  hansards_diagonal "$WORK/hansards.f" "$WORK/hansards.e" > "$WORK/test.diagonal.rev.fr-en"
-  rm -f "$WORK/test.diagonal.rev"
-  hansards_transpose "$WORK/test.diagonal.rev.fr-en" "$WORK/test.diagonal.rev"
+  hansards_diagonal "$in.e" "$in.f" > "$WORK/$EVAL.diagonal.fwd"
+  hansards_diagonal "$in.f" "$in.e" > "$WORK/$EVAL.diagonal.rev.fr-en"
+  rm -f "$WORK/$EVAL.diagonal.rev"
+  hansards_transpose "$WORK/$EVAL.diagonal.rev.fr-en" "$WORK/$EVAL.diagonal.rev"
   for method in $HANSARDS_METHODS; do
-    [ -s "$WORK/test.diagonal.$method" ] ||
-      hansards_symmetrize "$WORK/test.diagonal.fwd" "$WORK/test.diagonal.rev" "$method" \
-        "$WORK/test.diagonal.$method"
+    [ -s "$WORK/$EVAL.diagonal.$method" ] ||
+      hansards_symmetrize "$WORK/$EVAL.diagonal.fwd" "$WORK/$EVAL.diagonal.rev" "$method" \
+        "$WORK/$EVAL.diagonal.$method"
   done
   for run in fwd rev $HANSARDS_METHODS; do
-    has_row aer diagonal - - "$run" - || add_row aer diagonal - - "$run" - "$WORK/test.diagonal.$run"
+    has_row "$table" diagonal - - "$run" - ||
+      add_row "$table" diagonal - - "$run" - "$WORK/$EVAL.diagonal.$run"
   done
-fi
+}
+has_stage baselines && baseline_rows aer
 
 # --- models -------------------------------------------------------------------------------------
 data=$WORK/study
@@ -402,30 +408,7 @@ fi
 if has_stage trial; then
   EVAL=trial
   hansards_corpus
-  missing=0
-  for system in ibm2 ${FAST_ALIGN:+fast_align}; do
-    for run in fwd rev $HANSARDS_METHODS; do has_row trial "$system" - - "$run" - || missing=1; done
-  done
-  if [ "$missing" = 1 ]; then
-    hansards_classic
-    for system in $HANSARDS_SYSTEMS; do
-      for run in fwd rev $HANSARDS_METHODS; do
-        has_row trial "$system" - - "$run" - || add_row trial "$system" - - "$run" - "$WORK/trial.$system.$run"
-      done
-    done
-  fi
-  hansards_diagonal "$WORK/trial.e" "$WORK/trial.f" > "$WORK/trial.diagonal.fwd"
-  hansards_diagonal "$WORK/trial.f" "$WORK/trial.e" > "$WORK/trial.diagonal.rev.fr-en"
-  rm -f "$WORK/trial.diagonal.rev"
-  hansards_transpose "$WORK/trial.diagonal.rev.fr-en" "$WORK/trial.diagonal.rev"
-  for method in $HANSARDS_METHODS; do
-    [ -s "$WORK/trial.diagonal.$method" ] ||
-      hansards_symmetrize "$WORK/trial.diagonal.fwd" "$WORK/trial.diagonal.rev" "$method" \
-        "$WORK/trial.diagonal.$method"
-  done
-  for run in fwd rev $HANSARDS_METHODS; do
-    has_row trial diagonal - - "$run" - || add_row trial diagonal - - "$run" - "$WORK/trial.diagonal.$run"
-  done
+  baseline_rows trial
   for item in $QUEUE; do
     mechanism=${item%%:*} seed=${item##*:}
     trained=1
