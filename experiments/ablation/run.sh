@@ -176,6 +176,9 @@ while [ $# -gt 0 ]; do
 done
 
 BIN=${BIN:-$root/build/bin}
+# Checked first: without it every configuration would be "skipped" for want of a program.
+[ -x "$BIN/heed-train" ] ||
+  die 69 "$BIN/heed-train: not found (build heed with cmake --build build, or set BIN to a copy of build/bin)"
 THREADS=${THREADS:-2}
 JOBS=${JOBS:-1}
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die 64 "JOBS '$JOBS' is not a count"

@@ -112,6 +112,10 @@ expect_eq two-jobs-scores "$(tail -n +2 "$TMP/results2/scores.tsv" | sort)" "$(t
 expect_eq two-jobs-silver "$(tail -n +2 "$TMP/results2/silver.tsv" | sort)" "$(tail -n +2 "$R/silver.tsv" | sort)"
 grep -q '^\*\*Status: 8 of 8 runs done\*\*' "$TMP/results2/page.md" && ok || fail "JOBS=2: no status line"
 expect_exit 64 jobs-not-a-count -- env JOBS=0 bash "$RUN" "${corpus[@]}" --plan
+# No heed-train in BIN: one line naming it, exit 69, no results written.
+expect_exit 69 no-binaries -- env BIN="$TMP/none" RESULTS="$TMP/results-none" bash "$RUN" "${corpus[@]}" --plan
+expect_eq no-binaries-line "$(wc -l < "$TMP/err")" 1
+expect_eq no-binaries-results "$(ls "$TMP/results-none" 2>/dev/null | wc -l)" 0
 
 # The share stage (alone, as on an idle machine): the phase benchmarks per mechanism of the
 # baseline's family, three modes each, and the page's table.
