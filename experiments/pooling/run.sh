@@ -65,10 +65,10 @@ for name in $PARTS; do
     # per-timestep reading (a dense layer at every step, then the mean).
     controls-short) part "$name" --lengths 50,100,500,1000 --models dense,dense-mean --budget-steps 20000 ;;
     # At T = 5,000 and 10,000: the flattened dense layer with its own grid; the per-step reading
-    # costs ~0.5 s an update at T = 5,000 and ~1 s at 10,000 on one core (33 GFLOP an update at
-    # 5,000: a dense layer 100 → 100 at every one of 550,000 steps), so a grid of four rates at
-    # 20,000 updates would take ~67 core-hours: it runs at T = 5,000 only, at the rate that solved
-    # T = 1,000 soonest in controls-short (or came nearest), one run per task.
+    # costs 0.3-0.6 s an update at T = 5,000 and 2.4 s at 10,000 on one idle core (33 GFLOP an
+    # update at 5,000: a dense layer 100 → 100 at every one of 550,000 steps), so a grid of four
+    # rates at 20,000 updates would take ~130 core-hours: it runs at T = 5,000 only, at the rate
+    # that solved T = 1,000 soonest in controls-short (or came nearest), one run per task.
     controls-long)
       part "$name" --lengths 5000,10000 --models dense --budget-steps 20000
       for task in addition multiplication; do
