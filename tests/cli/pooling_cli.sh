@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Contract tests of heed-pooling: --help, bad option values, the TSV table, fused against
 # unfused, dense marked not applicable for variable lengths and other held-out lengths, the generalisation sets, the
-# learning-rate grid's bar, resuming a results file, a closed pipe.
+# learning-rate grid's bar, resuming a results file, Ctrl-C in a run and continuing it, a closed
+# pipe.
 source "$(dirname "$0")/lib.sh"
 P=$BIN/heed-pooling
 HEADER=$'task\tT\ttrain\tmodel\tlr\tsolved\tsteps_to_solve\tsteps\tbest_accuracy\tfinal_accuracy\tfinal_mse\ttransfer\tparams\tseconds\tbudget_steps\tstop_after\tnote'
@@ -106,6 +107,38 @@ expect_eq grid-bar "$(sed -n 3p "$TMP/out" | cut -f5,8,16)" $'0.001\t500\t500'
 # --max-params skips the big dense model, saying so.
 expect_exit 0 max-params -- "$P" "${TINY[@]}" --task addition --lengths 14 --models dense --max-params 50000
 expect_eq max-params-row "$(tail -1 "$TMP/out" | cut -f4,6)" $'dense\tskipped'
+
+# Ctrl-C in a run: FILE.checkpoint saved, exit 130; the next call continues the run, and its row
+# is the uninterrupted run's (every column but the seconds), held-out sets and the variable
+# lengths' draws included. A checkpoint of another run is not used: that call starts afresh.
+LONG=(--task multiplication --variable-length 20:100 --models ff-pool
+      --budget-steps 3000 --eval-every 200 --eval-batches 1 --batch-size 20 --threads 1
+      --transfer-lengths 150 --learning-rates)
+mkdir "$TMP/ck"
+"$P" "${LONG[@]}" 0.0003 -o "$TMP/ck/straight.tsv" 2>/dev/null
+"$P" "${LONG[@]}" 0.0003 -o "$TMP/ck/cut.tsv" 2>/dev/null &
+pid=$!
+for _ in $(seq 400); do [ -s "$TMP/ck/cut.tsv.checkpoint" ] && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"
+expect_eq interrupted-exit $? 130
+[ -s "$TMP/ck/cut.tsv.checkpoint" ] && ok || fail "interrupted: no checkpoint"
+expect_exit 0 continued -- "$P" "${LONG[@]}" 0.0003 -o "$TMP/ck/cut.tsv" -v
+grep -q 'cut.tsv.checkpoint: continuing at update [1-9]' "$TMP/err" && ok || fail "continued: $(cat "$TMP/err")"
+expect_eq continued-row "$(cut -f1-13,15- "$TMP/ck/cut.tsv")" "$(cut -f1-13,15- "$TMP/ck/straight.tsv")"
+expect_eq continued-no-checkpoint "$(ls "$TMP/ck")" $'cut.tsv\nstraight.tsv'
+cp "$TMP/ck/straight.tsv" "$TMP/ck/other.tsv.checkpoint"  # not even a checkpoint: refused, 65
+expect_exit 65 bad-checkpoint -- "$P" "${LONG[@]}" 0.0003 -o "$TMP/ck/other.tsv"
+"$P" "${LONG[@]}" 0.0003 -o "$TMP/ck/first.tsv" 2>/dev/null &
+pid=$!
+for _ in $(seq 400); do [ -s "$TMP/ck/first.tsv.checkpoint" ] && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"
+mv "$TMP/ck/first.tsv.checkpoint" "$TMP/ck/other.tsv.checkpoint"
+expect_exit 0 other-run -- "$P" "${LONG[@]}" 0.001 -o "$TMP/ck/other.tsv"
+grep -q 'a checkpoint of another run' "$TMP/err" && ok || fail "other-run: no warning"
+"$P" "${LONG[@]}" 0.001 2>/dev/null | tail -1 | cut -f1-13,15- > "$TMP/ck/expected"
+expect_eq other-run-row "$(tail -1 "$TMP/ck/other.tsv" | cut -f1-13,15-)" "$(cat "$TMP/ck/expected")"
 
 # Resuming: -o FILE keeps its rows and runs only the missing ones.
 mkdir "$TMP/r"

@@ -22,6 +22,7 @@
 #include "heed/common/strings.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
+#include "heed/train/signals.h"
 #include "pooling/options.h"
 
 namespace {
@@ -132,6 +133,18 @@ std::string transfer_column(const pooling::PoolingRunConfig& run,
   return items.empty() ? "-" : join(items, ",");
 }
 
+// The held-out sets beyond the run's own, by name ("T=200,markers 30-40"): part of a
+// checkpoint's key.
+std::string transfer_names(const pooling::PoolingRunConfig& run) {
+  std::vector<std::string> names;
+  for (const pooling::PoolingTask& task : run.transfer_tasks) {
+    names.push_back("T=" + std::to_string(task.min_length) + " markers " +
+                    std::to_string(task.second_marker_begin) + "-" +
+                    std::to_string(task.second_marker_end));
+  }
+  return join(names, ",");
+}
+
 std::string format_row(const pooling::PoolingRunConfig& run, const std::string& solved,
                        const pooling::PoolingRunResult& result, const std::string& note) {
   const bool ran = solved == "yes" || solved == "no" || solved == "diverged";
@@ -226,8 +239,13 @@ int pooling_main(int argc, char** argv) {
   for (auto& run : plan(cfg)) {
     if (!done.count(key_columns(run))) cells.push_back(std::move(run));
   }
+  // With -o FILE the run in progress keeps FILE.checkpoint: Ctrl-C (or SIGTERM) saves it and
+  // exits 130 (143); the next call with the same FILE continues that run where it stopped.
+  const std::string checkpoint_path = cfg.output + ".checkpoint";
+  train::install_stop_handlers();
   cli::Progress bar;
   for (size_t index = 0; index < cells.size(); ++index) {
+    if (const int signal = train::stop_signal()) throw Interrupted(signal);
     pooling::PoolingRunConfig& run = cells[index];
     const std::string key = key_columns(run);
     run.stop_after = earlier_best(rows, key.substr(0, key.rfind('\t')));
@@ -249,14 +267,29 @@ int pooling_main(int argc, char** argv) {
     } else {
       const int64_t limit =
           run.stop_after > 0 ? std::min(run.stop_after, run.budget_steps) : run.budget_steps;
-      result = pooling::run_pooling(run, [&](const pooling::PoolingProgress& p) {
-        if (!bar.active()) return;
-        char text[160];
-        std::snprintf(text, sizeof text, "%zu/%zu %s update %lld mse %.4f acc %.3f", index + 1,
-                      cells.size(), name.c_str(), static_cast<long long>(p.step), p.train_mse,
-                      p.accuracy < 0 ? 0.0 : p.accuracy);
-        bar.update((double(index) + double(p.step) / double(limit)) / double(cells.size()), text);
-      });
+      pooling::PoolingCheckpoint checkpoint;
+      if (to_file) {
+        checkpoint.path = checkpoint_path;
+        checkpoint.key = key;
+        for (const int64_t n : {run.budget_steps, run.stop_after, int64_t(run.seed), run.batch_size,
+                                run.eval_every, run.eval_batches, run.width, int64_t(run.fused)}) {
+          checkpoint.key += "\t" + std::to_string(n);
+        }
+        checkpoint.key += "\t" + transfer_names(run);
+        checkpoint.every = run.eval_every;
+      }
+      result = pooling::run_pooling(
+          run,
+          [&](const pooling::PoolingProgress& p) {
+            if (!bar.active()) return;
+            char text[160];
+            std::snprintf(text, sizeof text, "%zu/%zu %s update %lld mse %.4f acc %.3f", index + 1,
+                          cells.size(), name.c_str(), static_cast<long long>(p.step), p.train_mse,
+                          p.accuracy < 0 ? 0.0 : p.accuracy);
+            bar.update((double(index) + double(p.step) / double(limit)) / double(cells.size()),
+                       text);
+          },
+          checkpoint);
       row = format_row(run,
                        result.diverged ? "diverged"
                        : result.solved ? "yes"
@@ -271,6 +304,7 @@ int pooling_main(int argc, char** argv) {
     rows.push_back(row);
     if (to_file) {
       save();
+      std::remove(checkpoint_path.c_str());  // the row holds the run now
     } else {
       stdout_writer.write_line(row);
       stdout_writer.flush();

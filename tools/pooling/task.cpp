@@ -1,16 +1,24 @@
 #include "task.h"
 
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <random>
+#include <sstream>
 
 #include "heed/attention/feed_forward_pool.h"
 #include "heed/common/check.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
 #include "heed/common/timer.h"
+#include "heed/io/safetensors.h"
 #include "heed/train/optimizer.h"
+#include "heed/train/signals.h"
 #include "leaky_relu.h"
 
 namespace heed::pooling {
@@ -546,8 +554,94 @@ bool all_finite(const std::vector<train::ParamRef>& params) {
 
 }  // namespace
 
+namespace {
+
+// What a run carries from update to update beyond its model and optimizer.
+struct RunState {
+  PoolingRunResult* result;
+  PoolingProgress* progress;
+  int64_t* tested_at;
+  Rng* train_rng;
+};
+
+std::string exact(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+void save_checkpoint(const PoolingCheckpoint& checkpoint,
+                     const std::vector<train::ParamRef>& params, const train::Optimizer& optimizer,
+                     const RunState& state, double seconds) {
+  io::SafeTensors out;
+  for (const train::ParamRef& p : params) {
+    out.add_f32("param/" + p.name, {int64_t(p.size)}, p.value);
+  }
+  optimizer.save_state(params, out);
+  std::ostringstream rng;
+  rng << *state.train_rng;
+  out.set_metadata("key", checkpoint.key);
+  out.set_metadata("train_rng", rng.str());
+  out.set_metadata("steps", std::to_string(state.result->steps));
+  out.set_metadata("tested_at", std::to_string(*state.tested_at));
+  out.set_metadata("accuracy", exact(state.result->accuracy));
+  out.set_metadata("best_accuracy", exact(state.result->best_accuracy));
+  out.set_metadata("mse", exact(state.result->mse));
+  out.set_metadata("seconds", exact(seconds));
+  out.save(checkpoint.path);
+}
+
+// Restores a checkpoint of this run; false (nothing changed) when there is none or it is
+// another run's. Returns the seconds the run had taken.
+bool load_checkpoint(const PoolingCheckpoint& checkpoint,
+                     const std::vector<train::ParamRef>& params, train::Optimizer& optimizer,
+                     const RunState& state, double& seconds) {
+  struct stat info {};
+  if (checkpoint.path.empty() || ::stat(checkpoint.path.c_str(), &info) != 0) return false;
+  const io::SafeTensors in = io::SafeTensors::load(checkpoint.path);
+  if (in.metadata("key") != checkpoint.key) {
+    spdlog::warn("{}: a checkpoint of another run ({}); this run starts afresh and replaces it",
+                 checkpoint.path, in.metadata("key"));
+    return false;
+  }
+  const auto number = [&](const char* name) {
+    const std::string& text = in.metadata(name);
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0') {
+      throw FormatError(checkpoint.path + ": metadata '" + name + "' is not a number");
+    }
+    return value;
+  };
+  for (const train::ParamRef& p : params) {
+    const std::vector<float> values = in.get("param/" + p.name).as_f32();
+    if (values.size() != p.size) {
+      throw FormatError(checkpoint.path + ": 'param/" + p.name + "' has " +
+                        std::to_string(values.size()) + " values, the model " +
+                        std::to_string(p.size));
+    }
+    std::copy(values.begin(), values.end(), p.value);
+  }
+  optimizer.load_state(params, in);
+  std::istringstream rng(in.metadata("train_rng"));
+  rng >> *state.train_rng;
+  if (rng.fail()) throw FormatError(checkpoint.path + ": metadata 'train_rng' is not an RNG state");
+  state.result->steps = int64_t(number("steps"));
+  *state.tested_at = int64_t(number("tested_at"));
+  state.result->accuracy = number("accuracy");
+  state.result->best_accuracy = number("best_accuracy");
+  state.result->mse = number("mse");
+  state.progress->step = state.result->steps;
+  if (*state.tested_at >= 0) state.progress->accuracy = state.result->accuracy;
+  seconds = number("seconds");
+  return true;
+}
+
+}  // namespace
+
 PoolingRunResult run_pooling(const PoolingRunConfig& config,
-                             const std::function<void(const PoolingProgress&)>& on_step) {
+                             const std::function<void(const PoolingProgress&)>& on_step,
+                             const PoolingCheckpoint& checkpoint) {
   config.validate();
   // Separate streams: the same held-out set and training batches for every model.
   Rng init_rng = make_rng(config.seed, 1);
@@ -583,6 +677,13 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
       result.steps_to_solve = result.steps;
     }
   };
+  const RunState state{&result, &progress, &tested_at, &train_rng};
+  double seconds_before = 0;
+  if (load_checkpoint(checkpoint, params, *optimizer, state, seconds_before)) {
+    model.weights_changed();
+    spdlog::info("{}: continuing at update {}", checkpoint.path, result.steps);
+  }
+  const auto seconds = [&] { return seconds_before + timer.seconds(); };
   std::vector<float> predictions, d_predictions;
   while (!result.solved && result.steps < config.budget_steps) {
     if (config.stop_after > 0 && result.steps >= config.stop_after) break;
@@ -602,8 +703,16 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
     }
     if (result.steps % config.eval_every == 0) test();
     progress.step = result.steps;
-    progress.seconds = timer.seconds();
+    progress.seconds = seconds();
     if (on_step) on_step(progress);
+    if (checkpoint.path.empty()) continue;
+    if (const int signal = train::stop_signal()) {
+      save_checkpoint(checkpoint, params, *optimizer, state, seconds());
+      throw Interrupted(signal);
+    }
+    if (result.steps % checkpoint.every == 0 && !result.solved) {
+      save_checkpoint(checkpoint, params, *optimizer, state, seconds());
+    }
   }
   if (!result.diverged && tested_at != result.steps) test();
   for (const PoolingTask& task : config.transfer_tasks) {
@@ -620,7 +729,7 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
       if (p.name == "pool/b") result.positional_bias.assign(p.value, p.value + p.size);
     }
   }
-  result.seconds = timer.seconds();
+  result.seconds = seconds();
   return result;
 }
 

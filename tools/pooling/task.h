@@ -210,10 +210,21 @@ struct PoolingProgress {
   double train_mse = 0;  // of the last batch
 };
 
-// Trains a fresh model until a stop rule holds, testing every eval_every updates and once at
-// the end. on_step (may be empty) is called after every update.
+// Stopping a run and continuing it (heed-pooling -o FILE keeps FILE.checkpoint): with a path,
+// the run saves its whole state there every `every` updates and when a stop is requested
+// (SIGINT, SIGTERM: train::install_stop_handlers; it then throws Interrupted), and a run whose
+// key matches the checkpoint's continues from it, bit for bit the run it would have been.
+struct PoolingCheckpoint {
+  std::string path;  // "" = none
+  std::string key;   // the run's identity (task, T, model, rate, budget, bar, seed, …)
+  int64_t every = 1000;
+};
+
+// Trains a fresh model (or continues checkpoint's) until a stop rule holds, testing every
+// eval_every updates and once at the end. on_step (may be empty) is called after every update.
 PoolingRunResult run_pooling(const PoolingRunConfig& config,
-                             const std::function<void(const PoolingProgress&)>& on_step = {});
+                             const std::function<void(const PoolingProgress&)>& on_step = {},
+                             const PoolingCheckpoint& checkpoint = {});
 
 // Fraction of predictions within tolerance of targets, and their MSE, over every held-out batch.
 struct PoolingScore {
