@@ -100,7 +100,8 @@ void add_options(cli::CommandLine& cl, PoolingCliConfig& cfg) {
                            "run ff-pool and mean unfused (the reference: stores [T, N, W])")
       ("output,o",         cli::text_with_default(&cfg.output),
                            "results table ('-' = stdout); a file's finished rows are kept and "
-                           "skipped")
+                           "skipped, and a run stopped midway (Ctrl-C) continues from "
+                           "FILE.checkpoint")
       ("bias-out",         cli::text(&cfg.bias_output),
                            "TSV of the learned bias b_t per position t of every "
                            "ff-pool-positional run trained (its key columns, position, bias); "
