@@ -29,8 +29,8 @@
 #              kept model: RESULTS/checkpoints.tsv. Training: RESULTS/training.tsv and heed-train's
 #              metrics in RESULTS/metrics/.
 #   trial      every reading of aer.tsv again on the 37 trial sentences, against their gold
-#              (RESULTS/trial.tsv, the same columns), for every model the models stage finished
-#              and the baselines: the report chooses each system's reading on them and shows its
+#              (RESULTS/trial.tsv, the same columns), for the baselines and every model the
+#              models stage finished (during that stage, as each model finishes): the report chooses each system's reading on them and shows its
 #              test AER beside the best reading on the test set itself.
 #   heatmaps   the attention of each seed-1 en→fr model on the test pairs HEATMAP_PAIRS (ids
 #              from 0), drawn by heed-align plot with its argmax links and the gold:
@@ -393,6 +393,11 @@ if has_stage models; then
     step=$(best_step "$(model_dir "$mechanism" "$seed" "${DIRECTIONS%% *}")")
     # The two directions' best models may be of different updates: the row names the first's.
     read_models aer "$mechanism" "$seed" "$step" model.heed
+    if has_stage trial; then  # the same on the trial sentences, as each model finishes
+      EVAL=trial
+      read_models trial "$mechanism" "$seed" "$step" model.heed
+      EVAL=test
+    fi
     if [ "$seed" = 1 ] && [[ " $CURVE " == *" $mechanism "* ]]; then
       for step in $(seq "$SAVE_EVERY" "$SAVE_EVERY" "$UPDATES"); do
         read_models checkpoints "$mechanism" "$seed" "$step" "model.step-$step.heed"
