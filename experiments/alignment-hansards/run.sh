@@ -58,6 +58,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 source "$here/lib.sh"
 BIN=${BIN:-$root/build/bin}
+[ -x "$BIN/heed-train" ] ||
+  { echo "align-hansards: $BIN/heed-train not found (build heed, or set BIN to a copy of build/bin)" >&2; exit 69; }
 DATA=${DATA:-$root/../shared/data}
 WORK=${WORK:-/tmp/heed-align-hansards}
 THREADS=${THREADS:-$(nproc)}

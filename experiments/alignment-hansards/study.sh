@@ -91,6 +91,8 @@ case "${1:-}" in
   *) echo "usage: study.sh [--quick]" >&2; exit 64 ;;
 esac
 BIN=${BIN:-$root/build/bin}
+[ -x "$BIN/heed-train" ] ||
+  { echo "study: $BIN/heed-train not found (build heed, or set BIN to a copy of build/bin)" >&2; exit 69; }
 DATA=${DATA:-$root/../shared/data}
 FAST_ALIGN=${FAST_ALIGN:-}
 THREADS=${THREADS:-2}

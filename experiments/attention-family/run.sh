@@ -19,6 +19,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BIN=${BIN:-$root/build/bin}
+[ -x "$BIN/heed-train" ] ||
+  { echo "attention-family: $BIN/heed-train not found (build heed, or set BIN to a copy of build/bin)" >&2; exit 69; }
 UPDATES=${UPDATES:-3400}
 PRECISION=${PRECISION:-bf16}
 WORK=${WORK:-/tmp/heed-multi30k}

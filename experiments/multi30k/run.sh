@@ -39,6 +39,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BIN=${BIN:-$root/build/bin}
+[ -x "$BIN/heed-train" ] ||
+  { echo "multi30k: $BIN/heed-train not found (build heed, or set BIN to a copy of build/bin)" >&2; exit 69; }
 DATA=${DATA:-$root/../shared/data/multi30k/raw}
 WORK=${WORK:-/tmp/heed-multi30k}
 UPDATES=${UPDATES:-10200}

@@ -21,6 +21,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BIN=${BIN:-$root/build/bin}
+[ -x "$BIN/heed-pooling" ] ||
+  { echo "pooling: $BIN/heed-pooling not found (build heed, or set BIN to a copy of build/bin)" >&2; exit 69; }
 THREADS=${THREADS:-2}
 RESULTS=${RESULTS:-$here/results}
 PAGE=${PAGE:-$root/docs/attention.md}
