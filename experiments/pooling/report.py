@@ -248,6 +248,60 @@ def positional_bias_section(results, parts):
             + "; ".join(checks) + ".", ""] + lines
 
 
+# run.sh's part marked-weight: its reruns and the parts whose rows they repeat.
+MARKED_RERUNS = [("marked-weight-short", "fixed-short"), ("marked-weight-tanh", "why-tanh"),
+                 ("marked-weight-long", "fixed-long")]
+
+
+def marked_weight_section(results, parts):
+    """The weight the attention runs put on the two marked steps at their end, beside the most
+    the score's bound allows and the uniform share (run.sh's part marked-weight)."""
+    directory = pathlib.Path(results)
+    path = directory / "marked-weight.tsv"
+    if not path.exists():
+        return []
+    measured = {(r["task"], r["T"], r["train"], r["model"], r["lr"]): r for r in read_rows(path)}
+    key = lambda r: tuple(v for k, v in r.items() if k != "seconds")
+    checks, reruns = [], []
+    for rerun_name, part in MARKED_RERUNS:
+        rerun_path = directory / f"{rerun_name}.tsv"
+        if not rerun_path.exists():
+            continue
+        rerun = read_rows(rerun_path)
+        reruns += rerun
+        wanted = {(r["task"], r["T"], r["model"], r["lr"]) for r in rerun}
+        original = [key(r) for r in parts.get(part, [])
+                    if (r["task"], r["T"], r["model"], r["lr"]) in wanted]
+        same = sorted(map(key, rerun)) == sorted(original)
+        checks.append(f"{part}: {len(rerun)} runs, {'the same rows' if same else 'ROWS DIFFER'}")
+    lines = ["| task | T | model | lr | solved at | weight on the two marked steps | "
+             "most the bound allows | uniform |",
+             "| --- | ---: | --- | --- | --- | ---: | ---: | ---: |"]
+    for (task, model, train), by_length in groups(reruns).items():
+        for length, rows in sorted(by_length.items()):
+            best = best_run(rows)
+            row = measured.get((task, str(length), train, model, best["lr"])) if best else None
+            if not row:
+                continue
+            padded = (length * 11 + 9) // 10
+            bound = row["marked_bound"]
+            bound = f"{100 * float(bound):.2f} %" if bound != "-" else "none"
+            at = f"{int(best['steps_to_solve']):,}" if best["solved"] == "yes" else "no"
+            lines.append(f"| {task} | {length:,} | `{model}` | {best['lr']} | {at} | "
+                         f"{100 * float(row['marked_weight']):.2f} % | {bound} | "
+                         f"{100 * 2 / padded:.2f} % |")
+    if len(lines) == 2:
+        return []
+    return ["", "#### Why tanh, inside the models: the weight on the two marked steps", "",
+            "At the end of each run (the rate the tables above show), the held-out mean of the "
+            "attention weight on the two marked steps; beside it the most the score's bound "
+            "allows two of the T padded steps (tanh: scores in [−1, 1], so 2e² / (2e² + T − 2); "
+            "`ff-pool-scaled`: the same with its learned scale s, 2e^2s; `ff-pool-linear`: "
+            "none), and the uniform share 2/T (`experiments/pooling/results/marked-weight.tsv`). "
+            "The runs were made again with `--marked-out` (run.sh's part `marked-weight`): "
+            + "; ".join(checks) + ".", ""] + lines
+
+
 def render(results):
     lines = []
     done = 0
@@ -268,6 +322,7 @@ def render(results):
               "0.04), with that rate; or, where none solved, the best held-out accuracy a rate "
               "reached, with the updates it ran."]
     lines += positional_bias_section(results, parts)
+    lines += marked_weight_section(results, parts)
     paper = paper_table(parts)
     if paper:
         lines += ["", "#### Beside the paper's Table 1 (epochs of 1,000 updates: paper / heed)", "",

@@ -26,7 +26,7 @@ BIN=${BIN:-$root/build/bin}
 THREADS=${THREADS:-2}
 RESULTS=${RESULTS:-$here/results}
 PAGE=${PAGE:-$root/docs/attention.md}
-PARTS=${PARTS:-fixed-short generalisation positional-bias why-tanh controls-short fixed-long variable controls-long}
+PARTS=${PARTS:-fixed-short generalisation positional-bias why-tanh marked-weight controls-short fixed-long variable controls-long}
 # libgomp's spin-waiting makes an update several times slower on a shared machine.
 export OMP_WAIT_POLICY=passive
 mkdir -p "$RESULTS"
@@ -100,6 +100,17 @@ for name in $PARTS; do
         --budget-steps 20000 --bias-out "$RESULTS/positional-bias.tsv"
       part "$name-markers" --lengths 100 --models ff-pool-positional --train-markers 1:20 \
         --test-markers 20:54 --budget-steps 20000 --bias-out "$RESULTS/positional-bias.tsv" ;;
+    # Why tanh, measured inside the models: the attention runs of fixed-short (T = 1,000),
+    # why-tanh and fixed-long (addition, T = 10,000) again with the same options (the same rows,
+    # which report.py checks), now with the weight they put on the two marked steps at the end
+    # and the most the score's bound allows (marked-weight.tsv).
+    marked-weight)
+      part "$name-short" --lengths 1000 --models ff-pool --budget-steps 100000 \
+        --marked-out "$RESULTS/marked-weight.tsv"
+      part "$name-tanh" --lengths 1000,10000 --models ff-pool-linear,ff-pool-scaled \
+        --budget-steps 20000 --marked-out "$RESULTS/marked-weight.tsv"
+      part "$name-long" --task addition --lengths 10000 --models ff-pool --budget-steps 20000 \
+        --marked-out "$RESULTS/marked-weight.tsv" ;;
     *) echo "pooling: no part '$name'" >&2; exit 64 ;;
   esac
 done

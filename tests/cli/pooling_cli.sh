@@ -98,6 +98,16 @@ expect_exit 65 bias-not-a-table -- "$P" "${TINY[@]}" --lengths 12 --models ff-po
 expect_error_line pooling bias-not-a-table "notbias.tsv:1: not a heed-pooling bias table"
 expect_eq bias-not-a-table-untouched "$(cat "$TMP/notbias.tsv")" "something else"
 
+# --marked-out: one row per attention run (none for mean pooling), a weight in [0, 1], the tanh
+# bound 2e²/(2e² + T − 2) over the 14 padded steps of T = 12 (0.551873), none for the linear
+# score.
+expect_exit 0 marked -- "$P" "${TINY[@]}" --task addition --lengths 12 \
+  --models ff-pool,ff-pool-linear,mean --marked-out "$TMP/marked.tsv"
+expect_eq marked-header "$(head -1 "$TMP/marked.tsv")" $'task\tT\ttrain\tmodel\tlr\tmarked_weight\tmarked_bound'
+expect_eq marked-rows "$(tail -n +2 "$TMP/marked.tsv" | cut -f4,7 | tr '\t\n' ' |')" "ff-pool 0.551873|ff-pool-linear -|"
+awk -F'\t' 'NR > 1 && !($6 >= 0 && $6 <= 1) { bad = 1 } END { exit bad }' "$TMP/marked.tsv" && ok ||
+  fail "marked: a weight outside [0, 1]"
+
 # The learning-rate grid: a later rate stops at the updates the best earlier rate needed.
 expect_exit 0 grid -- "$P" --task addition --lengths 50 --models ff-pool --learning-rates 0.003,0.001 \
   --budget-steps 3000 --eval-every 500 --threads 1

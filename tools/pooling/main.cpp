@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +35,9 @@ const char* const kHeader =
     "final_mse\ttransfer\tparams\tseconds\tbudget_steps\tstop_after\tnote";
 // --bias-out's table: a positional run's key columns, then one row per position.
 const char* const kBiasHeader = "task\tT\ttrain\tmodel\tlr\tposition\tbias";
+// --marked-out's table: an attention run's key columns, then the held-out mean of α at the two
+// marked steps and the most its score's bound allows them ("-": no bound).
+const char* const kMarkedHeader = "task\tT\ttrain\tmodel\tlr\tmarked_weight\tmarked_bound";
 // task, T, train, model, lr: a row's identity. train says how the training sequences were
 // drawn: "fixed" (lengths in [T, 1.1·T)), "variable:MIN-MAX" or "markers:A-B" (N₂ restricted).
 constexpr size_t kKeyColumns = 5;
@@ -92,6 +96,29 @@ void write_table(const std::string& path, const std::string& header,
   for (const auto& row : rows) text += row + "\n";
   io::write_file_atomically(path, text);
 }
+
+// A table beside the results (--bias-out, --marked-out): rows of a run's key columns and its
+// values; a run trained again replaces its rows, the other runs' rows are kept. Written
+// atomically after each run. An empty path: none.
+class SideTable {
+ public:
+  SideTable(std::string path, std::string header, const char* what)
+      : path_(std::move(path)), header_(std::move(header)) {
+    if (!path_.empty()) rows_ = read_rows(path_, header_, what);
+  }
+  void replace(const std::string& key, const std::vector<std::string>& values) {
+    if (path_.empty()) return;
+    rows_.erase(std::remove_if(rows_.begin(), rows_.end(),
+                               [&](const std::string& row) { return key_of(row) == key; }),
+                rows_.end());
+    for (const std::string& value : values) rows_.push_back(key + "\t" + value);
+    write_table(path_, header_, rows_);
+  }
+
+ private:
+  std::string path_, header_;
+  std::vector<std::string> rows_;
+};
 
 std::string train_column(const pooling::PoolingRunConfig& run) {
   if (run.variable()) {
@@ -214,26 +241,14 @@ int pooling_main(int argc, char** argv) {
   pooling::PoolingCliConfig cfg;
   if (!pooling::parse_options(argc, argv, cfg)) return 0;
   std::vector<std::string> rows = read_rows(cfg.output, kHeader, "results table");
-  std::vector<std::string> bias_rows;
-  if (!cfg.bias_output.empty()) bias_rows = read_rows(cfg.bias_output, kBiasHeader, "bias table");
+  SideTable bias(cfg.bias_output, kBiasHeader, "bias table");
+  SideTable marked(cfg.marked_output, kMarkedHeader, "marked-weight table");
   std::set<std::string> done;
   for (const auto& row : rows) done.insert(key_of(row));
   const bool to_file = cfg.output != "-";
   io::LineWriter stdout_writer("-");
   if (!to_file) stdout_writer.write_line(kHeader);
   const auto save = [&] { write_table(cfg.output, kHeader, rows); };
-  // A positional run's b_t, replacing the rows an earlier call wrote for the same run.
-  const auto save_bias = [&](const std::string& key, const std::vector<float>& bias) {
-    bias_rows.erase(std::remove_if(bias_rows.begin(), bias_rows.end(),
-                                   [&](const std::string& row) { return key_of(row) == key; }),
-                    bias_rows.end());
-    for (size_t t = 0; t < bias.size(); ++t) {
-      char value[48];
-      std::snprintf(value, sizeof value, "\t%zu\t%.6g", t, double(bias[t]));
-      bias_rows.push_back(key + value);
-    }
-    write_table(cfg.bias_output, kBiasHeader, bias_rows);
-  };
 
   std::vector<pooling::PoolingRunConfig> cells;
   for (auto& run : plan(cfg)) {
@@ -295,8 +310,25 @@ int pooling_main(int argc, char** argv) {
                        : result.solved ? "yes"
                                        : "no",
                        result, result.diverged ? "stopped on a non-finite loss or weight" : "");
-      if (!cfg.bias_output.empty() && !result.positional_bias.empty()) {
-        save_bias(key, result.positional_bias);
+      if (!result.positional_bias.empty()) {
+        std::vector<std::string> values;
+        for (size_t t = 0; t < result.positional_bias.size(); ++t) {
+          char value[48];
+          std::snprintf(value, sizeof value, "%zu\t%.6g", t, double(result.positional_bias[t]));
+          values.emplace_back(value);
+        }
+        bias.replace(key, values);
+      }
+      if (result.marked_weight >= 0) {
+        char value[64];
+        std::snprintf(value, sizeof value, "%.6f\t", result.marked_weight);
+        std::string bound = "-";
+        if (std::isfinite(result.marked_bound)) {
+          char text[32];
+          std::snprintf(text, sizeof text, "%.6f", result.marked_bound);
+          bound = text;
+        }
+        marked.replace(key, {value + bound});
       }
     }
     bar.clear();

@@ -105,7 +105,12 @@ void add_options(cli::CommandLine& cl, PoolingCliConfig& cfg) {
       ("bias-out",         cli::text(&cfg.bias_output),
                            "TSV of the learned bias b_t per position t of every "
                            "ff-pool-positional run trained (its key columns, position, bias); "
-                           "the file's rows of other runs are kept");
+                           "the file's rows of other runs are kept")
+      ("marked-out",       cli::text(&cfg.marked_output),
+                           "TSV of every attention run's held-out mean weight on the two marked "
+                           "steps at its end, and the most its score's bound allows them "
+                           "(tanh: 2e^2s / (2e^2s + T - 2)); the file's rows of other runs are "
+                           "kept");
   cl.group("Training")
       ("budget-steps",     cli::number(&run.budget_steps, cli::at_least(1)),
                            "updates at most per run (the authors': 100000)")
@@ -151,6 +156,7 @@ bool parse_options(int argc, char** argv, PoolingCliConfig& cfg) {
   onednn::set_threads(cl.threads());
   io::check_writable(cfg.output);
   if (!cfg.bias_output.empty()) io::check_writable(cfg.bias_output);
+  if (!cfg.marked_output.empty()) io::check_writable(cfg.marked_output);
   return true;
 }
 

@@ -21,7 +21,8 @@ struct PoolingCliConfig {
   std::pair<int64_t, int64_t> train_markers{0, 0}, test_markers{0, 0};  // {0, 0}: not given
   int64_t max_params = 200000000;
   std::string output = "-";
-  std::string bias_output;  // --bias-out: "" = none
+  std::string bias_output;    // --bias-out: "" = none
+  std::string marked_output;  // --marked-out: "" = none
 
   // As the command line gives them; parse_options resolves them into the fields above.
   std::string task = "both";

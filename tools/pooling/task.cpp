@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "heed/attention/feed_forward_pool.h"
 #include "heed/common/check.h"
@@ -516,6 +518,35 @@ PoolingScore evaluate_pooling(PoolingModel& model, const std::vector<PoolingBatc
 
 namespace {
 
+bool is_attention(PoolingKind kind) {
+  return kind == PoolingKind::kFeedForwardAttention || kind == PoolingKind::kFeedForwardLinear ||
+         kind == PoolingKind::kFeedForwardScaled || kind == PoolingKind::kFeedForwardPositional;
+}
+
+// The held-out mean of α at the two marked steps, and of the bound 2e^2s / (2e^2s + T − 2) on
+// it for scores in [−s, s] (NaN for s NaN: no bound).
+std::pair<double, double> marked_weight(PoolingModel& model,
+                                        const std::vector<PoolingBatch>& held_out, double scale) {
+  double weight = 0, bound = 0;
+  int64_t sequences = 0;
+  std::vector<float> predictions;
+  for (const PoolingBatch& batch : held_out) {
+    model.forward(batch, predictions);
+    const std::vector<float> alpha = model.attention_weights();
+    const int64_t n = int64_t(batch.lengths.size());
+    const int64_t steps = int64_t(alpha.size()) / n;
+    const double top = std::exp(2 * scale);
+    for (int64_t i = 0; i < n; ++i) {
+      const auto [first, second] = batch.marked[size_t(i)];
+      weight +=
+          double(alpha[size_t(i * steps + first)]) + double(alpha[size_t(i * steps + second)]);
+      bound += 2 * top / (2 * top + double(steps - 2));
+    }
+    sequences += n;
+  }
+  return {weight / double(sequences), bound / double(sequences)};
+}
+
 // The task one variable-length batch of length `length` is drawn from: no padding.
 PoolingTask exact_length(const PoolingTask& base, int64_t length) {
   PoolingTask task = base;
@@ -728,6 +759,15 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
     for (const train::ParamRef& p : params) {
       if (p.name == "pool/b") result.positional_bias.assign(p.value, p.value + p.size);
     }
+  }
+  if (!result.diverged && config.fused && is_attention(config.kind)) {
+    double scale = config.kind == PoolingKind::kFeedForwardLinear
+                       ? std::numeric_limits<double>::quiet_NaN()
+                       : 1.0;
+    for (const train::ParamRef& p : params) {
+      if (p.name == "pool/scale") scale = std::fabs(double(p.value[0]));
+    }
+    std::tie(result.marked_weight, result.marked_bound) = marked_weight(model, held_out, scale);
   }
   result.seconds = seconds();
   return result;

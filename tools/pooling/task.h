@@ -199,6 +199,12 @@ struct PoolingRunResult {
   // ff-pool-positional: the learned score bias b_t of every position t the model has, after
   // training (the Keras-style layer's positional prior). Empty for the other kinds.
   std::vector<float> positional_bias;
+  // The attention kinds (fused), after training: the mean over the held-out sequences of the
+  // weight α at the two marked steps, and the mean of the most the score's bound allows them:
+  // the scores lie in [−s, s] (tanh: s = 1; ff-pool-scaled: s its learned scale), so two steps
+  // hold at most 2e^2s / (2e^2s + T − 2) of T padded steps; NaN where nothing bounds the
+  // scores (ff-pool-linear). −1: not measured (no attention, unfused, or diverged).
+  double marked_weight = -1, marked_bound = -1;
   int64_t parameters = 0;
   double seconds = 0;  // wall clock, for cost only: no rule depends on it
 };
