@@ -333,7 +333,7 @@ def render(results):
                   "(100 epochs at T ≤ 1,000, 20 beyond).", ""] + paper
     cost = cost_table(all_rows)
     if cost:
-        lines += ["", "#### Seconds per update (median over the runs; a shared machine: cost only)", ""] + cost
+        lines += ["", "#### Seconds per update (median over the runs; a shared machine, one thread until 2026-11-27 18:40 and two after: cost only)", ""] + cost
     return "\n".join(status + lines) + "\n"
 
 
