@@ -93,12 +93,9 @@ def transfer_table(rows):
              "| --- | --- | --- | --- | ---: | --- |"]
     for (task, model, _), by_length in groups(rows).items():
         for length_rows in by_length.values():
-            solved = [r for r in length_rows if r["solved"] == "yes"]
-            ran = [r for r in length_rows if r["solved"] in ("yes", "no")]
-            if not ran:
+            best = best_run(length_rows)
+            if best is None:
                 continue
-            best = (min(solved, key=lambda r: int(r["steps_to_solve"])) if solved
-                    else max(ran, key=lambda r: float(r["final_accuracy"])))
             at = f"{int(best['steps_to_solve']):,}" if best["solved"] == "yes" else "no"
             transfer = ", ".join(
                 f"{name}: {100 * float(acc):.1f} %"
@@ -198,6 +195,17 @@ def best_run(rows):
     return max(ran, key=lambda r: float(r["final_accuracy"])) if ran else None
 
 
+def rerun_check(label, rerun, original):
+    """"LABEL: N runs, the same rows" when the rerun's rows are, in order and but for the
+    seconds, the original part's rows of the same task, T, train, model and rate."""
+    key = lambda r: tuple(v for k, v in r.items() if k != "seconds")
+    wanted = {(r["task"], r["T"], r["train"], r["model"], r["lr"]) for r in rerun}
+    kept = [key(r) for r in original
+            if (r["task"], r["T"], r["train"], r["model"], r["lr"]) in wanted]
+    same = [key(r) for r in rerun] == kept
+    return f"{label}: {len(rerun)} runs, {'the same rows' if same else 'ROWS DIFFER'}"
+
+
 def positional_bias_section(results, parts):
     """What the Keras-style layer's bias per position learned (run.sh's part positional-bias:
     the generalisation parts' ff-pool-positional runs again, with --bias-out)."""
@@ -214,10 +222,7 @@ def positional_bias_section(results, parts):
         rerun_path = directory / f"positional-bias-{part}.tsv"
         if not rerun_path.exists() or f"generalisation-{part}" not in parts:
             continue
-        key = lambda r: tuple(v for k, v in r.items() if k != "seconds")
-        original = [key(r) for r in parts[f"generalisation-{part}"] if r["model"] == "ff-pool-positional"]
-        rerun = [key(r) for r in read_rows(rerun_path)]
-        checks.append(f"{part}: {len(rerun)} runs, {'the same rows' if rerun == original else 'ROWS DIFFER'}")
+        checks.append(rerun_check(part, read_rows(rerun_path), parts[f"generalisation-{part}"]))
     heads = [f"t = {a}" if b == a + 1 else (f"t = {a}–{b - 1}" if b else f"t ≥ {a}")
              for a, b in BIAS_RANGES]
     lines = ["| task | train | lr | " + " | ".join(heads) + " |",
@@ -261,7 +266,6 @@ def marked_weight_section(results, parts):
     if not path.exists():
         return []
     measured = {(r["task"], r["T"], r["train"], r["model"], r["lr"]): r for r in read_rows(path)}
-    key = lambda r: tuple(v for k, v in r.items() if k != "seconds")
     checks, reruns = [], []
     for rerun_name, part in MARKED_RERUNS:
         rerun_path = directory / f"{rerun_name}.tsv"
@@ -269,11 +273,7 @@ def marked_weight_section(results, parts):
             continue
         rerun = read_rows(rerun_path)
         reruns += rerun
-        wanted = {(r["task"], r["T"], r["model"], r["lr"]) for r in rerun}
-        original = [key(r) for r in parts.get(part, [])
-                    if (r["task"], r["T"], r["model"], r["lr"]) in wanted]
-        same = sorted(map(key, rerun)) == sorted(original)
-        checks.append(f"{part}: {len(rerun)} runs, {'the same rows' if same else 'ROWS DIFFER'}")
+        checks.append(rerun_check(part, rerun, parts.get(part, [])))
     lines = ["| task | T | model | lr | solved at | weight on the two marked steps | "
              "most the bound allows | uniform |",
              "| --- | ---: | --- | --- | --- | ---: | ---: | ---: |"]
