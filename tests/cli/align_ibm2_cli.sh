@@ -2,8 +2,8 @@
 # Contract tests of heed-align ibm2: output shape (one line of in-range Pharaoh links per pair,
 # empty sides too), both inputs (two files, 'src ||| tgt' lines) agree, the same output for any
 # thread count (with either tension gradient), --reverse links still source-target, the lexical
-# table (--lexical-table), bad input and options (exit codes, one error line naming file and
-# line).
+# table (--lexical-table), Ctrl-C and the checkpoint the next call continues from, bad input
+# and options (exit codes, one error line naming file and line).
 source "$(dirname "$0")/lib.sh"
 A=$BIN/heed-align
 for k in 1 2 3 4 5 6 7 8; do
@@ -138,6 +138,52 @@ expect_exit 64 alpha-without-vb -- "$A" ibm2 --alpha 0.1 "$TMP/src" "$TMP/tgt"
 expect_error_line align alpha-without-vb "--alpha needs --variational-bayes"
 expect_exit 64 iterations -- "$A" ibm2 --iterations 0 "$TMP/src" "$TMP/tgt"
 expect_error_line align iterations "iterations"
+# Ctrl-C: with -o FILE, FILE.checkpoint holds the last whole EM update and the call exits 130;
+# the same call continues from it to the uninterrupted run's links (other thread count too) and
+# removes it. Another run's checkpoint (other options) is not used: that call starts afresh.
+awk 'BEGIN { srand(7); for (k = 0; k < 10000; ++k) { n = 3 + int(rand() * 12); s = ""; t = ""
+  for (i = 0; i < n; ++i) { w = int(rand() * 3000); s = s " s" w
+    t = t " t" (rand() < 0.8 ? w : int(rand() * 3000)) }
+  print substr(s, 2) > "'"$TMP/big.src"'"; print substr(t, 2) > "'"$TMP/big.tgt"'" } }'
+long=("$A" ibm2 "${recommended[@]}" --iterations 30 "$TMP/big.src" "$TMP/big.tgt")
+mkdir "$TMP/ck"
+"${long[@]}" -o "$TMP/ck/straight" 2>/dev/null
+"${long[@]}" -o "$TMP/ck/cut" --threads 1 2>/dev/null &
+pid=$!
+for _ in $(seq 400); do [ -s "$TMP/ck/cut.checkpoint" ] && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"
+expect_eq interrupted-exit $? 130
+[ -s "$TMP/ck/cut.checkpoint" ] && [ ! -e "$TMP/ck/cut" ] && ok ||
+  fail "interrupted: no checkpoint, or links written: $(ls "$TMP/ck")"
+expect_exit 0 continued -- "${long[@]}" -o "$TMP/ck/cut" --threads 2 -v
+grep -q 'cut.checkpoint: continuing after EM update [1-9]' "$TMP/err" && ok ||
+  fail "continued: $(grep checkpoint "$TMP/err")"
+expect_same continued-links "$TMP/ck/cut" "$TMP/ck/straight"
+expect_eq continued-no-checkpoint "$(ls "$TMP/ck")" $'cut\nstraight'
+"${long[@]}" -o "$TMP/ck/first" 2>/dev/null &
+pid=$!
+for _ in $(seq 400); do [ -s "$TMP/ck/first.checkpoint" ] && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"
+mv "$TMP/ck/first.checkpoint" "$TMP/ck/other.checkpoint"
+expect_exit 0 other-run -- "$A" ibm2 -d --iterations 4 "$TMP/big.src" "$TMP/big.tgt" \
+  -o "$TMP/ck/other"
+grep -q 'a checkpoint of another run' "$TMP/err" && ok || fail "other-run: no warning"
+expect_exit 0 other-run-straight -- "$A" ibm2 -d --iterations 4 "$TMP/big.src" "$TMP/big.tgt"
+expect_same other-run-links "$TMP/ck/other" "$TMP/out"
+cp "$TMP/ck/straight" "$TMP/ck/bad.checkpoint"  # not a checkpoint: refused, 65
+expect_exit 65 bad-checkpoint -- "${long[@]}" -o "$TMP/ck/bad"
+expect_error_line align bad-checkpoint "bad.checkpoint"
+# To stdout there is nothing to keep: it says so and exits 130.
+"${long[@]}" -v > /dev/null 2> "$TMP/ck.err" &
+pid=$!
+for _ in $(seq 400); do grep -q 'iteration=1 ' "$TMP/ck.err" && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"
+expect_eq stdout-interrupted-exit $? 130
+grep -q 'no checkpoint kept' "$TMP/ck.err" && ok || fail "stdout-interrupted: $(cat "$TMP/ck.err")"
+
 # A closed pipe ends the run quietly.
 expect_exit 0 sigpipe -- sh -c "'$A' ibm2 '$TMP/src' '$TMP/tgt' | head -1"
 expect_eq sigpipe-quiet "$(wc -c < "$TMP/err")" 0

@@ -3,9 +3,11 @@
 #include "heed/align/ibm2.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -15,7 +17,9 @@
 #include "heed/common/timer.h"
 #include "heed/io/line_writer.h"
 #include "heed/io/parallel_corpus.h"
+#include "heed/io/safetensors.h"
 #include "heed/text/input_check.h"
+#include "heed/train/signals.h"
 
 namespace {
 
@@ -43,7 +47,9 @@ class Ibm2Command : public align_tool::Subcommand {
         ("input,i",           cli::text_with_default(&input_),
                               "'source ||| target' (or 'source<TAB>target') lines, when no SRC TGT "
                               "are given ('-' = stdin)")
-        ("output,o",          cli::text_with_default(&output_), "output file ('-' = stdout)")
+        ("output,o",          cli::text_with_default(&output_),
+                              "output file ('-' = stdout); a file keeps FILE.checkpoint after "
+                              "every EM update, which Ctrl-C leaves for the next call")
         ("lexical-table",     cli::text(&lexical_table_),
                               "also write the learned t(to | from) as "
                               "'from<TAB>to<TAB>probability' lines, from = source word (target "
@@ -113,18 +119,101 @@ class Ibm2Command : public align_tool::Subcommand {
           timer.seconds());
     };
     align::Ibm2 model(corpus, options_, cl.threads());
-    model.train(log_iteration);
+    // With -o FILE the model keeps FILE.checkpoint after every EM update: Ctrl-C (or SIGTERM)
+    // drops the update under way and exits 130 (143), and the next call with the same corpus,
+    // options and FILE continues after the last whole update, to the same links.
+    const std::string checkpoint = output_ == "-" ? "" : output_ + ".checkpoint";
+    const std::string key = checkpoint_key(corpus);
+    if (!checkpoint.empty()) restore_checkpoint(model, checkpoint, key);
+    train::install_stop_handlers();
+    const bool finished = model.train(
+        [&](int iteration, const align::Ibm2Iteration& stats) {
+          log_iteration(iteration, stats);
+          if (!checkpoint.empty() && iteration < options_.iterations - 1) {
+            save_checkpoint(model, checkpoint, key);
+          }
+        },
+        [] { return train::stop_signal() != 0; });
+    if (!finished) {
+      if (checkpoint.empty()) {
+        spdlog::warn("[ibm2] no checkpoint kept: write the links with -o FILE to keep one");
+      } else if (model.updates_done() > 0) {
+        spdlog::warn("[ibm2] stopped; {} keeps {} EM update(s): the same call continues",
+                     checkpoint, model.updates_done());
+      }
+      throw Interrupted(train::stop_signal());
+    }
     const auto alignments = model.align();
 
     io::LineWriter out(output_);
     for (const align::Alignment& links : alignments) out.write_line(align::to_pharaoh(links));
     if (!lexical_table_.empty()) write_lexical_table(model);
     out.commit();
+    if (!checkpoint.empty()) std::remove(checkpoint.c_str());  // the links hold the run now
     spdlog::info("[ibm2] aligned pairs={} seconds={:.2f}", alignments.size(), timer.seconds());
     return 0;
   }
 
  private:
+  // What a checkpoint must match: the corpus and every option that changes the model.
+  std::string checkpoint_key(const align::WordCorpus& corpus) const {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "ibm2 corpus=%s pairs=%zu iterations=%d reverse=%d diagonal=%d tension=%.17g "
+                  "optimize=%d gradient=%s p0=%.17g null=%d vb=%d alpha=%.17g",
+                  corpus.fingerprint().c_str(), corpus.size(), options_.iterations,
+                  int(options_.reverse), int(options_.favor_diagonal), options_.diagonal_tension,
+                  int(options_.optimize_tension), tension_gradient_.c_str(),
+                  options_.null_probability, int(options_.null_word),
+                  int(options_.variational_bayes), options_.alpha);
+    return text;
+  }
+
+  static void save_checkpoint(const align::Ibm2& model, const std::string& path,
+                              const std::string& key) {
+    const align::Ibm2State state = model.state();
+    io::SafeTensors out;
+    out.add_f64("t", {int64_t(state.t.size())}, state.t.data());
+    out.set_metadata("key", key);
+    out.set_metadata("updates", std::to_string(state.updates));
+    char tension[40];
+    std::snprintf(tension, sizeof tension, "%.17g", state.tension);
+    out.set_metadata("tension", tension);
+    out.save(path);
+  }
+
+  // Continues from path when it holds a checkpoint of this run; another run's is replaced.
+  static void restore_checkpoint(align::Ibm2& model, const std::string& path,
+                                 const std::string& key) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) return;
+    const io::SafeTensors in = io::SafeTensors::load(path);
+    if (in.metadata("key") != key) {
+      spdlog::warn("{}: a checkpoint of another run ({}); this run starts afresh and replaces it",
+                   path, in.metadata("key"));
+      return;
+    }
+    align::Ibm2State state;
+    state.t = in.get("t").as_f64();
+    const auto number = [&](const char* name) {
+      const std::string& text = in.metadata(name);
+      char* end = nullptr;
+      const double value = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0') {
+        throw FormatError(path + ": metadata '" + name + "' is not a number");
+      }
+      return value;
+    };
+    state.updates = static_cast<int>(number("updates"));
+    state.tension = number("tension");
+    try {
+      model.restore(std::move(state));
+    } catch (const FormatError& e) {
+      throw FormatError(path + ": " + e.what());
+    }
+    spdlog::info("{}: continuing after EM update {}", path, model.updates_done());
+  }
+
   void write_lexical_table(const align::Ibm2& model) const {
     io::LineWriter table(lexical_table_);
     char probability[32];

@@ -1,12 +1,14 @@
 #include "heed/align/ibm2.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <utility>
 
 #include "heed/common/error.h"
+#include "heed/common/fnv1a.h"
 #include "heed/common/parallel.h"
 #include "heed/common/strings.h"
 
@@ -153,6 +155,17 @@ void WordCorpus::add(std::string_view source, std::string_view target) {
   append(target, target_ids_, target_words_by_id_, target_words_, target_begin_);
 }
 
+std::string WordCorpus::fingerprint() const {
+  Fnv1a hash;
+  for (size_t k = 0; k < size(); ++k) {
+    for (int i = 0; i < source_length(k); ++i) hash.mix(source_word(source(k)[i]));
+    hash.mix("|||");
+    for (int j = 0; j < target_length(k); ++j) hash.mix(target_word(target(k)[j]));
+    hash.mix("\n");
+  }
+  return hash.hex();
+}
+
 long WordCorpus::source_id(std::string_view word) const {
   auto found = source_ids_.find(std::string(word));
   return found == source_ids_.end() ? -1 : static_cast<long>(found->second);
@@ -203,6 +216,8 @@ struct Ibm2::Impl {
   void index_parameters();
   void fill_prior_tables();
   double model_feature(const std::vector<std::int64_t>& counts) const;
+  // One EM update of m; false (m unchanged) when stop returned true before it was done.
+  static bool em_step(Impl& m, Ibm2Iteration& stats, const std::function<bool()>& stop);
 
   const WordCorpus& corpus;
   Ibm2Options options;
@@ -411,8 +426,41 @@ double Ibm2::tension() const {
   return impl_->tension;
 }
 
-Ibm2Iteration Ibm2::em_step() {
+int Ibm2::updates_done() const {
+  return impl_->updates_done;
+}
+
+Ibm2State Ibm2::state() const {
+  return {impl_->updates_done, impl_->tension, impl_->t};
+}
+
+void Ibm2::restore(Ibm2State state) {
   Impl& m = *impl_;
+  if (state.t.size() != m.t.size()) {
+    throw FormatError("the IBM Model 2 state has " + std::to_string(state.t.size()) +
+                      " translation probabilities where this corpus has " +
+                      std::to_string(m.t.size()));
+  }
+  if (state.updates < 0 || state.updates > std::max(m.options.iterations - 1, 0)) {
+    throw FormatError("the IBM Model 2 state has " + std::to_string(state.updates) +
+                      " EM updates; these options make " +
+                      std::to_string(std::max(m.options.iterations - 1, 0)));
+  }
+  m.updates_done = state.updates;
+  m.t = std::move(state.t);
+  if (state.tension != m.tension) {
+    m.tension = state.tension;
+    m.fill_prior_tables();
+  }
+}
+
+Ibm2Iteration Ibm2::em_step() {
+  Ibm2Iteration stats;
+  Impl::em_step(*impl_, stats, {});
+  return stats;
+}
+
+bool Ibm2::Impl::em_step(Impl& m, Ibm2Iteration& stats, const std::function<bool()>& stop) {
   const size_t slots = m.row_words.size();
   const size_t chunks = (m.pairs.size() + kPairsPerChunk - 1) / kPairsPerChunk;
   // Per chunk: log-likelihood, generated words, null mass, Σ posterior × h.
@@ -420,8 +468,13 @@ Ibm2Iteration Ibm2::em_step() {
       chunk_feature(chunks);
   for (auto& c : m.counts) c.clear();
 
+  std::atomic<bool> stopped{false};
   parallel_for_chunks(
       m.pairs.size(), kPairsPerChunk, m.threads, [&](size_t first, size_t last, int worker) {
+        if (stopped.load(std::memory_order_relaxed) || (stop && stop())) {
+          stopped = true;
+          return;
+        }
         std::vector<std::int64_t>& counts = m.counts[worker];
         if (counts.empty()) counts.assign(slots + m.weight_slots, 0);
         std::vector<double> posterior;
@@ -464,6 +517,8 @@ Ibm2Iteration Ibm2::em_step() {
         chunk_feature[c] = feature_sum;
       });
 
+  if (stopped) return false;
+
   // Sum the workers' counts into the first worker's (exact: integers).
   std::vector<std::int64_t>& total = m.counts[0];
   if (total.empty()) total.assign(slots + m.weight_slots, 0);
@@ -474,7 +529,7 @@ Ibm2Iteration Ibm2::em_step() {
     }
   });
 
-  Ibm2Iteration stats;
+  stats = {};
   double feature_sum = 0;
   for (size_t c = 0; c < chunks; ++c) {
     stats.log_likelihood += chunk_log_likelihood[c];
@@ -522,7 +577,7 @@ Ibm2Iteration Ibm2::em_step() {
     }
   });
   ++m.updates_done;
-  return stats;
+  return true;
 }
 
 std::vector<Alignment> Ibm2::align() const {
@@ -596,11 +651,13 @@ std::vector<LexicalEntry> Ibm2::lexical_table(double floor) const {
   return table;
 }
 
-void Ibm2::train(const Ibm2Progress& on_iteration) {
-  for (int iteration = 1; iteration < impl_->options.iterations; ++iteration) {
-    const Ibm2Iteration stats = em_step();
-    if (on_iteration) on_iteration(iteration, stats);
+bool Ibm2::train(const Ibm2Progress& on_iteration, const std::function<bool()>& stop) {
+  while (impl_->updates_done < impl_->options.iterations - 1) {
+    Ibm2Iteration stats;
+    if (!Impl::em_step(*impl_, stats, stop)) return false;
+    if (on_iteration) on_iteration(impl_->updates_done, stats);
   }
+  return true;
 }
 
 std::vector<Alignment> train_and_align(const WordCorpus& corpus, const Ibm2Options& options,

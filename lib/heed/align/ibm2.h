@@ -56,6 +56,9 @@ class WordCorpus {
   // The word of an id (0 <= id < the side's vocabulary size).
   const std::string& source_word(std::uint32_t id) const { return source_words_by_id_[id]; }
   const std::string& target_word(std::uint32_t id) const { return target_words_by_id_[id]; }
+  // FNV-1a 64 over both sides, pair by pair, as 16 hex digits: two corpora with the same
+  // fingerprint give the same model (what a checkpoint is checked against).
+  std::string fingerprint() const;
 
  private:
   using Vocabulary = std::unordered_map<std::string, std::uint32_t>;
@@ -122,6 +125,14 @@ struct Ibm2Iteration {
 };
 using Ibm2Progress = std::function<void(int iteration, const Ibm2Iteration&)>;
 
+// What the model has learned after some EM updates: all a checkpoint needs for the next updates
+// to be those of an uninterrupted run, bit for bit (the prior tables follow from the tension).
+struct Ibm2State {
+  int updates = 0;        // EM updates done
+  double tension = 0;     // λ
+  std::vector<double> t;  // t(f | e) in the model's order of co-occurring word pairs
+};
+
 class Ibm2 {
  public:
   // Indexes every co-occurring (e, f) pair of the corpus (the corpus must outlive the model).
@@ -132,8 +143,11 @@ class Ibm2 {
   Ibm2(const Ibm2&) = delete;
   Ibm2& operator=(const Ibm2&) = delete;
 
-  // options.iterations − 1 EM updates; on_iteration (may be empty) is called after each.
-  void train(const Ibm2Progress& on_iteration = {});
+  // EM updates until options.iterations − 1 are done (counting those of a restored state);
+  // on_iteration (may be empty) is called after each. stop (may be empty) is polled between
+  // chunks of sentences, from the worker threads: once it returns true the update under way is
+  // dropped and train returns false, the model as it was after the last whole update.
+  bool train(const Ibm2Progress& on_iteration = {}, const std::function<bool()>& stop = {});
   // One EM update: expected counts under the current model, the tension fitted to them (with
   // optimize_tension, from the second update on), then t re-estimated.
   Ibm2Iteration em_step();
@@ -145,6 +159,11 @@ class Ibm2 {
   // co-occur.
   double translation_probability(long e, long f) const;
   double tension() const;
+  int updates_done() const;
+  Ibm2State state() const;
+  // Continues from a state of a model of the same corpus and options. Throws FormatError when
+  // its table has another size, or it has more updates than the options allow.
+  void restore(Ibm2State state);
   // Every t(f | e) >= floor of a real word e (the null word's row left out), sorted by e's
   // bytes, then by decreasing probability, then by f's bytes: what --lexical-table writes.
   std::vector<LexicalEntry> lexical_table(double floor) const;

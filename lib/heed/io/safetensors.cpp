@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "heed/common/error.h"
+#include "heed/common/fnv1a.h"
 #include "heed/common/json_number.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
@@ -32,7 +33,8 @@ struct TypeInfo {
 constexpr TypeInfo kTypes[] = {{StoredType::kF32, "F32", 4},
                                {StoredType::kBF16, "BF16", 2},
                                {StoredType::kI32, "I32", 4},
-                               {StoredType::kI64, "I64", 8}};
+                               {StoredType::kI64, "I64", 8},
+                               {StoredType::kF64, "F64", 8}};
 
 [[noreturn]] void bad(const std::string& source, const std::string& what) {
   throw FormatError("'" + source + "' is not a valid safetensors file: " + what);
@@ -53,22 +55,28 @@ int64_t StoredTensor::numel() const {
   return n;
 }
 
-std::vector<float> StoredTensor::as_f32() const {
-  if (type != StoredType::kF32) {
-    throw FormatError("tensor '" + name + "' is " + stored_type_name(type) + ", expected F32");
+namespace {
+// The values of a tensor stored as `expected`; throws FormatError naming it otherwise.
+template <typename T>
+std::vector<T> values_of(const StoredTensor& tensor, StoredType expected) {
+  if (tensor.type != expected) {
+    throw FormatError("tensor '" + tensor.name + "' is " + stored_type_name(tensor.type) +
+                      ", expected " + stored_type_name(expected));
   }
-  std::vector<float> out(static_cast<size_t>(numel()));
-  std::memcpy(out.data(), bytes.data(), bytes.size());
+  std::vector<T> out(static_cast<size_t>(tensor.numel()));
+  std::memcpy(out.data(), tensor.bytes.data(), tensor.bytes.size());
   return out;
 }
+}  // namespace
 
+std::vector<float> StoredTensor::as_f32() const {
+  return values_of<float>(*this, StoredType::kF32);
+}
 std::vector<int32_t> StoredTensor::as_i32() const {
-  if (type != StoredType::kI32) {
-    throw FormatError("tensor '" + name + "' is " + stored_type_name(type) + ", expected I32");
-  }
-  std::vector<int32_t> out(static_cast<size_t>(numel()));
-  std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
+  return values_of<int32_t>(*this, StoredType::kI32);
+}
+std::vector<double> StoredTensor::as_f64() const {
+  return values_of<double>(*this, StoredType::kF64);
 }
 
 void SafeTensors::add(StoredTensor tensor) {
@@ -79,20 +87,27 @@ void SafeTensors::add(StoredTensor tensor) {
   tensors_.push_back(std::move(tensor));
 }
 
+namespace {
+StoredTensor tensor_of(const std::string& name, StoredType type, const std::vector<int64_t>& shape,
+                       const void* data) {
+  StoredTensor t{name, type, shape, {}};
+  t.bytes.resize(static_cast<size_t>(t.numel()) * stored_type_size(type));
+  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), data, t.bytes.size());
+  return t;
+}
+}  // namespace
+
 void SafeTensors::add_f32(const std::string& name, const std::vector<int64_t>& shape,
                           const float* data) {
-  StoredTensor t{name, StoredType::kF32, shape, {}};
-  t.bytes.resize(static_cast<size_t>(t.numel()) * 4);
-  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), data, t.bytes.size());
-  add(std::move(t));
+  add(tensor_of(name, StoredType::kF32, shape, data));
 }
-
 void SafeTensors::add_i32(const std::string& name, const std::vector<int64_t>& shape,
                           const int32_t* data) {
-  StoredTensor t{name, StoredType::kI32, shape, {}};
-  t.bytes.resize(static_cast<size_t>(t.numel()) * 4);
-  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), data, t.bytes.size());
-  add(std::move(t));
+  add(tensor_of(name, StoredType::kI32, shape, data));
+}
+void SafeTensors::add_f64(const std::string& name, const std::vector<int64_t>& shape,
+                          const double* data) {
+  add(tensor_of(name, StoredType::kF64, shape, data));
 }
 
 bool SafeTensors::has(const std::string& name) const {
@@ -287,33 +302,6 @@ SafeTensors SafeTensors::parse_header(std::string_view header_text, uint64_t dat
   }
   return out;
 }
-
-namespace {
-
-// FNV-1a 64, printed as 16 hex digits.
-class Fnv1a {
- public:
-  void mix(const void* p, size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) {
-      hash_ ^= b[i];
-      hash_ *= 1099511628211ull;
-    }
-  }
-  void mix(const std::string& s) {
-    mix(s.data(), s.size() + 1);
-  }  // with the NUL: "ab","c" != "a","bc"
-  std::string hex() const {
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash_));
-    return hex;
-  }
-
- private:
-  uint64_t hash_ = 1469598103934665603ull;
-};
-
-}  // namespace
 
 std::string SafeTensors::data_checksum() const {
   Fnv1a hash;

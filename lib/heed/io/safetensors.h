@@ -13,9 +13,9 @@
 
 namespace heed::io {
 
-enum class StoredType { kF32, kBF16, kI32, kI64 };
+enum class StoredType { kF32, kBF16, kI32, kI64, kF64 };
 
-// "F32", "BF16", "I32", "I64".
+// "F32", "BF16", "I32", "I64", "F64".
 const char* stored_type_name(StoredType type);
 size_t stored_type_size(StoredType type);
 
@@ -29,6 +29,7 @@ struct StoredTensor {
   // The data as floats / ints; throws FormatError naming the tensor if the type differs.
   std::vector<float> as_f32() const;
   std::vector<int32_t> as_i32() const;
+  std::vector<double> as_f64() const;
 };
 
 class SafeTensors {
@@ -37,6 +38,7 @@ class SafeTensors {
   void add(StoredTensor tensor);
   void add_f32(const std::string& name, const std::vector<int64_t>& shape, const float* data);
   void add_i32(const std::string& name, const std::vector<int64_t>& shape, const int32_t* data);
+  void add_f64(const std::string& name, const std::vector<int64_t>& shape, const double* data);
   void set_metadata(const std::string& key, const std::string& value) { metadata_[key] = value; }
 
   bool has(const std::string& name) const;

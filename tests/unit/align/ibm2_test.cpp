@@ -365,6 +365,63 @@ TEST_CASE("ibm2: the same results for any number of threads", "[align][fast]") {
   }
 }
 
+TEST_CASE("ibm2: a restored state continues as the uninterrupted run, bit for bit",
+          "[align][fast]") {
+  const WordCorpus corpus = random_corpus(2000, 5);
+  Ibm2Options options;
+  options.favor_diagonal = true;
+  options.optimize_tension = true;
+  options.variational_bayes = true;
+  options.iterations = 6;
+  Ibm2 straight(corpus, options, 2);
+  std::vector<double> straight_likelihood;
+  CHECK(straight.train([&](int, const align::Ibm2Iteration& s) {
+    straight_likelihood.push_back(s.log_likelihood);
+  }));
+  CHECK(straight.updates_done() == 5);
+
+  // Two updates, then a stop requested in the third: the model is as after the second.
+  Ibm2 first(corpus, options, 1);  // one thread: polls is counted by one
+  std::vector<double> likelihood;
+  int polls = 0;
+  const auto record = [&](int, const align::Ibm2Iteration& s) {
+    likelihood.push_back(s.log_likelihood);
+  };
+  CHECK_FALSE(first.train(record, [&] { return first.updates_done() == 2 && ++polls > 3; }));
+  CHECK(polls > 3);
+  CHECK(first.updates_done() == 2);
+  Ibm2 after_two(corpus, options, 1);
+  after_two.train({}, [&] { return after_two.updates_done() == 2; });
+  CHECK(first.state().t == after_two.state().t);
+  CHECK(first.tension() == after_two.tension());
+
+  // A new model of the same corpus and options, given that state, finishes as the straight run.
+  Ibm2 resumed(corpus, options, 3);
+  resumed.restore(first.state());
+  CHECK(resumed.train(record));
+  CHECK(likelihood == straight_likelihood);
+  CHECK(resumed.tension() == straight.tension());
+  CHECK(resumed.state().t == straight.state().t);
+  CHECK(pharaoh(resumed.align()) == pharaoh(straight.align()));
+
+  // Another corpus' table, or more updates than the options make, is refused.
+  Ibm2 other(random_corpus(200, 6), options, 1);
+  CHECK_THROWS_AS(other.restore(first.state()), FormatError);
+  align::Ibm2State too_many = straight.state();
+  too_many.updates = 6;
+  CHECK_THROWS_AS(resumed.restore(too_many), FormatError);
+}
+
+TEST_CASE("ibm2: the fingerprint tells corpora apart", "[align][fast]") {
+  CHECK(random_corpus(50, 1).fingerprint() == random_corpus(50, 1).fingerprint());
+  CHECK(random_corpus(50, 1).fingerprint() != random_corpus(50, 2).fingerprint());
+  CHECK(random_corpus(50, 1).fingerprint() != random_corpus(49, 1).fingerprint());
+  // Words moved across the separator, or between pairs, change it.
+  CHECK(corpus_of({{"a b", "c"}}).fingerprint() != corpus_of({{"a", "b c"}}).fingerprint());
+  CHECK(corpus_of({{"a", "b"}, {"c", "d"}}).fingerprint() !=
+        corpus_of({{"a c", "b d"}}).fingerprint());
+}
+
 TEST_CASE("ibm2: reverse is the forward model on the swapped corpus, transposed", "[align][fast]") {
   const WordCorpus corpus = random_corpus(500, 3);
   WordCorpus swapped;

@@ -70,6 +70,17 @@ TEST_CASE("safetensors: serialize and parse round trip", "[io][fast]") {
   CHECK_THROWS_AS(back.metadata("missing"), FormatError);
 }
 
+TEST_CASE("safetensors: F64 tensors keep every bit", "[io][fast]") {
+  SafeTensors st;
+  const double t[3] = {0.1, 1e-300, -2.0 / 3.0};
+  st.add_f64("t", {3}, t);
+  const SafeTensors back = SafeTensors::parse(st.serialize(), "x");
+  CHECK(stored_type_name(back.get("t").type) == std::string("F64"));
+  CHECK(back.get("t").as_f64() == std::vector<double>(t, t + 3));
+  CHECK_THROWS_AS(back.get("t").as_f32(), FormatError);
+  CHECK_THROWS_AS(sample().get("encoder/w").as_f64(), FormatError);
+}
+
 TEST_CASE("safetensors: save is atomic and load reads it back", "[io][fast]") {
   test::TempDir dir;
   sample().save(dir.path("m.safetensors"));
