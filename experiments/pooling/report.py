@@ -28,6 +28,7 @@ PARTS = [
     ("controls-short", "A dense layer given a fair chance, T ≤ 1,000 (budget 20,000 updates)"),
     ("controls-long", "A dense layer given a fair chance, T = 5,000 and 10,000 (budget 20,000 updates)"),
     ("why-tanh", "Why tanh? (budget 20,000 updates)"),
+    ("fixed-scale", "Why tanh: the cap set by hand, scores S·tanh(·) with S fixed, T = 1,000 (budget 20,000 updates)"),
     ("generalisation-length", "Generalisation to other lengths: trained at T = 100"),
     ("generalisation-markers", "Generalisation to other positions: trained with N₂ in [1, 20), tested in [20, 54), T = 100"),
 ]
@@ -258,9 +259,29 @@ MARKED_RERUNS = [("marked-weight-short", "fixed-short"), ("marked-weight-tanh", 
                  ("marked-weight-long", "fixed-long")]
 
 
+def fixed_scale_check(parts):
+    """ff-pool-fixed-1 is ff-pool (scores 1·tanh): where both runs of a rate solved, the same
+    updates and held-out error; the budgets differ, so runs that did not solve are not compared."""
+    plain = {(r["task"], r["T"], r["lr"]): r for r in parts.get("fixed-short", [])
+             if r["model"] == "ff-pool" and r["train"] == "fixed"}
+    same = compared = 0
+    for r in parts.get("fixed-scale", []):
+        other = plain.get((r["task"], r["T"], r["lr"]))
+        if r["model"] != "ff-pool-fixed-1" or not other or "yes" not in (r["solved"], other["solved"]):
+            continue
+        compared += 1
+        fields = ("solved", "steps_to_solve", "best_accuracy", "final_accuracy", "final_mse")
+        same += all(r[f] == other[f] for f in fields)
+    if not compared:
+        return ""
+    return (f"`ff-pool-fixed-1` against `ff-pool` (fixed-short), the rates where either solved: "
+            f"{same} of {compared} the same run (updates, accuracy, error)")
+
+
 def marked_weight_section(results, parts):
     """The weight the attention runs put on the two marked steps at their end, beside the most
-    the score's bound allows and the uniform share (run.sh's part marked-weight)."""
+    the score's bound allows and the uniform share (run.sh's parts marked-weight and
+    fixed-scale)."""
     directory = pathlib.Path(results)
     path = directory / "marked-weight.tsv"
     if not path.exists():
@@ -274,6 +295,7 @@ def marked_weight_section(results, parts):
         rerun = read_rows(rerun_path)
         reruns += rerun
         checks.append(rerun_check(part, rerun, parts.get(part, [])))
+    reruns += parts.get("fixed-scale", [])
     lines = ["| task | T | model | lr | solved at | weight on the two marked steps | "
              "most the bound allows | uniform |",
              "| --- | ---: | --- | --- | --- | ---: | ---: | ---: |"]
@@ -296,8 +318,8 @@ def marked_weight_section(results, parts):
             "At the end of each run (the rate the tables above show), the held-out mean of the "
             "attention weight on the two marked steps; beside it the most the score's bound "
             "allows two of the T padded steps (tanh: scores in [−1, 1], so 2e² / (2e² + T − 2); "
-            "`ff-pool-scaled`: the same with its learned scale s, 2e^2s; `ff-pool-linear`: "
-            "none), and the uniform share 2/T (`experiments/pooling/results/marked-weight.tsv`). "
+            "`ff-pool-scaled`: the same with its learned scale s, 2e^2s; `ff-pool-fixed-S`: "
+            "with s = S; `ff-pool-linear`: none), and the uniform share 2/T (`experiments/pooling/results/marked-weight.tsv`). "
             "The runs were made again with `--marked-out` (run.sh's part `marked-weight`): "
             + "; ".join(checks) + ".", ""] + lines
 
@@ -317,6 +339,8 @@ def render(results):
         parts[name] = rows
         lines += ["", f"#### {heading}", "", f"`experiments/pooling/results/{name}.tsv`, {len(rows)} run{'s' if len(rows) != 1 else ''}.", ""]
         lines += transfer_table(rows) if name.startswith("generalisation") else outcome_table(rows)
+        if name == "fixed-scale" and fixed_scale_check(parts):
+            lines += ["", fixed_scale_check(parts) + "."]
     status = [f"*{done} of {len(PARTS)} parts have rows.* A cell is the fewest updates any "
               "learning rate needed to solve (every one of the 1,000 held-out sequences within "
               "0.04), with that rate; or, where none solved, the best held-out accuracy a rate "

@@ -26,7 +26,7 @@ BIN=${BIN:-$root/build/bin}
 THREADS=${THREADS:-2}
 RESULTS=${RESULTS:-$here/results}
 PAGE=${PAGE:-$root/docs/attention.md}
-PARTS=${PARTS:-fixed-short generalisation positional-bias why-tanh marked-weight controls-short fixed-long variable controls-long}
+PARTS=${PARTS:-fixed-short generalisation positional-bias why-tanh marked-weight fixed-scale controls-short fixed-long variable controls-long}
 # libgomp's spin-waiting makes an update several times slower on a shared machine.
 export OMP_WAIT_POLICY=passive
 mkdir -p "$RESULTS"
@@ -111,6 +111,13 @@ for name in $PARTS; do
         --budget-steps 20000 --marked-out "$RESULTS/marked-weight.tsv"
       part "$name-long" --task addition --lengths 10000 --models ff-pool --budget-steps 20000 \
         --marked-out "$RESULTS/marked-weight.tsv" ;;
+    # Why tanh, the cap alone: the tanh's scores times a fixed S (ff-pool-fixed-S; two steps'
+    # weights at most e^2S apart), all else as ff-pool, at T = 1,000 where ff-pool needs 2,000
+    # and 6,000 updates. S = 1 is ff-pool itself (report.py checks the rows agree); the weight
+    # on the marked steps goes to marked-weight.tsv beside the other attention runs'.
+    fixed-scale)
+      part "$name" --lengths 1000 --models ff-pool-fixed-1,ff-pool-fixed-1.5,ff-pool-fixed-2,ff-pool-fixed-3 \
+        --budget-steps 20000 --marked-out "$RESULTS/marked-weight.tsv" ;;
     *) echo "pooling: no part '$name'" >&2; exit 64 ;;
   esac
 done

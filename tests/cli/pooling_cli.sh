@@ -17,6 +17,8 @@ expect_exit 64 bad-task -- "$P" --task division
 expect_error_line pooling bad-task "task"
 expect_exit 64 bad-model -- "$P" --models ff-pool,lstm
 expect_error_line pooling bad-model "lstm"
+expect_exit 64 bad-fixed-scale -- "$P" --models ff-pool-fixed-0
+expect_error_line pooling bad-fixed-scale "ff-pool-fixed-0.*\(0, 20\]"
 expect_exit 64 bad-length -- "$P" --lengths 50,11
 expect_error_line pooling bad-length "lengths: '11'"
 expect_exit 64 bad-length-text -- "$P" --lengths 50,abc
@@ -107,6 +109,15 @@ expect_eq marked-header "$(head -1 "$TMP/marked.tsv")" $'task\tT\ttrain\tmodel\t
 expect_eq marked-rows "$(tail -n +2 "$TMP/marked.tsv" | cut -f4,7 | tr '\t\n' ' |')" "ff-pool 0.551873|ff-pool-linear -|"
 awk -F'\t' 'NR > 1 && !($6 >= 0 && $6 <= 1) { bad = 1 } END { exit bad }' "$TMP/marked.tsv" && ok ||
   fail "marked: a weight outside [0, 1]"
+# ff-pool-fixed-S: its name in the row; S = 1 is ff-pool's run (every column but the model and
+# the seconds); S = 2 bounds two steps' weight by 2e⁴/(2e⁴ + 12) (0.900987).
+expect_exit 0 fixed-scale -- "$P" "${TINY[@]}" --task addition --lengths 12 \
+  --models ff-pool,ff-pool-fixed-1,ff-pool-fixed-2 --marked-out "$TMP/fixed.tsv"
+expect_eq fixed-scale-models "$(tail -n +2 "$TMP/out" | cut -f4 | tr '\n' ' ')" \
+  "ff-pool ff-pool-fixed-1 ff-pool-fixed-2 "
+expect_eq fixed-scale-one "$(sed -n 3p "$TMP/out" | cut -f5-13,15-)" \
+  "$(sed -n 2p "$TMP/out" | cut -f5-13,15-)"
+expect_eq fixed-scale-bound "$(tail -1 "$TMP/fixed.tsv" | cut -f7)" 0.900987
 
 # The learning-rate grid: a later rate stops at the updates the best earlier rate needed.
 expect_exit 0 grid -- "$P" --task addition --lengths 50 --models ff-pool --learning-rates 0.003,0.001 \

@@ -136,7 +136,7 @@ std::string key_columns(const pooling::PoolingRunConfig& run) {
   std::snprintf(rate, sizeof rate, "%g", double(run.learning_rate));
   return pooling::to_string(run.task.problem) + "\t" +
          std::to_string(run.variable() ? run.variable_max : run.task.min_length) + "\t" +
-         train_column(run) + "\t" + pooling::to_string(run.kind) + "\t" + rate;
+         train_column(run) + "\t" + pooling::model_name(run.kind, run.fixed_scale) + "\t" + rate;
 }
 
 // "T=200:0.981,markers 30-40:0.120": each transfer set's name and accuracy.
@@ -211,7 +211,7 @@ std::vector<pooling::PoolingRunConfig> plan(const pooling::PoolingCliConfig& cfg
   std::vector<pooling::PoolingRunConfig> cells;
   for (auto problem : cfg.problems) {
     for (int64_t length : cfg.lengths) {
-      for (auto kind : cfg.kinds) {
+      for (const auto& [kind, fixed_scale] : cfg.models) {
         for (float rate : cfg.learning_rates) {
           pooling::PoolingRunConfig run = cfg.run;
           run.task =
@@ -228,6 +228,7 @@ std::vector<pooling::PoolingRunConfig> plan(const pooling::PoolingCliConfig& cfg
             run.transfer_tasks.push_back(task);
           }
           run.kind = kind;
+          run.fixed_scale = fixed_scale;
           run.learning_rate = rate;
           cells.push_back(run);
         }
@@ -265,7 +266,7 @@ int pooling_main(int argc, char** argv) {
     const std::string key = key_columns(run);
     run.stop_after = earlier_best(rows, key.substr(0, key.rfind('\t')));
     const std::string name = pooling::to_string(run.task.problem) + " T=" + split(key, "\t")[1] +
-                             " " + pooling::to_string(run.kind) + " lr " +
+                             " " + pooling::model_name(run.kind, run.fixed_scale) + " lr " +
                              key.substr(key.rfind('\t') + 1);
     pooling::PoolingRunResult result;
     int64_t model_length = run.longest();

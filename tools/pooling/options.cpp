@@ -25,10 +25,14 @@ std::vector<int64_t> parse_lengths(const std::string& list) {
   return lengths;
 }
 
-std::vector<PoolingKind> parse_kinds(const std::string& list) {
-  std::vector<PoolingKind> kinds;
-  for (const auto& m : split(list, ",")) kinds.push_back(parse_pooling_kind(m));
-  return kinds;
+std::vector<std::pair<PoolingKind, float>> parse_models(const std::string& list) {
+  std::vector<std::pair<PoolingKind, float>> models;
+  for (const auto& name : split(list, ",")) {
+    float fixed_scale = 0;
+    const PoolingKind kind = parse_pooling_kind(name, &fixed_scale);
+    models.emplace_back(kind, fixed_scale);
+  }
+  return models;
 }
 
 std::vector<float> parse_rates(const std::string& list) {
@@ -81,8 +85,9 @@ void add_options(cli::CommandLine& cl, PoolingCliConfig& cfg) {
                            "addition, multiplication or both")
       ("lengths",          cli::checked(&cfg.length_list, parse_lengths),
                            "sequence lengths T (comma-separated; sequences drawn in [T, 1.1·T))")
-      ("models",           cli::checked(&cfg.model_list, parse_kinds),
+      ("models",           cli::checked(&cfg.model_list, parse_models),
                            "comma-separated: ff-pool, ff-pool-linear, ff-pool-scaled, "
+                           "ff-pool-fixed-S (the scale fixed at S in (0, 20]), "
                            "ff-pool-positional, mean, dense, dense-mean")
       ("learning-rates",   cli::checked(&cfg.rate_list, parse_rates),
                            "Adam step sizes, tried in this order")
@@ -136,7 +141,7 @@ bool parse_options(int argc, char** argv, PoolingCliConfig& cfg) {
   } else {
     cfg.problems = {parse_pooling_problem(cfg.task)};
   }
-  cfg.kinds = parse_kinds(cfg.model_list);
+  cfg.models = parse_models(cfg.model_list);
   cfg.learning_rates = parse_rates(cfg.rate_list);
   if (!cfg.variable_range.empty()) {
     std::tie(run.variable_min, run.variable_max) =

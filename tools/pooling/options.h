@@ -14,7 +14,7 @@ namespace heed::pooling {
 struct PoolingCliConfig {
   std::vector<PoolingProblem> problems;
   std::vector<int64_t> lengths;
-  std::vector<PoolingKind> kinds;
+  std::vector<std::pair<PoolingKind, float>> models;  // the kind, and ff-pool-fixed-S's S
   std::vector<float> learning_rates;
   PoolingRunConfig run;  // task, kind, rate and the bar are set per row
   std::vector<int64_t> transfer_lengths;

@@ -48,6 +48,7 @@ constexpr KindName kKindNames[] = {
     {PoolingKind::kFeedForwardAttention, "ff-pool"},
     {PoolingKind::kFeedForwardLinear, "ff-pool-linear"},
     {PoolingKind::kFeedForwardScaled, "ff-pool-scaled"},
+    {PoolingKind::kFeedForwardFixedScale, "ff-pool-fixed-S"},
     {PoolingKind::kFeedForwardPositional, "ff-pool-positional"},
     {PoolingKind::kMean, "mean"},
     {PoolingKind::kDense, "dense"},
@@ -62,6 +63,7 @@ std::optional<ScoreKind> score_kind(PoolingKind kind) {
     case PoolingKind::kFeedForwardLinear:
       return ScoreKind::kLinear;
     case PoolingKind::kFeedForwardScaled:
+    case PoolingKind::kFeedForwardFixedScale:
       return ScoreKind::kScaledTanh;
     case PoolingKind::kFeedForwardPositional:
       return ScoreKind::kPositionalTanh;
@@ -76,9 +78,21 @@ std::optional<ScoreKind> score_kind(PoolingKind kind) {
 
 }  // namespace
 
-PoolingKind parse_pooling_kind(const std::string& name) {
+constexpr char kFixedScalePrefix[] = "ff-pool-fixed-";
+
+PoolingKind parse_pooling_kind(const std::string& name, float* fixed_scale) {
+  if (starts_with(name, kFixedScalePrefix)) {
+    const std::string text = name.substr(sizeof kFixedScalePrefix - 1);
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(value > 0) || value > 20) {
+      throw ConfigError("model '" + name + "': S in ff-pool-fixed-S must be a number in (0, 20]");
+    }
+    if (fixed_scale) *fixed_scale = float(value);
+    return PoolingKind::kFeedForwardFixedScale;
+  }
   for (const KindName& k : kKindNames) {
-    if (name == k.name) return k.kind;
+    if (name == k.name && k.kind != PoolingKind::kFeedForwardFixedScale) return k.kind;
   }
   throw ConfigError("unknown model '" + name + "' (" + join(pooling_kind_names(), ", ") + ")");
 }
@@ -88,6 +102,13 @@ std::string to_string(PoolingKind kind) {
     if (kind == k.kind) return k.name;
   }
   return "?";
+}
+
+std::string model_name(PoolingKind kind, float fixed_scale) {
+  if (kind != PoolingKind::kFeedForwardFixedScale) return to_string(kind);
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%g", double(fixed_scale));
+  return kFixedScalePrefix + std::string(scale);
 }
 
 std::vector<std::string> pooling_kind_names() {
@@ -324,7 +345,7 @@ void initialise(layers::ParameterStore& store, int64_t width, Rng& rng) {
 }  // namespace
 
 PoolingModel::PoolingModel(PoolingKind kind, int64_t length, int64_t width, Rng& init_rng,
-                           bool fused)
+                           bool fused, float fixed_scale)
     : kind_(kind),
       length_(length),
       width_(width),
@@ -337,13 +358,19 @@ PoolingModel::PoolingModel(PoolingKind kind, int64_t length, int64_t width, Rng&
       output_bias_(store_.add("output/bias", Shape{1})),
       hidden_(hidden_weight_.value.dim(1), width),
       output_(width, 1) {
+  if (kind == PoolingKind::kFeedForwardFixedScale) {
+    HEED_CHECK(fixed_scale > 0, "pooling model: ff-pool-fixed-S without S");
+    fixed_scale_ = fixed_scale;
+  }
   const std::optional<ScoreKind> score = score_kind(kind);
   if (score && fused) {
     front_ = std::make_unique<StreamingPool>(*score, width, length);
     if (front_->has_score()) {
       score_weight_ = &store_.add("pool/w", Shape{width});
       score_bias_ = &store_.add("pool/b", Shape{front_->score_bias_size()});
-      if (*score == ScoreKind::kScaledTanh) score_scale_ = &store_.add("pool/scale", Shape{1});
+      if (kind == PoolingKind::kFeedForwardScaled) {
+        score_scale_ = &store_.add("pool/scale", Shape{1});
+      }
     }
   } else {
     unfused_ = std::make_unique<Unfused>(kind, length, width, store_);
@@ -361,6 +388,7 @@ int64_t PoolingModel::count_parameters(PoolingKind kind, int64_t length, int64_t
   switch (kind) {
     case PoolingKind::kFeedForwardAttention:
     case PoolingKind::kFeedForwardLinear:
+    case PoolingKind::kFeedForwardFixedScale:
       pooling = width + 1;
       break;
     case PoolingKind::kFeedForwardScaled:
@@ -390,6 +418,7 @@ StreamingPoolWeights PoolingModel::front_weights() const {
     w.score_bias = score_bias_->value.data();
   }
   if (score_scale_) w.score_scale = score_scale_->value.data();
+  if (kind_ == PoolingKind::kFeedForwardFixedScale) w.score_scale = &fixed_scale_;
   return w;
 }
 
@@ -439,6 +468,7 @@ void PoolingModel::backward(const std::vector<float>& d_predictions) {
       grads.score_bias = score_bias_->grad.data();
     }
     if (score_scale_) grads.score_scale = score_scale_->grad.data();
+    if (kind_ == PoolingKind::kFeedForwardFixedScale) grads.score_scale = &fixed_scale_grad_;
     front_->backward(front_weights(), batch_->inputs.data(), pooled_.data(), d_pooled_.data(),
                      grads);
   } else {
@@ -495,7 +525,10 @@ void PoolingRunConfig::validate() const {
   }
   if (!fused && kind != PoolingKind::kFeedForwardAttention && kind != PoolingKind::kMean &&
       kind != PoolingKind::kDense && kind != PoolingKind::kDenseMean) {
-    throw ConfigError(to_string(kind) + " runs fused only");
+    throw ConfigError(model_name(kind, fixed_scale) + " runs fused only");
+  }
+  if (kind == PoolingKind::kFeedForwardFixedScale && !(fixed_scale > 0 && fixed_scale <= 20)) {
+    throw ConfigError("ff-pool-fixed-S: S must be in (0, 20]");
   }
 }
 
@@ -520,7 +553,8 @@ namespace {
 
 bool is_attention(PoolingKind kind) {
   return kind == PoolingKind::kFeedForwardAttention || kind == PoolingKind::kFeedForwardLinear ||
-         kind == PoolingKind::kFeedForwardScaled || kind == PoolingKind::kFeedForwardPositional;
+         kind == PoolingKind::kFeedForwardScaled || kind == PoolingKind::kFeedForwardFixedScale ||
+         kind == PoolingKind::kFeedForwardPositional;
 }
 
 // The held-out mean of α at the two marked steps, and of the bound 2e^2s / (2e^2s + T − 2) on
@@ -684,7 +718,8 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
   for (const PoolingTask& transfer : config.transfer_tasks) {
     model_length = std::max(model_length, transfer.padded_length());
   }
-  PoolingModel model(config.kind, model_length, config.width, init_rng, config.fused);
+  PoolingModel model(config.kind, model_length, config.width, init_rng, config.fused,
+                     config.fixed_scale);
   std::vector<train::ParamRef> params;
   for (layers::Parameter* p : model.parameters().all()) {
     params.push_back({p->name, p->value.data(), p->grad.data(), size_t(p->value.numel())});
@@ -763,7 +798,8 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
   if (!result.diverged && config.fused && is_attention(config.kind)) {
     double scale = config.kind == PoolingKind::kFeedForwardLinear
                        ? std::numeric_limits<double>::quiet_NaN()
-                       : 1.0;
+                   : config.kind == PoolingKind::kFeedForwardFixedScale ? double(config.fixed_scale)
+                                                                        : 1.0;
     for (const train::ParamRef& p : params) {
       if (p.name == "pool/scale") scale = std::fabs(double(p.value[0]));
     }

@@ -20,6 +20,8 @@
 //   ff-pool             c = Σ α_t h_t, α = softmax(tanh(w·h_t + b))          (the paper's)
 //   ff-pool-linear      the same without the tanh: unbounded scores
 //   ff-pool-scaled      α = softmax(β·tanh(w·h_t + b)), β learned (from 1): a temperature
+//   ff-pool-fixed-S     the same with β fixed at S: the tanh's cap on the scores, e^2S between
+//                       two steps' weights, set by hand (ff-pool is S = 1)
 //   ff-pool-positional  α = softmax(tanh(w·h_t + b_t)), one bias per position (Keras-style)
 //   mean                c = (1/T) Σ h_t                                       (the paper's
 //   baseline) dense               c = [h_1; …; h_T]: W_h is a dense layer over the flattened
@@ -55,13 +57,17 @@ enum class PoolingKind {
   kFeedForwardAttention,
   kFeedForwardLinear,
   kFeedForwardScaled,
+  kFeedForwardFixedScale,
   kFeedForwardPositional,
   kMean,
   kDense,
   kDenseMean
 };
-PoolingKind parse_pooling_kind(const std::string& name);  // "ff-pool" | "mean" | "dense" | …
-std::string to_string(PoolingKind kind);
+// "ff-pool" | "mean" | "dense" | …; "ff-pool-fixed-S" also gives S (in (0, 20]) in fixed_scale.
+PoolingKind parse_pooling_kind(const std::string& name, float* fixed_scale = nullptr);
+std::string to_string(PoolingKind kind);  // ff-pool-fixed-S: that, with the letter S
+// The name a row gives the model: to_string(kind), with ff-pool-fixed-S's S filled in.
+std::string model_name(PoolingKind kind, float fixed_scale);
 // Every kind's name, in the order above.
 std::vector<std::string> pooling_kind_names();
 
@@ -101,7 +107,9 @@ class PoolingModel {
   // bias per position); width the hidden size (100 in the paper). Weights drawn from
   // init_rng. fused: the streaming front end (ff-pool, mean; the other ff-pool kinds have only
   // that); false: the unfused reference, which stores [T, N, W].
-  PoolingModel(PoolingKind kind, int64_t length, int64_t width, Rng& init_rng, bool fused = true);
+  // fixed_scale: ff-pool-fixed-S's S (> 0), unused by the other kinds.
+  PoolingModel(PoolingKind kind, int64_t length, int64_t width, Rng& init_rng, bool fused = true,
+               float fixed_scale = 0);
   ~PoolingModel();
 
   PoolingKind kind() const { return kind_; }
@@ -131,6 +139,8 @@ class PoolingModel {
   layers::Parameter* score_weight_ = nullptr;  // attention kinds
   layers::Parameter* score_bias_ = nullptr;
   layers::Parameter* score_scale_ = nullptr;  // ff-pool-scaled
+  float fixed_scale_ = 0;                     // ff-pool-fixed-S: its S, never updated
+  float fixed_scale_grad_ = 0;                // where the front end adds S's gradient, unused
   std::unique_ptr<StreamingPool> front_;      // fused
   std::unique_ptr<Unfused> unfused_;          // dense, dense-mean, or the reference path
   layers::Parameter& hidden_weight_;
@@ -166,6 +176,7 @@ struct PoolingRunConfig {
   // generalisation runs; scored once, at the end.
   std::vector<PoolingTask> transfer_tasks;
   PoolingKind kind = PoolingKind::kFeedForwardAttention;
+  float fixed_scale = 0;  // ff-pool-fixed-S's S
   bool fused = true;
   int64_t width = 100;
   int64_t batch_size = 100;
@@ -201,7 +212,8 @@ struct PoolingRunResult {
   std::vector<float> positional_bias;
   // The attention kinds (fused), after training: the mean over the held-out sequences of the
   // weight α at the two marked steps, and the mean of the most the score's bound allows them:
-  // the scores lie in [−s, s] (tanh: s = 1; ff-pool-scaled: s its learned scale), so two steps
+  // the scores lie in [−s, s] (tanh: s = 1; ff-pool-scaled: s its learned scale; ff-pool-fixed-S:
+  // S), so two steps
   // hold at most 2e^2s / (2e^2s + T − 2) of T padded steps; NaN where nothing bounds the
   // scores (ff-pool-linear). −1: not measured (no attention, unfused, or diverged).
   double marked_weight = -1, marked_bound = -1;

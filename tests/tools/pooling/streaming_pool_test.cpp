@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <vector>
 
 #include "heed/common/error.h"
 #include "pooling/task.h"
@@ -24,6 +25,27 @@ double max_relative_difference(const float* a, const float* b, int64_t n) {
         worst, std::fabs(double(a[i]) - double(b[i])) / std::max(1.0, std::fabs(double(b[i]))));
   }
   return worst;
+}
+
+// With every weight of model blown up 50 times (saturated scores), each sequence's largest
+// attention weight over its smallest.
+std::vector<double> saturated_weight_ratios(heed::pooling::PoolingModel& model,
+                                            const heed::pooling::PoolingBatch& batch) {
+  for (auto* p : model.parameters().all()) {
+    for (int64_t i = 0; i < p->value.numel(); ++i) p->value.data()[i] *= 50.f;
+  }
+  model.weights_changed();
+  std::vector<float> y;
+  model.forward(batch, y);
+  const std::vector<float> alpha = model.attention_weights();
+  const int64_t steps = batch.inputs.dim(0), count = batch.inputs.dim(1);
+  std::vector<double> ratios;
+  for (int64_t n = 0; n < count; ++n) {
+    const auto row = alpha.begin() + n * steps;
+    const auto [lo, hi] = std::minmax_element(row, row + steps);
+    ratios.push_back(double(*hi / *lo));
+  }
+  return ratios;
 }
 
 }  // namespace
@@ -99,19 +121,9 @@ TEST_CASE("streaming pool: attention weights sum to one and follow the scores", 
   // tanh bounds every score to [−1, 1]: no step weighs more than e² times another.
   heed::pooling::PoolingModel bounded(PoolingKind::kFeedForwardAttention, task.padded_length(), 16,
                                       rng);
-  for (auto* p : bounded.parameters().all()) {
-    for (int64_t i = 0; i < p->value.numel(); ++i) p->value.data()[i] *= 50.f;
-  }
-  bounded.weights_changed();
-  std::vector<float> y;
-  bounded.forward(batch, y);
-  const std::vector<float> alpha = bounded.attention_weights();
-  const int64_t steps = batch.inputs.dim(0);
-  for (int64_t n = 0; n < 5; ++n) {
-    const auto row = alpha.begin() + n * steps;
-    const auto [lo, hi] = std::minmax_element(row, row + steps);
-    CHECK(double(*hi / *lo) <= std::exp(2.0) * (1 + 1e-5));
-    CHECK(double(*hi / *lo) > 2.0);  // the large weights do push towards the bound
+  for (const double ratio : saturated_weight_ratios(bounded, batch)) {
+    CHECK(ratio <= std::exp(2.0) * (1 + 1e-5));
+    CHECK(ratio > 2.0);  // the large weights do push towards the bound
   }
 }
 
@@ -122,4 +134,20 @@ TEST_CASE("streaming pool: score names and bad sizes", "[pooling][fast]") {
   CHECK_THROWS_AS(heed::pooling::parse_score_kind("relu"), heed::ConfigError);
   CHECK_THROWS_AS(heed::pooling::StreamingPool(heed::pooling::ScoreKind::kTanh, 0, 10),
                   heed::ConfigError);
+}
+
+TEST_CASE("streaming pool: a fixed scale S bounds two weights' ratio by e^2S", "[pooling][fast]") {
+  const auto task = heed::pooling::fixed_length_task(PoolingProblem::kMultiplication, 200);
+  heed::Rng rng = heed::make_rng(3);
+  const auto batch = heed::pooling::make_pooling_batch(task, 5, rng);
+  for (const float scale : {0.5f, 2.f}) {
+    heed::pooling::PoolingModel model(PoolingKind::kFeedForwardFixedScale, task.padded_length(), 16,
+                                      rng, true, scale);
+    CHECK(model.parameters().find("pool/scale") == nullptr);  // nothing learns it
+    const std::vector<double> ratios = saturated_weight_ratios(model, batch);
+    const double widest = *std::max_element(ratios.begin(), ratios.end());
+    INFO("S = " << scale);
+    CHECK(widest <= std::exp(2.0 * double(scale)) * (1 + 1e-4));
+    CHECK(widest > std::exp(2.0 * double(scale)) * 0.5);  // saturated scores come near it
+  }
 }

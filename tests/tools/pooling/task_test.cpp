@@ -144,8 +144,10 @@ TEST_CASE("pooling models: finite-difference gradients of the MSE loss", "[pooli
   constexpr int64_t kWidth = 5;
   const auto task = heed::pooling::fixed_length_task(PoolingProblem::kMultiplication, 12);
   const int64_t padded = task.padded_length();
-  for (const auto& name : heed::pooling::pooling_kind_names()) {
-    const PoolingKind kind = heed::pooling::parse_pooling_kind(name);
+  for (std::string name : heed::pooling::pooling_kind_names()) {
+    if (name == "ff-pool-fixed-S") name = "ff-pool-fixed-2.5";
+    float fixed_scale = 0;
+    const PoolingKind kind = heed::pooling::parse_pooling_kind(name, &fixed_scale);
     for (const bool fused : {true, false}) {
       const bool has_unfused = kind == PoolingKind::kFeedForwardAttention ||
                                kind == PoolingKind::kMean || kind == PoolingKind::kDense ||
@@ -153,7 +155,7 @@ TEST_CASE("pooling models: finite-difference gradients of the MSE loss", "[pooli
       if (!fused && !has_unfused) continue;
       heed::Rng rng = heed::make_rng(6);
       const auto batch = heed::pooling::make_pooling_batch(task, 4, rng);
-      heed::pooling::PoolingModel model(kind, padded, kWidth, rng, fused);
+      heed::pooling::PoolingModel model(kind, padded, kWidth, rng, fused, fixed_scale);
       // Biases at least 0.1 from 0 and a positive output, so that every parameter's gradient
       // matters and no leaky ReLU sits on its kink: padded steps (x = 0) put the step layer's
       // pre-activation exactly at its bias.
@@ -193,6 +195,53 @@ TEST_CASE("pooling models: finite-difference gradients of the MSE loss", "[pooli
       CHECK(result.checked > 20);
     }
   }
+}
+
+TEST_CASE("pooling models: ff-pool-fixed-S names, and S = 1 trains bit for bit as ff-pool",
+          "[pooling][fast]") {
+  float scale = 0;
+  CHECK(heed::pooling::parse_pooling_kind("ff-pool-fixed-2", &scale) ==
+        PoolingKind::kFeedForwardFixedScale);
+  CHECK(scale == 2.f);
+  CHECK(heed::pooling::model_name(PoolingKind::kFeedForwardFixedScale, scale) == "ff-pool-fixed-2");
+  CHECK(heed::pooling::parse_pooling_kind("ff-pool-fixed-1.5", &scale) ==
+        PoolingKind::kFeedForwardFixedScale);
+  CHECK(heed::pooling::model_name(PoolingKind::kFeedForwardFixedScale, scale) ==
+        "ff-pool-fixed-1.5");
+  CHECK(heed::pooling::model_name(PoolingKind::kMean, 0) == "mean");
+  for (const char* bad :
+       {"ff-pool-fixed-S", "ff-pool-fixed-", "ff-pool-fixed-0", "ff-pool-fixed-21",
+        "ff-pool-fixed--1", "ff-pool-fixed-2x", "ff-pool-fixed-nan"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(heed::pooling::parse_pooling_kind(bad, &scale), heed::ConfigError);
+  }
+
+  // Scores 1·tanh(z) are tanh(z) to the bit, and the fixed scale is no parameter: the same
+  // draws, updates and tests as ff-pool.
+  heed::pooling::PoolingRunConfig config;
+  config.task = heed::pooling::fixed_length_task(PoolingProblem::kMultiplication, 30);
+  config.budget_steps = 300;
+  config.eval_every = 100;
+  config.eval_batches = 2;
+  config.batch_size = 20;
+  config.learning_rate = 0.003f;
+  const heed::pooling::PoolingRunResult plain = heed::pooling::run_pooling(config);
+  config.kind = PoolingKind::kFeedForwardFixedScale;
+  config.fixed_scale = 1;
+  const heed::pooling::PoolingRunResult fixed = heed::pooling::run_pooling(config);
+  CHECK(fixed.steps == plain.steps);
+  CHECK(fixed.accuracy == plain.accuracy);
+  CHECK(fixed.mse == plain.mse);
+  CHECK(fixed.marked_weight == plain.marked_weight);
+  CHECK(fixed.marked_bound == plain.marked_bound);
+  CHECK(fixed.parameters == plain.parameters);
+  // S = 3: another run, whose bound is 2e^6 / (2e^6 + T − 2) of the padded T = 33 steps.
+  config.fixed_scale = 3;
+  const heed::pooling::PoolingRunResult three = heed::pooling::run_pooling(config);
+  CHECK(three.mse != plain.mse);
+  CHECK(three.marked_bound == Approx(2 * std::exp(6.0) / (2 * std::exp(6.0) + 31)));
+  config.fixed_scale = 0;
+  CHECK_THROWS_AS(heed::pooling::run_pooling(config), heed::ConfigError);
 }
 
 TEST_CASE("pooling models: dense needs a fixed length, the others do not", "[pooling][fast]") {
