@@ -29,6 +29,7 @@ PARTS = [
     ("controls-long", "A dense layer given a fair chance, T = 5,000 and 10,000 (budget 20,000 updates)"),
     ("why-tanh", "Why tanh? (budget 20,000 updates)"),
     ("fixed-scale", "Why tanh: the cap set by hand, scores S·tanh(·) with S fixed, T = 1,000 (budget 20,000 updates)"),
+    ("fixed-scale-long", "Why tanh: the cap set by hand, T = 10,000 (budget 20,000 updates)"),
     ("generalisation-length", "Generalisation to other lengths: trained at T = 100"),
     ("generalisation-markers", "Generalisation to other positions: trained with N₂ in [1, 20), tested in [20, 54), T = 100"),
 ]
@@ -295,7 +296,7 @@ def marked_weight_section(results, parts):
         rerun = read_rows(rerun_path)
         reruns += rerun
         checks.append(rerun_check(part, rerun, parts.get(part, [])))
-    reruns += parts.get("fixed-scale", [])
+    reruns += parts.get("fixed-scale", []) + parts.get("fixed-scale-long", [])
     lines = ["| task | T | model | lr | solved at | weight on the two marked steps | "
              "most the bound allows | uniform |",
              "| --- | ---: | --- | --- | --- | ---: | ---: | ---: |"]

@@ -113,10 +113,13 @@ for name in $PARTS; do
         --marked-out "$RESULTS/marked-weight.tsv" ;;
     # Why tanh, the cap alone: the tanh's scores times a fixed S (ff-pool-fixed-S; two steps'
     # weights at most e^2S apart), all else as ff-pool, at T = 1,000 where ff-pool needs 2,000
-    # and 6,000 updates. S = 1 is ff-pool itself (report.py checks the rows agree); the weight
+    # and 6,000 updates, then at 10,000. S = 1 is ff-pool itself (report.py checks the rows agree); the weight
     # on the marked steps goes to marked-weight.tsv beside the other attention runs'.
     fixed-scale)
       part "$name" --lengths 1000 --models ff-pool-fixed-1,ff-pool-fixed-1.5,ff-pool-fixed-2,ff-pool-fixed-3 \
+        --budget-steps 20000 --marked-out "$RESULTS/marked-weight.tsv"
+      # At T = 10,000, where the tanh's cap is tightest (0.13 % on the marked steps), S = 2 and 3.
+      part "$name-long" --lengths 10000 --models ff-pool-fixed-2,ff-pool-fixed-3 \
         --budget-steps 20000 --marked-out "$RESULTS/marked-weight.tsv" ;;
     *) echo "pooling: no part '$name'" >&2; exit 64 ;;
   esac
