@@ -147,6 +147,8 @@ class Ibm2Command : public align_tool::Subcommand {
 
     io::LineWriter out(output_);
     for (const align::Alignment& links : alignments) out.write_line(align::to_pharaoh(links));
+    // A stop asked for while aligning or writing: nothing is committed (the checkpoint stays).
+    if (const int signal = train::stop_signal()) throw Interrupted(signal);
     if (!lexical_table_.empty()) write_lexical_table(model);
     out.commit();
     if (!checkpoint.empty()) std::remove(checkpoint.c_str());  // the links hold the run now
