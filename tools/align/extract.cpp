@@ -76,7 +76,8 @@ class Extract final : public Subcommand {
         ("method",       cli::choice(&cfg_.links.method, "argmax", align::parse_extract_method),
                          "argmax (most attended source word), threshold (every weight >= "
                          "--threshold) or shift (argmax of the next step, whose input is the "
-                         "word: Chen et al. 2020)")
+                         "word: Luong et al. 2015's reading for content-based scores, Chen "
+                         "et al. 2020's)")
         ("threshold",    cli::number(&cfg_.links.threshold, cli::Bounds{0, 1, true, false}),
                          "least weight of a link for --method threshold, in (0, 1]")
         ("soft",         cli::text(&cfg_.soft),
