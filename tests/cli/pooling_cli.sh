@@ -129,6 +129,12 @@ expect_eq grid-bar "$(sed -n 3p "$TMP/out" | cut -f5,8,16)" $'0.001\t500\t500'
 expect_exit 0 max-params -- "$P" "${TINY[@]}" --task addition --lengths 14 --models dense --max-params 50000
 expect_eq max-params-row "$(tail -1 "$TMP/out" | cut -f4,6)" $'dense\tskipped'
 
+# With -v and no terminal, a log line per test (the run's learning curve), on stderr only.
+expect_exit 0 test-log -- "$P" "${TINY[@]}" --task addition --lengths 12 --models ff-pool -v
+grep -q 'addition T=12 ff-pool lr 0.003: update 2, held-out accuracy [01]\.[0-9]*, batch mse' "$TMP/err" &&
+  ok || fail "test-log: $(cat "$TMP/err")"
+expect_eq test-log-stdout "$(grep -c 'held-out accuracy' "$TMP/out")" 0
+
 # Ctrl-C in a run: FILE.checkpoint saved, exit 130; the next call continues the run, and its row
 # is the uninterrupted run's (every column but the seconds), held-out sets and the variable
 # lengths' draws included. A checkpoint of another run is not used: that call starts afresh.

@@ -297,7 +297,15 @@ int pooling_main(int argc, char** argv) {
       result = pooling::run_pooling(
           run,
           [&](const pooling::PoolingProgress& p) {
-            if (!bar.active()) return;
+            if (!bar.active()) {
+              // A log line per test instead (info: shown with -v), so that a long run's log
+              // keeps its learning curve.
+              if (p.step % run.eval_every == 0) {
+                spdlog::info("{}: update {}, held-out accuracy {:.4f}, batch mse {:.5f} ({})", name,
+                             p.step, p.accuracy, p.train_mse, cli::format_duration(p.seconds));
+              }
+              return;
+            }
             char text[160];
             std::snprintf(text, sizeof text, "%zu/%zu %s update %lld mse %.4f acc %.3f", index + 1,
                           cells.size(), name.c_str(), static_cast<long long>(p.step), p.train_mse,
