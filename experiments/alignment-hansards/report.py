@@ -62,9 +62,10 @@ def read_tsv(path):
 def study_defaults():
     """QUEUE and DIRECTIONS as study.sh sets them for the full study."""
     text = (HERE / "study.sh").read_text(encoding="utf-8")
-    queue = re.search(r'^  QUEUE=\$\{QUEUE:-([^}]*)\}', text, re.M)
+    # The last of each: --quick's defaults come first in study.sh, the full study's after them.
+    queue = re.findall(r'^  QUEUE=\$\{QUEUE:-([^}]*)\}', text, re.M)
     directions = re.findall(r'^  DIRECTIONS=\$\{DIRECTIONS:-([^}]*)\}', text, re.M)
-    return (queue.group(1) if queue else "", directions[-1] if directions else "fwd rev")
+    return (queue[-1] if queue else "", directions[-1] if directions else "fwd rev")
 
 
 def number(value):

@@ -117,6 +117,12 @@ cp "$TMP/page.md" "$TMP/again.md"
 run_report "$TMP/again.md"
 expect_same plot-twice "$TMP/first.svg" "$results/emergence.svg"
 expect_same page-twice "$TMP/page.md" "$TMP/again.md"
+# Without --queue and --directions: the full study's (study.sh's last defaults; its --quick
+# ones come first): 10 mechanism-seeds × 2 directions.
+cp "$TMP/page.md" "$TMP/defaults.md"
+"$PY" "$REPORT" --results "$results" --page "$TMP/defaults.md" --hansards "$TMP/gold" 2> "$TMP/err"
+grep -q ' of 20 models trained' "$TMP/defaults.md" && ok ||
+  fail "defaults: $(grep trained "$TMP/defaults.md" | head -1)"
 # A page without the markers is refused, not rewritten.
 printf '# no markers\n' > "$TMP/bare.md"
 run_report "$TMP/bare.md"
