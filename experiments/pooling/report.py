@@ -358,7 +358,7 @@ def render(results):
                   "(100 epochs at T ≤ 1,000, 20 beyond).", ""] + paper
     cost = cost_table(all_rows)
     if cost:
-        lines += ["", "#### Seconds per update (median over the runs; a shared machine, one thread until 2026-11-27 18:40 and two after: cost only)", ""] + cost
+        lines += ["", "#### Seconds per update (median over the runs, each on one or two threads of a shared machine: cost only; the idle-machine timings are under \"Fast enough to run it\")", ""] + cost
     return "\n".join(status + lines) + "\n"
 
 
