@@ -25,6 +25,7 @@ PARTS = [
     ("fixed-short", "Fixed length, T ≤ 1,000 (the paper's models, budget 100,000 updates)"),
     ("fixed-long", "Fixed length, T = 5,000 and 10,000 (budget 20,000 updates)"),
     ("variable", "Variable length (budget 20,000 updates)"),
+    ("variable-budget", "Variable length with the paper's budget: ff-pool, addition, lr 0.003, 100,000 updates"),
     ("controls-short", "A dense layer given a fair chance, T ≤ 1,000 (budget 20,000 updates)"),
     ("controls-long", "A dense layer given a fair chance, T = 5,000 and 10,000 (budget 20,000 updates)"),
     ("why-tanh", "Why tanh? (budget 20,000 updates)"),
