@@ -206,7 +206,11 @@ class Ibm2Command : public align_tool::Subcommand {
       }
       return value;
     };
-    state.updates = static_cast<int>(number("updates"));
+    const double updates = number("updates");
+    if (!(updates >= 0 && updates <= 1e9)) {
+      throw FormatError(path + ": metadata 'updates' is out of range");
+    }
+    state.updates = static_cast<int>(updates);
     state.tension = number("tension");
     try {
       model.restore(std::move(state));

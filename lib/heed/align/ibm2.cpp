@@ -446,6 +446,14 @@ void Ibm2::restore(Ibm2State state) {
                       " EM updates; these options make " +
                       std::to_string(std::max(m.options.iterations - 1, 0)));
   }
+  if (!(std::isfinite(state.tension) && state.tension > 0)) {
+    throw FormatError("the IBM Model 2 state has the tension " + std::to_string(state.tension));
+  }
+  for (const double p : state.t) {
+    if (!(p >= 0 && std::isfinite(p))) {
+      throw FormatError("the IBM Model 2 state has a translation probability " + std::to_string(p));
+    }
+  }
   m.updates_done = state.updates;
   m.t = std::move(state.t);
   if (state.tension != m.tension) {

@@ -410,6 +410,12 @@ TEST_CASE("ibm2: a restored state continues as the uninterrupted run, bit for bi
   align::Ibm2State too_many = straight.state();
   too_many.updates = 6;
   CHECK_THROWS_AS(resumed.restore(too_many), FormatError);
+  align::Ibm2State bad = straight.state();
+  bad.tension = std::nan("");
+  CHECK_THROWS_AS(resumed.restore(bad), FormatError);
+  bad = straight.state();
+  bad.t[3] = -1;
+  CHECK_THROWS_AS(resumed.restore(bad), FormatError);
 }
 
 TEST_CASE("ibm2: the fingerprint tells corpora apart", "[align][fast]") {
