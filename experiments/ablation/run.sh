@@ -489,16 +489,18 @@ score_of() { sed -n "s/^$1|[^=]* = \([0-9.]*\).*/\1/p"; }
 # validation perplexity among its first seed's runs at LR and LR × LR_FACTORS (LR on a tie, and
 # while the check is unfinished). Writes RESULTS/lr-choice.tsv; prints the rate of id $1.
 choose_lr() {
-  local id family stage n hidden options f lr row
+  local id family stage n hidden options f lr row ppl
   printf 'id\tfactor\tlr\tbest_val_ppl\tchosen\n' > "$RESULTS/lr-choice.tsv.tmp"
   while IFS=$'\t' read -r id family stage n hidden options; do
     [ "$stage" = core ] || continue
     for f in 1 "${lr_factors[@]}"; do
       lr=$(lr_times "$LR" "$f")
       row=$(run_row "$id" "${seeds[0]}" "$lr")
-      # A run that failed (diverged) is in the check, and loses it.
-      printf '%s\t%s\t%s\t%s\n' "$id" "$f" "$lr" \
-        "$(awk -F'\t' '{ print $6 == "ok" && $9 != "" ? $9 : "failed" }' <<< "$row")"
+      # A run that failed (diverged) is in the check, and loses it; one not finished yet has no
+      # perplexity (an empty row: a here-string would still give awk one empty line).
+      ppl=""
+      [ -z "$row" ] || ppl=$(awk -F'\t' '{ print $6 == "ok" && $9 != "" ? $9 : "failed" }' <<< "$row")
+      printf '%s\t%s\t%s\t%s\n' "$id" "$f" "$lr" "$ppl"
     done | awk -F'\t' -v OFS='\t' '{ row[NR] = $0; ppl[NR] = $4; if ($4 == "") missing = 1 }
       END { best = 1
             for (i = 2; i <= NR; i++)

@@ -101,6 +101,17 @@ expect_same again-probes "$R/saturation.tsv" "$TMP/saturation.first"
 
 grep -q '^ablation: 8 of 8 runs done$' "$TMP/err" && ok || fail "no count at the end: $(tail -n 3 "$TMP/err")"
 
+# A learning-rate check still running (its row not in runs.tsv yet) is unfinished, not failed:
+# no perplexity, the base rate kept, and the page says so. Then the finished state again.
+awk -F'\t' '!($1 == "dot" && $4 == "0.002")' "$TMP/runs.first" > "$R/runs.tsv"
+expect_exit 0 check-unfinished -- bash "$RUN" "${corpus[@]}" --stages "stats report"
+expect_eq check-unfinished-row "$(awk -F'\t' '$1 == "dot" && $2 == 2 { print $4 "|" $5 }' "$R/lr-choice.tsv")" "|no"
+expect_eq check-unfinished-chosen "$(awk -F'\t' '$1 == "dot" && $5 == "yes" { print $3 }' "$R/lr-choice.tsv")" 0.001
+grep -qE '^\| `dot` \|.*\| — \| 0\.001 \(check unfinished\) \|$' "$REPORT" && ok ||
+  fail "check-unfinished: $(grep -F '| `dot` |' "$REPORT" | head -3)"
+cp "$TMP/runs.first" "$R/runs.tsv"
+expect_exit 0 check-finished -- bash "$RUN" "${corpus[@]}" --stages "stats report"
+
 # Two workers (JOBS=2) on a fresh study: every run once, at the same rates, with the same results
 # as one worker's (each run is deterministic at one thread), the page's status complete.
 expect_exit 0 two-jobs -- env JOBS=2 WORK="$TMP/work2" RESULTS="$TMP/results2" \
