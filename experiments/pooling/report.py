@@ -262,8 +262,8 @@ MARKED_RERUNS = [("marked-weight-short", "fixed-short"), ("marked-weight-tanh", 
 
 
 def fixed_scale_check(parts):
-    """ff-pool-fixed-1 is ff-pool (scores 1·tanh): where both runs of a rate solved, the same
-    updates and held-out error; the budgets differ, so runs that did not solve are not compared."""
+    """ff-pool-fixed-1 is ff-pool (scores 1·tanh): where either run of a rate solved, the same
+    updates and held-out error; the budgets differ, so rates neither solved are not compared."""
     plain = {(r["task"], r["T"], r["lr"]): r for r in parts.get("fixed-short", [])
              if r["model"] == "ff-pool" and r["train"] == "fixed"}
     same = compared = 0
@@ -341,8 +341,9 @@ def render(results):
         parts[name] = rows
         lines += ["", f"#### {heading}", "", f"`experiments/pooling/results/{name}.tsv`, {len(rows)} run{'s' if len(rows) != 1 else ''}.", ""]
         lines += transfer_table(rows) if name.startswith("generalisation") else outcome_table(rows)
-        if name == "fixed-scale" and fixed_scale_check(parts):
-            lines += ["", fixed_scale_check(parts) + "."]
+        check = fixed_scale_check(parts) if name == "fixed-scale" else ""
+        if check:
+            lines += ["", check + "."]
     status = [f"*{done} of {len(PARTS)} parts have rows.* A cell is the fewest updates any "
               "learning rate needed to solve (every one of the 1,000 held-out sequences within "
               "0.04), with that rate; or, where none solved, the best held-out accuracy a rate "

@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -197,21 +196,12 @@ class Ibm2Command : public align_tool::Subcommand {
     }
     align::Ibm2State state;
     state.t = in.get("t").as_f64();
-    const auto number = [&](const char* name) {
-      const std::string& text = in.metadata(name);
-      char* end = nullptr;
-      const double value = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0') {
-        throw FormatError(path + ": metadata '" + name + "' is not a number");
-      }
-      return value;
-    };
-    const double updates = number("updates");
+    const double updates = in.metadata_number("updates");
     if (!(updates >= 0 && updates <= 1e9)) {
       throw FormatError(path + ": metadata 'updates' is out of range");
     }
     state.updates = static_cast<int>(updates);
-    state.tension = number("tension");
+    state.tension = in.metadata_number("tension");
     try {
       model.restore(std::move(state));
     } catch (const FormatError& e) {

@@ -669,15 +669,6 @@ bool load_checkpoint(const PoolingCheckpoint& checkpoint,
                  checkpoint.path, in.metadata("key"));
     return false;
   }
-  const auto number = [&](const char* name) {
-    const std::string& text = in.metadata(name);
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0') {
-      throw FormatError(checkpoint.path + ": metadata '" + name + "' is not a number");
-    }
-    return value;
-  };
   for (const train::ParamRef& p : params) {
     const std::vector<float> values = in.get("param/" + p.name).as_f32();
     if (values.size() != p.size) {
@@ -691,14 +682,14 @@ bool load_checkpoint(const PoolingCheckpoint& checkpoint,
   std::istringstream rng(in.metadata("train_rng"));
   rng >> *state.train_rng;
   if (rng.fail()) throw FormatError(checkpoint.path + ": metadata 'train_rng' is not an RNG state");
-  state.result->steps = int64_t(number("steps"));
-  *state.tested_at = int64_t(number("tested_at"));
-  state.result->accuracy = number("accuracy");
-  state.result->best_accuracy = number("best_accuracy");
-  state.result->mse = number("mse");
+  state.result->steps = int64_t(in.metadata_number("steps"));
+  *state.tested_at = int64_t(in.metadata_number("tested_at"));
+  state.result->accuracy = in.metadata_number("accuracy");
+  state.result->best_accuracy = in.metadata_number("best_accuracy");
+  state.result->mse = in.metadata_number("mse");
   state.progress->step = state.result->steps;
   if (*state.tested_at >= 0) state.progress->accuracy = state.result->accuracy;
-  seconds = number("seconds");
+  seconds = in.metadata_number("seconds");
   return true;
 }
 

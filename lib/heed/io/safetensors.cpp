@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -130,6 +131,16 @@ const std::string& SafeTensors::metadata(const std::string& key) const {
     throw FormatError("'" + source_ + "' has no metadata entry '" + key + "'");
   }
   return it->second;
+}
+
+double SafeTensors::metadata_number(const std::string& key) const {
+  const std::string& text = metadata(key);
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0') {
+    throw FormatError("'" + source_ + "': metadata '" + key + "' is not a number");
+  }
+  return value;
 }
 
 std::string SafeTensors::header_bytes() const {

@@ -48,6 +48,8 @@ class SafeTensors {
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
   // Throws FormatError if the key is absent.
   const std::string& metadata(const std::string& key) const;
+  // The entry read as a number; throws FormatError naming the file if absent or not one.
+  double metadata_number(const std::string& key) const;
 
   // The file bytes; serialize() then parse() gives the same container.
   std::string serialize() const;

@@ -81,6 +81,19 @@ TEST_CASE("safetensors: F64 tensors keep every bit", "[io][fast]") {
   CHECK_THROWS_AS(sample().get("encoder/w").as_f64(), FormatError);
 }
 
+TEST_CASE("safetensors: metadata read as numbers", "[io][fast]") {
+  SafeTensors st = sample();
+  st.set_metadata("steps", "1500");
+  st.set_metadata("mse", "0.000125");
+  st.set_metadata("empty", "");
+  st.set_metadata("text", "12abc");
+  CHECK(st.metadata_number("steps") == 1500.0);
+  CHECK(st.metadata_number("mse") == 0.000125);
+  CHECK_THROWS_AS(st.metadata_number("empty"), FormatError);
+  CHECK_THROWS_AS(st.metadata_number("text"), FormatError);
+  CHECK_THROWS_AS(st.metadata_number("missing"), FormatError);
+}
+
 TEST_CASE("safetensors: save is atomic and load reads it back", "[io][fast]") {
   test::TempDir dir;
   sample().save(dir.path("m.safetensors"));
