@@ -35,6 +35,7 @@
 #   heatmaps   the attention of each seed-1 en→fr model on the test pairs HEATMAP_PAIRS (ids
 #              from 0), drawn by heed-align plot with its argmax links and the gold:
 #              RESULTS/heatmaps/MECHANISM.ID.svg (the report assembles them into one page).
+#              The models stage draws them as each model is read, so that they outlive WORK.
 #   silver     silver links (experiments/multi30k/silver.sh) measured where gold exists:
 #              ibm2's grow-diag-final-and against the Hansards gold on the whole corpus and on a
 #              Multi30k-sized part of it, and built from Multi30k de–en + the RWTH sentences
@@ -366,6 +367,26 @@ read_models() {
   fi
 }
 
+# draw_heatmaps MECHANISM SEED: the seed-1 en→fr model's attention on the test pairs
+# HEATMAP_PAIRS, with its argmax links and the gold (RESULTS/heatmaps/MECHANISM.ID.svg); nothing
+# for other seeds, for an unfinished model or for heatmaps already drawn.
+draw_heatmaps() {
+  local mechanism=$1 seed=$2 at model pair out
+  [ "$seed" = 1 ] && has_stage heatmaps || return 0
+  at=$WORK/links/$mechanism-s1/model.heed
+  model=$(model_dir "$mechanism" 1 fwd)/model.heed
+  [ -f "$model" ] || return 0
+  mkdir -p "$RESULTS/heatmaps"
+  for pair in $HEATMAP_PAIRS; do
+    out=$RESULTS/heatmaps/$mechanism.$pair.svg
+    [ -s "$out" ] && continue
+    mkdir -p "$at"
+    links "$model" fwd argmax "$at/fwd.argmax"
+    "$BIN/heed-align" plot --soft "$at/fwd.argmax.jsonl" --links "$at/fwd.argmax" \
+      --gold "$(hansards_gold_dir)/test.talp" --one-based --pairs "$pair" -o "$out"
+  done
+}
+
 report() {
   has_stage report || return 0
   "$python" "$here/report.py" --results "$RESULTS" --page "$PAGE" --queue "$QUEUE" \
@@ -400,6 +421,7 @@ if has_stage models; then
       read_models trial "$mechanism" "$seed" "$step" model.heed
       EVAL=test
     fi
+    draw_heatmaps "$mechanism" "$seed"
     if [ "$seed" = 1 ] && [[ " $CURVE " == *" $mechanism "* ]]; then
       for step in $(seq "$SAVE_EVERY" "$SAVE_EVERY" "$UPDATES"); do
         read_models checkpoints "$mechanism" "$seed" "$step" "model.step-$step.heed"
@@ -431,21 +453,11 @@ if has_stage trial; then
 fi
 
 # --- heatmaps -----------------------------------------------------------------------------------
+# The models stage draws each seed-1 model's heatmaps as soon as it is read (a model's files need
+# not outlive the session that trained it); this stage draws those of models trained before.
 if has_stage heatmaps; then
-  mkdir -p "$RESULTS/heatmaps"
   for item in $QUEUE; do
-    mechanism=${item%%:*} seed=${item##*:}
-    [ "$seed" = 1 ] || continue
-    at=$WORK/links/$mechanism-s1/model.heed
-    model=$(model_dir "$mechanism" 1 fwd)/model.heed
-    [ -f "$model" ] || continue
-    links "$model" fwd argmax "$at/fwd.argmax"
-    for pair in $HEATMAP_PAIRS; do
-      out=$RESULTS/heatmaps/$mechanism.$pair.svg
-      [ -s "$out" ] && continue
-      "$BIN/heed-align" plot --soft "$at/fwd.argmax.jsonl" --links "$at/fwd.argmax" \
-        --gold "$(hansards_gold_dir)/test.talp" --one-based --pairs "$pair" -o "$out"
-    done
+    draw_heatmaps "${item%%:*}" "${item##*:}"
   done
 fi
 
