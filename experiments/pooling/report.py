@@ -27,7 +27,7 @@ PARTS = [
     ("variable", "Variable length (budget 20,000 updates)"),
     ("variable-budget", "Variable length with the paper's budget: ff-pool, addition, lr 0.003, 100,000 updates"),
     ("controls-short", "A dense layer given a fair chance, T ≤ 1,000 (budget 20,000 updates)"),
-    ("controls-long", "A dense layer given a fair chance, T = 5,000 and 10,000 (budget 20,000 updates)"),
+    ("controls-long", "The per-step dense reading at T = 5,000 (budget 20,000 updates)"),
     ("why-tanh", "Why tanh? (budget 20,000 updates)"),
     ("fixed-scale", "Why tanh: the cap set by hand, scores S·tanh(·) with S fixed, T = 1,000 (budget 20,000 updates)"),
     ("fixed-scale-long", "Why tanh: the cap set by hand, T = 10,000 (budget 20,000 updates)"),

@@ -72,13 +72,15 @@ for name in $PARTS; do
     # A dense layer given a fair chance: over the flattened sequence (where it fits), and the
     # per-timestep reading (a dense layer at every step, then the mean).
     controls-short) part "$name" --lengths 50,100,500,1000 --models dense,dense-mean --budget-steps 20000 ;;
-    # At T = 5,000 and 10,000: the flattened dense layer with its own grid; the per-step reading
-    # costs 0.3-0.6 s an update at T = 5,000 and 2.4 s at 10,000 on one idle core (33 GFLOP an
-    # update at 5,000: a dense layer 100 → 100 at every one of 550,000 steps), so a grid of four
-    # rates at 20,000 updates would take ~130 core-hours: it runs at T = 5,000 only, at the rate
-    # that solved T = 1,000 soonest in controls-short (or came nearest), one run per task.
+    # At T = 5,000: the per-step reading (a dense layer 100 -> 100 at every step, then the mean),
+    # 33 GFLOP an update (0.3-0.6 s on one idle core; 2.4 s at 10,000), so one run per task at the
+    # rate that solved T = 1,000 soonest in controls-short (or came nearest); its checkpoint is
+    # small, so a run can span sessions. The flattened dense layer at T >= 5,000 is not run: it
+    # holds 55 and 110 million weights (5,500 and 11,000 padded steps x 100 features -> 100) and
+    # costs 0.61 and 1.62 s an update on one idle core (2026-11-28, a 22-update run less a 2-update
+    # one), 3.4 and 9.0 hours a run at 20,000 updates, ~100 core-hours for four rates and two
+    # tasks, with a checkpoint (weights and Adam's moments) of 0.66 and 1.3 GB.
     controls-long)
-      part "$name" --lengths 5000,10000 --models dense --budget-steps 20000
       for task in addition multiplication; do
         rate=$(best_rate "$RESULTS/controls-short.tsv" "$task" 1000 dense-mean)
         if [ -n "$rate" ]; then
