@@ -255,6 +255,17 @@ finished() {
   [ -f "$1/model.step-$UPDATES.heed" ] ||
     { [ -f "$1.metrics.tsv" ] && awk -F'\t' '$10 ~ /early-stop/ { f = 1 } END { exit !f }' "$1.metrics.tsv"; }
 }
+# recorded MECHANISM SEED: training.tsv has a row for each direction and WORK has not every
+# direction's finished model (on the machine that trained them the readings resume instead).
+recorded() {
+  local direction all_here=1
+  for direction in $DIRECTIONS; do
+    awk -F'\t' -v s="$1" -v e="$2" -v d="$direction" '$1 == s && $2 == e && $3 == d { f = 1 }
+      END { exit !f }' "$RESULTS/training.tsv" 2>/dev/null || return 1
+    finished "$(model_dir "$1" "$2" "$direction")" || all_here=0
+  done
+  [ "$all_here" = 0 ]
+}
 # best_step DIR: the update of the best validation perplexity (DIR/model.heed).
 best_step() {
   awk -F'\t' 'NR > 1 && $7 != "" && $7 != "nan" && (b == "" || $7 + 0 < b + 0) { b = $7; s = $1 } END { print s }' "$1.metrics.tsv"
@@ -398,6 +409,12 @@ if has_stage models; then
   prepare_data
   for item in $QUEUE; do
     mechanism=${item%%:*} seed=${item##*:}
+    # Its training rows are written last, after every reading: with them in RESULTS and its
+    # models gone (a new machine: WORK is not kept between sessions), the unit is done.
+    if recorded "$mechanism" "$seed"; then
+      log "$mechanism seed $seed: done (RESULTS has its rows; its models are not in WORK)"
+      continue
+    fi
     # With JOBS > 1 the directions train at once (each with THREADS threads; two 1-thread runs
     # train 1.43× the tokens per second of one 2-thread run here, bench/parallel_training.sh).
     trainings=()
@@ -410,9 +427,6 @@ if has_stage models; then
       fi
     done
     for pid in "${trainings[@]}"; do wait "$pid"; done  # set -e: a failed training stops the study
-    for direction in $DIRECTIONS; do
-      record_training "$mechanism" "$seed" "$direction"
-    done
     step=$(best_step "$(model_dir "$mechanism" "$seed" "${DIRECTIONS%% *}")")
     # The two directions' best models may be of different updates: the row names the first's.
     read_models aer "$mechanism" "$seed" "$step" model.heed
@@ -427,6 +441,9 @@ if has_stage models; then
         read_models checkpoints "$mechanism" "$seed" "$step" "model.step-$step.heed"
       done
     fi
+    for direction in $DIRECTIONS; do
+      record_training "$mechanism" "$seed" "$direction"
+    done
     report
   done
 fi
