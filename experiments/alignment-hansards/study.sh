@@ -35,7 +35,10 @@
 #   heatmaps   the attention of each seed-1 en→fr model on the test pairs HEATMAP_PAIRS (ids
 #              from 0), drawn by heed-align plot with its argmax links and the gold:
 #              RESULTS/heatmaps/MECHANISM.ID.svg (the report assembles them into one page).
-#              The models stage draws them as each model is read, so that they outlive WORK.
+#              The models stage draws them as each model is read, so that they outlive WORK;
+#              a model read on an earlier machine without its heatmaps is trained again for
+#              them (REDRAW=1, the default; 0: not), its validations checked against the kept
+#              run's.
 #   silver     silver links (experiments/multi30k/silver.sh) measured where gold exists:
 #              ibm2's grow-diag-final-and against the Hansards gold on the whole corpus and on a
 #              Multi30k-sized part of it, and built from Multi30k de–en + the RWTH sentences
@@ -72,7 +75,7 @@
 # SAVE_EVERY (300), VALID_EVERY (600), WARMUP (500), PATIENCE (4), VALID_PAIRS (500),
 # VALID_BLEU (100: the greedy validation BLEU's sentences), HANSARDS_COPIES (20, as run.sh),
 # QUEUE, DIRECTIONS ("fwd rev"), CURVE ("dot general additive multi-head"), HEATMAP_PAIRS
-# ("21 80 139 199 272"), SILVER_MODELS (model files, none by default), STAGES. --quick changes
+# ("21 80 139 199 272"), SILVER_MODELS (model files, none by default), REDRAW (1), STAGES. --quick changes
 # the defaults of WORK (/tmp/heed-align-study-quick), RESULTS (WORK/results: a smoke run's
 # numbers stay out of the repository), PAGE (RESULTS/alignment.md, a copy of docs/alignment.md),
 # UPDATES (60), SAVE_EVERY and VALID_EVERY (20), WARMUP (10), VALID_PAIRS (100), VALID_BLEU (10),
@@ -104,6 +107,7 @@ HANSARDS_COPIES=${HANSARDS_COPIES:-20}
 PATIENCE=${PATIENCE:-4}
 HEATMAP_PAIRS=${HEATMAP_PAIRS:-21 80 139 199 272}
 SILVER_MODELS=${SILVER_MODELS:-}
+REDRAW=${REDRAW:-1}
 STAGES=${STAGES:-baselines models trial heatmaps silver report}
 if [ "$quick" = 1 ]; then
   WORK=${WORK:-/tmp/heed-align-study-quick}
@@ -472,9 +476,23 @@ fi
 # --- heatmaps -----------------------------------------------------------------------------------
 # The models stage draws each seed-1 model's heatmaps as soon as it is read (a model's files need
 # not outlive the session that trained it); this stage draws those of models trained before.
+# A seed-1 model read on an earlier machine, whose heatmaps were not drawn there, is trained
+# again (its en→fr direction, the same options and seed), and its validations are compared with
+# the ones RESULTS/metrics kept: the same figures mean the same model (the log says which).
 if has_stage heatmaps; then
   for item in $QUEUE; do
-    draw_heatmaps "${item%%:*}" "${item##*:}"
+    mechanism=${item%%:*} seed=${item##*:}
+    if [ "$seed" = 1 ] && [ "$REDRAW" = 1 ] && recorded "$mechanism" 1 &&
+       ! ls "$RESULTS/heatmaps/$mechanism".*.svg > /dev/null 2>&1; then
+      train "$mechanism" 1 fwd
+      if cmp -s <(cut -f1,3,7 "$RESULTS/metrics/$mechanism-s1.fwd.tsv") \
+                <(cut -f1,3,7 "$(model_dir "$mechanism" 1 fwd).metrics.tsv"); then
+        log "$mechanism seed 1 fwd: trained again for its heatmaps, the same losses and validations as the kept run"
+      else
+        log "$mechanism seed 1 fwd: trained again for its heatmaps; its losses or validations DIFFER from the kept run's"
+      fi
+    fi
+    draw_heatmaps "$mechanism" "$seed"
   done
 fi
 
