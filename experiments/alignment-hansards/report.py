@@ -304,7 +304,9 @@ def render(results, page_dir, hansards):
     done = len(results.training)
     planned = len(results.queue) * len(results.directions)
     where = os.path.abspath(results.dir)
-    root = str(HERE.parent.parent)
+    # The repository the page is in (its docs/ folder's parent): the study may run from a
+    # copy of the scripts elsewhere while its results land beside the page.
+    root = os.path.dirname(page_dir)
     where = os.path.relpath(where, root) if where.startswith(root + os.sep) else where
     parts = [f"{done} of {planned} models trained (`{where}/`; "
              "the queue is in `study.sh`). AER in percent on the 447 test pairs, lower is better; "
