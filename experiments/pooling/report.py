@@ -84,8 +84,21 @@ def outcome_table(rows):
     lengths = sorted({int(r["T"]) for r in rows})
     lines = ["| task | model | train | " + " | ".join(f"T = {t:,}" for t in lengths) + " |",
              "| --- | --- | --- | " + " | ".join("---" for _ in lengths) + " |"]
-    for (task, model, train), by_length in groups(rows).items():
-        cells = [outcome(by_length[t]) if t in by_length else "" for t in lengths]
+    grouped = groups(rows)
+    # A part still running has cells with fewer rates than its finished ones (every rate of a
+    # cell leaves a row, solved or not): such a cell says how many it has so far.
+    rates = {}
+    for (task, _, _), by_length in grouped.items():
+        for length_rows in by_length.values():
+            rates[task] = max(rates.get(task, 0), len({r["lr"] for r in length_rows}))
+
+    def cell(task, length_rows):
+        text = outcome(length_rows)
+        have = len({r["lr"] for r in length_rows})
+        return text + f" ({have} of {rates[task]} rates so far)" if have < rates[task] else text
+
+    for (task, model, train), by_length in grouped.items():
+        cells = [cell(task, by_length[t]) if t in by_length else "" for t in lengths]
         lines.append(f"| {task} | `{model}` | {train} | " + " | ".join(cells) + " |")
     return lines
 

@@ -3,7 +3,7 @@
 # (the fewer updates win), one where none did (the best accuracy is shown), a dense row n/a, and
 # a generalisation part with transfer sets, a variable-length row; the paper's Table 1 and
 # variable-length figures beside heed's in epochs; the tables land between the page's markers, the
-# rest of the page untouched.
+# rest of the page untouched; a cell of a part still running gives how many rates it has.
 source "$(dirname "$0")/lib.sh"
 ROOT=${2:?usage: pooling_report.sh BIN_DIR SOURCE_DIR}
 results=$TMP/results
@@ -84,8 +84,11 @@ grep -qF 'length: 2 runs, the same rows.' <<< "$page" && ok || fail "positional 
 grep -qF '| addition | 50 | `ff-pool` | 0.003 | 2,000 | 5.00 % | 12.00 % | 3.64 % |' <<< "$page" &&
   ok || fail "marked weight row: $(grep -A6 'two marked steps' "$TMP/page.md")"
 grep -qF 'fixed-short: 2 runs, the same rows.' <<< "$page" && ok || fail "marked rerun check"
-grep -qF '| addition | `ff-pool-fixed-2` | fixed | **1,000** (lr 0.01) |' <<< "$page" && ok ||
+# A cell with fewer rates than the part's others (a part still running) says how many it has.
+grep -qF '| addition | `ff-pool-fixed-2` | fixed | **1,000** (lr 0.01) (1 of 2 rates so far) |' <<< "$page" && ok ||
   fail "fixed-scale row: $(grep -A8 'cap set by hand' "$TMP/page.md")"
+grep -qF '| addition | `ff-pool-fixed-1` | fixed | **2,000** (lr 0.003) |' <<< "$page" && ok ||
+  fail "fixed-scale row, every rate: $(grep -A8 'cap set by hand' "$TMP/page.md")"
 grep -qF 'the rates where either solved: 2 of 2 the same run' <<< "$page" && ok ||
   fail "fixed-scale check: $(grep -A12 'cap set by hand' "$TMP/page.md")"
 grep -qF '| addition | 50 | `ff-pool-fixed-2` | 0.01 | 1,000 | 30.00 % | 50.00 % | 3.64 % |' <<< "$page" &&
