@@ -85,8 +85,8 @@ def outcome_table(rows):
     lines = ["| task | model | train | " + " | ".join(f"T = {t:,}" for t in lengths) + " |",
              "| --- | --- | --- | " + " | ".join("---" for _ in lengths) + " |"]
     grouped = groups(rows)
-    # A part still running has cells with fewer rates than its finished ones (every rate of a
-    # cell leaves a row, solved or not): such a cell says how many it has so far.
+    # A cell with fewer rates than the task's others (every rate of a cell leaves a row, solved
+    # or not) says how many it has: a part still running, or a cell run at one rate by design.
     rates = {}
     for (task, _, _), by_length in grouped.items():
         for length_rows in by_length.values():
@@ -95,7 +95,7 @@ def outcome_table(rows):
     def cell(task, length_rows):
         text = outcome(length_rows)
         have = len({r["lr"] for r in length_rows})
-        return text + f" ({have} of {rates[task]} rates so far)" if have < rates[task] else text
+        return text + f" ({have} of {rates[task]} rates)" if have < rates[task] else text
 
     for (task, model, train), by_length in grouped.items():
         cells = [cell(task, by_length[t]) if t in by_length else "" for t in lengths]
