@@ -22,7 +22,8 @@ The page is the Jinja2 template ablation.md.j2, rendered with
            family, by name), arrangements, sweep, cost_length, bytes_length, cost_hidden, stats,
            saturation,
            long, silver, counterpart, share, and for question 3 the pooling study's
-           pooling_paper (Raffel & Ellis's Table 1 beside heed's runs) and pooling_positions
+           pooling_paper (Raffel & Ellis's Table 1 beside heed's runs), pooling_controls (the dense
+           controls) and pooling_positions
            (trained with the markers at some positions, tested at others), rendered by
            experiments/pooling/report.py ("" until the study has those rows)
   literature  literature.md beside the template (hand-written, with its sources), as it is
@@ -906,6 +907,10 @@ def tables(results):
         "pooling_paper": "\n".join(POOLING_REPORT.paper_table(results.pooling)),
         "pooling_positions": "\n".join(POOLING_REPORT.transfer_table(
             results.pooling["generalisation-markers"])) if "generalisation-markers" in results.pooling else "",
+        # The dense controls: the flattened layer and the per-step reading, T = 50 to 5,000.
+        "pooling_controls": "\n".join(POOLING_REPORT.outcome_table(
+            results.pooling.get("controls-short", []) + results.pooling.get("controls-long", [])))
+        if "controls-short" in results.pooling else "",
     }
 
 

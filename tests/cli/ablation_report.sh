@@ -205,6 +205,12 @@ printf "$pooling_header\naddition\t50\tfixed\tff-pool\t0.01\tyes\t2000\t2000\t1.
   > "$TMP/pooling/fixed-short.tsv"
 printf "$pooling_header\naddition\t100\tmarkers:1-20\tdense\t0.0003\tyes\t3000\t3000\t1.0000\t1.0000\t0.00100\tmarkers 20-54:0.1550\t1000501\t1.0\t20000\t0\t-\n" \
   > "$TMP/pooling/generalisation-markers.tsv"
+# The dense controls: two rates of the flattened layer at T = 500 (neither solved), the per-step
+# reading at 500 and, at one rate, at 5,000 (controls-long).
+printf "$pooling_header\naddition\t500\tfixed\tdense\t0.01\tno\t-\t20000\t0.7000\t0.0000\t0.50000\t-\t5500501\t9.0\t20000\t0\t-\naddition\t500\tfixed\tdense\t0.0003\tno\t-\t20000\t0.9980\t0.9900\t0.00010\t-\t5500501\t9.0\t20000\t0\t-\naddition\t500\tfixed\tdense-mean\t0.01\tyes\t1000\t1000\t1.0000\t1.0000\t0.00001\t-\t20601\t1.0\t20000\t0\t-\naddition\t500\tfixed\tdense-mean\t0.0003\tno\t-\t1000\t0.1670\t0.1670\t0.04000\t-\t20601\t1.0\t20000\t1000\t-\n" \
+  > "$TMP/pooling/controls-short.tsv"
+printf "$pooling_header\naddition\t5000\tfixed\tdense-mean\t0.01\tyes\t2000\t2000\t1.0000\t1.0000\t0.00001\t-\t20601\t9.0\t20000\t0\t-\n" \
+  > "$TMP/pooling/controls-long.tsv"
 
 TEMPLATE=$SRC/experiments/ablation/ablation.md.j2
 report "the generator" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page.md"
@@ -259,6 +265,10 @@ expect "mechanistic check against its counterpart" '^\| `general-identity` \| `g
 expect "literature box" '^### In the literature$'
 expect "question 3: the paper's table beside the pooling study's run (2,000 updates: 2 epochs)" \
   '^\| addition \| `ff-pool` \| 1 / 2 \| 1 / — \| 1 / — \| 1 / — \| 2 / — \| 3 / — \|$'
+expect "question 3: the dense controls, the flattened layer's best rate where none solved" \
+  '^\| addition \| `dense` \| fixed \| no: 99\.8 % \(lr 0\.0003, 20,000 updates\) \|  \|$'
+expect "question 3: the per-step reading at T = 5,000 from controls-long, its one rate said" \
+  '^\| addition \| `dense-mean` \| fixed \| \*\*1,000\*\* \(lr 0\.01\) \| \*\*2,000\*\* \(lr 0\.01\) \(1 of 2 rates\) \|$'
 expect "question 3: the positions test" \
   '^\| addition \| `dense` \| 0\.0003 \| 3,000 \| 100\.0 % \| markers 20-54: 15\.5 % \|$'
 for plot in curves_ppl curves_bleu sweep; do
