@@ -633,11 +633,21 @@ def lr_check_table(results):
     rows = []
     for config_id, choice in rows_by_id.items():
         by_factor = {row["factor"]: row for row in choice}
-        chosen = next((row["lr"] for row in choice if row["chosen"] == "yes"), DASH)
+        chosen_row = next((row for row in choice if row["chosen"] == "yes"), None)
+        chosen = chosen_row["lr"] if chosen_row else DASH
+        if not all(row["best_val_ppl"] for row in choice):
+            chosen = f"{chosen} (check unfinished)"
+        elif chosen_row and len(choice) > 1:
+            # A rate at the edge of the grid is the best tried, not shown to be the best.
+            tried = sorted(float(row["factor"]) for row in choice)
+            factor = float(chosen_row["factor"])
+            if factor == tried[-1] and factor > 1:
+                chosen = f"{chosen} (the highest rate tried)"
+            elif factor == tried[0] and factor < 1:
+                chosen = f"{chosen} (the lowest rate tried)"
         rows.append([f"`{config_id}`"] + [ppl_cell(by_factor[f]["best_val_ppl"])
                                           if f in by_factor else DASH for f in factors] +
-                    [chosen if all(row["best_val_ppl"] for row in choice) else
-                     f"{chosen} (check unfinished)"])
+                    [chosen])
     return markdown_table(header, rows)
 
 

@@ -225,7 +225,7 @@ expect "chrF table" '^\| `additive` \| 512 \| 1 of 2 \| 61\.00 \| 51\.00 \| 56\.
 grep -q '^| `none` | 512 |' "$TMP/page.md" && fail "a failed run's configuration got a score row"
 expect "training: lr, ppl, updates, early stops" '^\| `general` \| 0\.002 \| 5\.05 ± 0\.07 \| 5,525 \| 4,675 \| 0 of 2 \| 41\.10 ± 0\.14 \| 22\.0 \| 4,850 \|$'
 expect "training: early stop counted" '^\| `additive` \| 0\.001 \| 5\.15 \| 850 \| 850 \| 1 of 1 \|'
-expect "lr check table" '^\| `general` \| 5\.20 \| 5\.00 \| 0\.002 \|$'
+expect "lr check table, the winner at the edge of the grid" '^\| `general` \| 5\.20 \| 5\.00 \| 0\.002 \(the highest rate tried\) \|$'
 expect "lr check: a failed run" '^\| `dot` \| 5\.10 \| failed \| 0\.001 \|$'
 expect "lr check unfinished" '^\| `additive` \| 5\.15 \| — \| 0\.001 \(check unfinished\) \|$'
 expect "verdict: differs" '^- `general` against `dot`: differs: 1\.00 BLEU higher \[\+0\.40, \+1\.60\] \(Holm p = 0\.0040\); chrF level: within ±0\.5 chrF \(TOST p = 0\.0400\), though not identical: \+0\.30 \[\+0\.10, \+0\.50\], Holm p < 0\.001$'
