@@ -6,7 +6,7 @@ plan.tsv, runs.tsv, scores.tsv, curves/*.tsv, lr-choice.tsv, compare/FAMILY.SET.
 --system --format tsv), skipped.tsv, and when the cost stage ran cost-length.tsv, cost-hidden.tsv,
 stats.tsv and machine.txt, when the probes ran saturation.tsv, long.tsv, long-set.tsv and
 long/ID.tsv, silver.tsv and silver-baselines.tsv, counterpart/ID.tsv, when the share stage ran
-share/MECHANISM.MODE.tsv (and the pooling study's tables, experiments/pooling/results/, for
+share/MECHANISM.MODE.tsv, protocol-changes.md if the protocol changed during the study (and the pooling study's tables, experiments/pooling/results/, for
 question 3, experiments/alignment-hansards/results/silver.tsv for how silver links agree with
 gold). The
 page is regenerated after every finished run, so a configuration without runs yet prints "—" or
@@ -348,6 +348,10 @@ class Results:
             file = os.path.join(pooling, f"{name}.tsv") if pooling else None
             if file and os.path.exists(file):
                 self.pooling[name] = POOLING_REPORT.read_rows(file)
+        # Changes made to the protocol while the study ran, written by hand (a study that
+        # changes nothing has no such file): the page prints them under its setup.
+        changes = read_lines(path("protocol-changes.md"), required=False) or []
+        self.protocol_changes = "".join(changes).strip()
         machine = read_lines(path("machine.txt"), required=False) or []
         self.machine = "; ".join(line.strip("# \n") for line in machine if line.strip()) or DASH
         # heed-bench-attn writes "# growth<TAB>mechanism<TAB>…<TAB>exponent<TAB>points".
@@ -395,10 +399,15 @@ class Results:
         return test
 
     def lr(self, config_id):
-        """The learning rate of the configuration's compared runs: the check's choice for a core
-        configuration, the study's otherwise."""
+        """The learning rate of the configuration's compared runs: the choice of the check that
+        sets it (its own for a core configuration; plan.tsv's "chosen:ID" names another's), the
+        study's rate without one."""
+        source = self.check(config_id)
+        for row in self.plan:
+            if row["id"] == config_id and row["lr"].startswith("chosen:"):
+                source = row["lr"][len("chosen:"):]
         for row in self.lr_choice:
-            if row["id"] == self.check(config_id) and row["chosen"] == "yes":
+            if row["id"] == source and row["chosen"] == "yes":
                 return row["lr"]
         return self.settings.get("lr")
 

@@ -18,7 +18,7 @@
 # VALID_EVERY updates (perplexity, and greedy BLEU on the whole validation set: the learning
 # curves), early stopping on validation perplexity with --patience PATIENCE, the best model
 # kept; greedy decoding of each test set by that model. The learning-rate check: each "core"
-# configuration's first seed also at LR × each of LR_FACTORS (0.5 2); the learning rate with the
+# configuration's first seed also at LR × each of LR_FACTORS (0.5 2 4); the learning rate with the
 # lowest best validation perplexity (the default on a tie) is the one its other seeds use, and
 # its runs at that rate are the ones compared (results/lr-choice.tsv).
 #
@@ -28,18 +28,18 @@
 # here 2.3–2.5× on a loaded machine), plus ~1 minute a run for validation and translation; every
 # run at its full budget (early stopping only shortens):
 #   core, hidden 512: 5 scorers × 5 seeds                25 runs    8.8 h
-#   learning-rate check (×0.5, ×2), seed 1, hidden 512    10 runs    3.5 h
+#   learning-rate check (×0.5, ×2, ×4), seed 1, 512      15 runs    5.3 h
 #   none, location, local-m, local-p × 3 seeds, 512       12 runs    4.2 h
 #   decoder arrangements, hidden 256: 3 × 3 × 3 seeds     27 runs    5.0 h
 #   attention-dim sweep, hidden 256: 3 × 3 A × 2 seeds    18 runs    3.3 h
-#   total at UPDATES=6800                                 92 runs   24.7 h
+#   total at UPDATES=6800                                 97 runs   26.5 h
 # Plus the mechanistic checks (general from the identity, scaled-dot with a learned temperature),
-# 2 × 2 seeds at hidden 512, 1.4 h: 96 runs, ~26 h. Everything at hidden 512 would be ~33 h: the
+# 2 × 2 seeds at hidden 512, 1.4 h: 101 runs, ~28 h. Everything at hidden 512 would be ~33 h: the
 # cut in the defaults is hidden 256 for the arrangements and the sweep (allowed there if it
 # converges: the page's training table says where each configuration's validation perplexity
 # bottomed out and whether early stopping ended it). That is still ~30 % over 20 h; the order
 # makes a shortfall cost the least: the central comparison (the core, seed-major, and the
-# learning-rate check) is done after 12.3 h, the rest of the Luong table after 16.5 h, and what
+# learning-rate check) is done after 14.1 h, the rest of the Luong table after 18.3 h, and what
 # time runs out on is the sweep and the mechanistic checks (`--plan` prints the order). At
 # UPDATES=10200 multiply the training by 1.5.
 #
@@ -61,7 +61,7 @@
 #   --seeds "S1 S2 ..."     the seeds, in order; a configuration runs the first n [SEEDS: 1 2 3 4 5]
 #   --updates N [UPDATES: 6800]  --valid-every N [VALID_EVERY: 850]  --patience N [PATIENCE: 4]
 #   (WARMUP: 500, the cosine schedule's warm-up updates; UPDATES must be above it)
-#   --lr X [LR: 0.001]      --lr-factors "F ..." [LR_FACTORS: "0.5 2"; "" = no check]
+#   --lr X [LR: 0.001]      --lr-factors "F ..." [LR_FACTORS: "0.5 2 4"; "" = no check]
 #   --hidden N [HIDDEN: 512] the hidden size of configurations whose hidden column is '-'
 #   --bootstrap B [BOOTSTRAP: 1000]  --margin M [MARGIN: 0.5]   the statistics
 #   --stages "..." [STAGES: "data cost runs probes stats report"; "share" on an idle machine]
@@ -201,7 +201,7 @@ else
   RESULTS=${RESULTS:-$here/results}
   REPORT=${REPORT:-$root/docs/ablation.md}
   UPDATES=${UPDATES:-6800} VALID_EVERY=${VALID_EVERY:-850} PATIENCE=${PATIENCE:-4} WARMUP=${WARMUP:-500}
-  SEEDS=${SEEDS:-1 2 3 4 5} HIDDEN=${HIDDEN:-512} LR_FACTORS=${LR_FACTORS-0.5 2}
+  SEEDS=${SEEDS:-1 2 3 4 5} HIDDEN=${HIDDEN:-512} LR_FACTORS=${LR_FACTORS-0.5 2 4}
   BOOTSTRAP=${BOOTSTRAP:-1000}
   cost_lengths=10,20,50,100,200,500 cost_hidden=128:1024:x2 cost_repeats=5
 fi
@@ -302,10 +302,35 @@ planned_lines=${planned_lines%$'\n'}
 [ -n "$planned_lines" ] || die 65 "no configuration left to run"
 
 lr_times() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%g", a * f }'; }
-# plan.tsv: order, id, family, stage, seed, lr ("chosen": the learning-rate check decides),
-# hidden, options.
+# The core configuration of configuration $1's family with its --attention, if another: general
+# from the identity against general, a learned temperature against scaled-dot.
+counterpart_of() {
+  awk -F'\t' -v id="$1" '
+    function attention(o) { return match(o " ", /--attention [^ ]+ /) ? substr(o " ", RSTART, RLENGTH) : "" }
+    { ids[NR] = $1; family[NR] = $2; stage[NR] = $3; att[NR] = attention($6); if ($1 == id) me = NR }
+    END { if (!me || att[me] == "") exit
+          for (i = 1; i <= NR; i++)
+            if (i != me && family[i] == family[me] && stage[i] == "core" && att[i] == att[me]) {
+              print ids[i]; exit } }' <<< "$planned_lines"
+}
+# The core configuration whose learning-rate check sets configuration $1's rate: its own if it is
+# core; else its counterpart's; else its family's baseline's, if that is core (location runs at
+# dot's rate, so that each comparison in the family is made at one rate and no side is tuned
+# alone); else none, and it runs at LR.
+rate_source() {
+  local stage source
+  stage=$(awk -F'\t' -v id="$1" '$1 == id { print $3; exit }' <<< "$planned_lines")
+  [ "$stage" != core ] || { echo "$1"; return; }
+  source=$(counterpart_of "$1")
+  [ -n "$source" ] || source=$(awk -F'\t' -v id="$1" '
+      !($2 in base) { base[$2] = $1; core[$2] = $3 == "core" }
+      $1 == id { if (core[$2]) print base[$2]; exit }' <<< "$planned_lines")
+  echo "$source"
+}
+# plan.tsv: order, id, family, stage, seed, lr ("chosen": its learning-rate check decides;
+# "chosen:ID": core configuration ID's check does, see rate_source), hidden, options.
 plan() {
-  local order=0 r id family stage n hidden options f stages
+  local order=0 r id family stage n hidden options f stages source
   emit() { order=$((order + 1)); printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$order" "$@"; }
   stages=$(cut -f3 <<< "$planned_lines" | awk '!seen[$0]++' | grep -vx core || true)
   for r in $(seq 1 "${#seeds[@]}"); do
@@ -327,7 +352,8 @@ plan() {
     for r in $(seq 1 "${#seeds[@]}"); do
       while IFS=$'\t' read -r id family stage n hidden options; do
         [ "$stage" = "$s" ] && [ "$n" -ge "$r" ] || continue
-        emit "$id" "$family" "$stage" "${seeds[r - 1]}" "$LR" "$hidden" "$options"
+        source=$([ "${#lr_factors[@]}" = 0 ] || rate_source "$id")
+        emit "$id" "$family" "$stage" "${seeds[r - 1]}" "$([ -n "$source" ] && echo "chosen:$source" || echo "$LR")" "$hidden" "$options"
       done <<< "$planned_lines"
     done
   done
@@ -510,10 +536,12 @@ choose_lr() {
   mv "$RESULTS/lr-choice.tsv.tmp" "$RESULTS/lr-choice.tsv"
   [ -z "${1:-}" ] || compared_lr "$1"
 }
-# The rate configuration $1 is compared at: its chosen rate (lr-choice.tsv), LR until chosen.
+# The rate configuration $1 runs and is compared at: the rate its rate source chose
+# (lr-choice.tsv), LR until chosen or without a source.
 compared_lr() {
-  local lr
-  lr=$(awk -F'\t' -v id="$1" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv")
+  local lr source
+  source=$([ "${#lr_factors[@]}" = 0 ] || rate_source "$1")
+  lr=$(awk -F'\t' -v id="$source" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv")
   echo "${lr:-$LR}"
 }
 # The units compared for configuration $1: its finished (ok) runs at that rate, one per line.
@@ -757,17 +785,13 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
       "$BIN/heed-score" "${case_score[@]}" -r "$ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
         --equivalence-margin "$MARGIN" --format tsv -q -o "$RESULTS/compare/$family.$name.tsv"
     done
-    # The mechanistic checks against their counterparts (pooled set): a configuration of stage
-    # "mechanistic" with the core configuration of its family that has its --attention (general
-    # from the identity against general, a learned temperature against scaled-dot).
+    # The mechanistic checks against their counterparts (pooled set), both at one rate.
     mkdir -p "$RESULTS/counterpart"
-    while IFS=$'\t' read -r id _ stage _ _ options; do
+    while IFS=$'\t' read -r id _ stage _ _ _; do
       [ "$stage" = mechanistic ] || continue
-      local attention counterpart
-      attention=$(grep -oE -- '--attention [^ ]+' <<< "$options" || true)
-      counterpart=$(awk -F'\t' -v f="$family" -v a="$attention " \
-        '$2 == f && $3 == "core" && index($6 " ", a) { print $1; exit }' <<< "$planned_lines")
-      [ -n "$attention" ] && [ -n "$counterpart" ] || continue
+      local counterpart
+      counterpart=$(counterpart_of "$id")
+      [ -n "$counterpart" ] || continue
       sys=()
       for c in "$counterpart" "$id"; do
         runs=""
@@ -831,16 +855,18 @@ lr_checked() {
 # nothing it can take while others train waits for them.
 worker() {
   exec 9>> "$WORK/results.lock"
-  local pending=1 progress order id family stage seed lr hidden options unit
+  local pending=1 progress order id family stage seed lr hidden options unit source
   while [ "$pending" = 1 ]; do
     pending=0 progress=0
     while IFS=$'\t' read -r -u 3 order id family stage seed lr hidden options; do
-      if [ "$lr" = chosen ]; then
-        lr_checked "$id" || { pending=1; continue; }
+      case $lr in chosen | chosen:*)
+        source=${lr#chosen}
+        source=${source#:}
+        lr_checked "${source:-$id}" || { pending=1; continue; }
         flock 9
-        lr=$(choose_lr "$id")
+        lr=$(choose_lr "${source:-$id}")
         flock -u 9
-      fi
+      esac
       [ -z "$(run_row "$id" "$seed" "$lr")" ] || continue  # done already
       unit=$id-s$seed-lr$lr
       mkdir "$WORK/claims/$unit" 2> /dev/null || { pending=1; continue; }  # another worker's

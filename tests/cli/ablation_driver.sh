@@ -46,7 +46,7 @@ grep -q "^ablation: skipping dot-sideways: heed-train: error: --decoder: unknown
   ok || fail "no message for the skipped configuration: $(head -c 300 "$TMP/err")"
 expect_eq skipped "$(cut -f1 "$R/skipped.tsv" | tail -n +2)" dot-sideways
 expect_eq plan-order "$(tail -n +2 "$R/plan.tsv" | cut -f2,4,5,6,7 | tr '\t\n' ' |')" \
-  "dot core 1 0.001 16|general core 1 0.001 16|dot lr-check 1 0.002 16|general lr-check 1 0.002 16|dot core 2 chosen 16|general core 2 chosen 16|dot-bahdanau arrangement 1 0.001 24|general-id mechanistic 1 0.001 16|"
+  "dot core 1 0.001 16|general core 1 0.001 16|dot lr-check 1 0.002 16|general lr-check 1 0.002 16|dot core 2 chosen 16|general core 2 chosen 16|dot-bahdanau arrangement 1 0.001 24|general-id mechanistic 1 chosen:general 16|"
 expect_eq runs "$(awk -F'\t' 'NR > 1 && $6 == "ok"' "$R/runs.tsv" | wc -l)" 8
 expect_eq runs-steps "$(awk -F'\t' 'NR > 1 { print $7 }' "$R/runs.tsv" | sort -u)" 6
 # The second seed runs at the rate the check chose.
@@ -55,6 +55,9 @@ for id in dot general; do
   expect_eq "lr-choice-$id" "$(awk -F'\t' -v id="$id" '$1 == id && $3 == 2 { print $4 }' "$R/runs.tsv")" "$chosen"
 done
 expect_eq lr-choice-rows "$(tail -n +2 "$R/lr-choice.tsv" | wc -l)" 4
+# A configuration without a check of its own runs at its counterpart's chosen rate.
+expect_eq lr-inherited "$(awk -F'\t' '$1 == "general-id" { print $4 }' "$R/runs.tsv")" \
+  "$(awk -F'\t' '$1 == "general" && $5 == "yes" { print $3 }' "$R/lr-choice.tsv")"
 expect_eq scores "$(tail -n +2 "$R/scores.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
   "8a 8b 8pooled "
 expect_eq hyps "$(ls "$R/hyps" | wc -l)" 24  # 8 runs × (2 test sets + the long inputs)

@@ -56,7 +56,7 @@ printf 'corpus\t/data/train\nvalid\t/data/val\nsrc\tde\ntgt\ten\nmerges\t8000\nl
 test\ttest2016\t1000\t/data/test_2016\ntest\ttest2017\t500\t/data/test_2017
 updates\t6800\nvalid_every\t850\npatience\t4\nlr\t0.001\nlr_factors\t2
 schedule\t--lr-schedule cosine --warmup-steps 500\nmodel\t--embed 256 --dropout 0.3\nhidden\t512
-seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t14\n' \
+seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t15\n' \
   > "$R/settings.tsv"
 tsv "$R/plan.tsv" <<'EOF2'
 order id family stage seed lr hidden options
@@ -74,6 +74,7 @@ order id family stage seed lr hidden options
 12 general-bahdanau bahdanau arrangement 1 0.001 256 --attention|general|--decoder|bahdanau
 13 additive-a128 sweep-a128 sweep 1 0.001 256 --attention|additive|--attention-dim|128
 14 mh1-a128 sweep-a128 sweep 1 0.001 256 --attention|multi-head|--heads|1|--attention-dim|128
+15 general-identity main mechanistic 1 chosen:general 512 --attention|general|--identity-init|1
 EOF2
 sed -i 's/|/ /g' "$R/plan.tsv"
 tsv "$R/runs.tsv" <<'EOF2'
@@ -88,6 +89,7 @@ general main 2 0.002 512 ok 6800 budget 5.10 5950 5100 41.2 22.0 4900 X
 none main 1 0.001 512 failed-65 120 budget 80.0 100 100 1.0 0.5 6000 X
 additive-a128 sweep-a128 1 0.001 256 ok 6800 budget 6.00 6800 6800 35.0 11.0 9000 X
 mh1-a128 sweep-a128 1 0.001 256 ok 6800 budget 6.10 6800 6800 36.0 11.0 9100 X
+general-identity main 1 0.002 512 ok 6800 budget 4.90 5100 4250 41.5 22.0 4800 X
 EOF2
 {
   printf 'id\tseed\tlr\ttest\tbleu\tchrf\n'
@@ -166,6 +168,7 @@ dot 2 0.001 31.00 56.00 33.00 58.00
 general 1 0.002 31.00 56.00 31.50 56.50
 general 1 0.001 1.00 1.00 1.00 1.00
 EOF2
+printf 'the grid was widened\nafter two checks.\n' > "$R/protocol-changes.md"
 printf 'first\tsentences\twords\n1\t2\t31\n3\t3\t45\n6\t2\t40\n' > "$R/long-set.tsv"
 mkdir -p "$R/long" "$R/share" "$R/counterpart"
 printf '%s\n' "$H" \
@@ -218,12 +221,14 @@ report "the generator" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/pa
 [ -e "$TMP/page.md.tmp" ] && fail "a temporary file was left"
 grep -nE '\{\{|\{%|\{#|%\}|#\}' "$TMP/page.md" && fail "template syntax left in the page"
 grep -nE 'None($|[^-])' "$TMP/page.md" && fail "a figure printed as None"  # the literature's "None-State" is a name
-expect "status line, failed runs counted" '^\*\*Status: 10 of 14 runs done \(2 failed: '
+expect "status line, failed runs counted" '^\*\*Status: 11 of 15 runs done \(2 failed: '
 expect "mean ± sd over seeds, per test set and pooled" '^\| `dot` \| 512 \| 2 of 2 \| 41\.00 ± 1\.41 \| 31\.00 ± 1\.41 \| 37\.00 ± 1\.41 \|$'
 expect "the chosen learning rate's runs, not the others" '^\| `general` \| 512 \| 2 of 2 \| 41\.50 ± 0\.71 \| 33\.50 ± 0\.71 \| 38\.00 ± 0\.71 \|$'
 expect "chrF table" '^\| `additive` \| 512 \| 1 of 2 \| 61\.00 \| 51\.00 \| 56\.90 \|$'
 grep -q '^| `none` | 512 |' "$TMP/page.md" && fail "a failed run's configuration got a score row"
 expect "training: lr, ppl, updates, early stops" '^\| `general` \| 0\.002 \| 5\.05 ± 0\.07 \| 5,525 \| 4,675 \| 0 of 2 \| 41\.10 ± 0\.14 \| 22\.0 \| 4,850 \|$'
+expect "training: a configuration at the rate of the check that sets it (plan.tsv's chosen:general)" \
+  '^\| `general-identity` \| 0\.002 \| 4\.90 \| 5,100 \| 4,250 \| 0 of 1 \|'
 expect "training: early stop counted" '^\| `additive` \| 0\.001 \| 5\.15 \| 850 \| 850 \| 1 of 1 \|'
 expect "lr check table, the winner at the edge of the grid" '^\| `general` \| 5\.20 \| 5\.00 \| 0\.002 \(the highest rate tried\) \|$'
 expect "lr check: a failed run" '^\| `dot` \| 5\.10 \| failed \| 0\.001 \|$'
@@ -246,8 +251,9 @@ expect "cost ratio" '`additive` over `dot` 4\.0× at S = 10 and$'
 expect "cost file not there" '^_Not measured \(the cost stage has not run\)\._$'
 expect "test sets with their sizes" 'Test sets: test2016 \(1,000 sentences\), test2017 \(500 sentences\);$'
 expect "learning-rate check in the setup" 'times each of 2; the rate with the lowest'
+expect "changes to the protocol printed under the setup" '^- \*\*Changes during the study\*\* \(`protocol-changes.md`\): the grid was widened$'
 expect "answers' places marked" '^<!-- ANSWER 1: '
-expect "machine and minutes" '^- \*\*Machine:\*\* cpu: Test CPU \(2 cores visible\); memory: 1 GiB\. Training took 146 minutes'
+expect "machine and minutes" '^- \*\*Machine:\*\* cpu: Test CPU \(2 cores visible\); memory: 1 GiB\. Training took 168 minutes'
 expect "saturation on the trained models: the chosen rate's runs, mean over seeds" '^\| `dot` \| 2 \| 0\.35 \| 0\.65 \| 2\.50 \| 0\.000 \| 0\.025 \|$'
 grep -q '^| `general` | 1 | 0\.99' "$TMP/page.md" && fail "saturation: a run at the rate not chosen"
 expect "saturation: random vectors at the models' width only" '^\| random tanh vectors, `dot`, d = 512, S = 20 \| — \| 0\.17 \| 0\.85 \| — \| — \| 0\.004 \|$'
