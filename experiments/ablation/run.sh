@@ -18,7 +18,7 @@
 # VALID_EVERY updates (perplexity, and greedy BLEU on the whole validation set: the learning
 # curves), early stopping on validation perplexity with --patience PATIENCE, the best model
 # kept; greedy decoding of each test set by that model. The learning-rate check: each "core"
-# configuration's first seed also at LR × each of LR_FACTORS (0.5 2 4); the learning rate with the
+# configuration's first seed also at LR × each of LR_FACTORS (0.5 2 4 8); the learning rate with the
 # lowest best validation perplexity (the default on a tie) is the one its other seeds use, and
 # its runs at that rate are the ones compared (results/lr-choice.tsv).
 #
@@ -28,18 +28,18 @@
 # here 2.3–2.5× on a loaded machine), plus ~1 minute a run for validation and translation; every
 # run at its full budget (early stopping only shortens):
 #   core, hidden 512: 5 scorers × 5 seeds                25 runs    8.8 h
-#   learning-rate check (×0.5, ×2, ×4), seed 1, 512      15 runs    5.3 h
+#   learning-rate check (×0.5, ×2, ×4, ×8), seed 1, 512  20 runs    7.0 h
 #   none, location, local-m, local-p × 3 seeds, 512       12 runs    4.2 h
 #   decoder arrangements, hidden 256: 3 × 3 × 3 seeds     27 runs    5.0 h
 #   attention-dim sweep, hidden 256: 3 × 3 A × 2 seeds    18 runs    3.3 h
-#   total at UPDATES=6800                                 97 runs   26.5 h
+#   total at UPDATES=6800                                102 runs   28.3 h
 # Plus the mechanistic checks (general from the identity, scaled-dot with a learned temperature),
-# 2 × 2 seeds at hidden 512, 1.4 h: 101 runs, ~28 h. Everything at hidden 512 would be ~33 h: the
+# 2 × 2 seeds at hidden 512, 1.4 h: 106 runs, ~30 h. Everything at hidden 512 would be ~38 h: the
 # cut in the defaults is hidden 256 for the arrangements and the sweep (allowed there if it
 # converges: the page's training table says where each configuration's validation perplexity
-# bottomed out and whether early stopping ended it). That is still ~30 % over 20 h; the order
+# bottomed out and whether early stopping ended it). That is still ~50 % over 20 h; the order
 # makes a shortfall cost the least: the central comparison (the core, seed-major, and the
-# learning-rate check) is done after 14.1 h, the rest of the Luong table after 18.3 h, and what
+# learning-rate check) is done after 15.8 h, the rest of the Luong table after 20.0 h, and what
 # time runs out on is the sweep and the mechanistic checks (`--plan` prints the order). At
 # UPDATES=10200 multiply the training by 1.5.
 #
@@ -61,7 +61,7 @@
 #   --seeds "S1 S2 ..."     the seeds, in order; a configuration runs the first n [SEEDS: 1 2 3 4 5]
 #   --updates N [UPDATES: 6800]  --valid-every N [VALID_EVERY: 850]  --patience N [PATIENCE: 4]
 #   (WARMUP: 500, the cosine schedule's warm-up updates; UPDATES must be above it)
-#   --lr X [LR: 0.001]      --lr-factors "F ..." [LR_FACTORS: "0.5 2 4"; "" = no check]
+#   --lr X [LR: 0.001]      --lr-factors "F ..." [LR_FACTORS: "0.5 2 4 8"; "" = no check]
 #   --hidden N [HIDDEN: 512] the hidden size of configurations whose hidden column is '-'
 #   --bootstrap B [BOOTSTRAP: 1000]  --margin M [MARGIN: 0.5]   the statistics
 #   --stages "..." [STAGES: "data cost runs probes stats report"; "share" on an idle machine]
@@ -201,7 +201,7 @@ else
   RESULTS=${RESULTS:-$here/results}
   REPORT=${REPORT:-$root/docs/ablation.md}
   UPDATES=${UPDATES:-6800} VALID_EVERY=${VALID_EVERY:-850} PATIENCE=${PATIENCE:-4} WARMUP=${WARMUP:-500}
-  SEEDS=${SEEDS:-1 2 3 4 5} HIDDEN=${HIDDEN:-512} LR_FACTORS=${LR_FACTORS-0.5 2 4}
+  SEEDS=${SEEDS:-1 2 3 4 5} HIDDEN=${HIDDEN:-512} LR_FACTORS=${LR_FACTORS-0.5 2 4 8}
   BOOTSTRAP=${BOOTSTRAP:-1000}
   cost_lengths=10,20,50,100,200,500 cost_hidden=128:1024:x2 cost_repeats=5
 fi
