@@ -6,9 +6,9 @@ plan.tsv, runs.tsv, scores.tsv, curves/*.tsv, lr-choice.tsv, compare/FAMILY.SET.
 --system --format tsv), skipped.tsv, and when the cost stage ran cost-length.tsv, cost-hidden.tsv,
 stats.tsv and machine.txt, when the probes ran saturation.tsv, long.tsv, long-set.tsv and
 long/ID.tsv, silver.tsv and silver-baselines.tsv, counterpart/ID.tsv, when the share stage ran
-share/MECHANISM.MODE.tsv, protocol-changes.md if the protocol changed during the study (and the pooling study's tables, experiments/pooling/results/, for
-question 3, experiments/alignment-hansards/results/silver.tsv for how silver links agree with
-gold). The
+share/MECHANISM.MODE.tsv, protocol-changes.md if the protocol changed during the study (and the
+pooling study's tables, experiments/pooling/results/, for question 3,
+experiments/alignment-hansards/results/silver.tsv for how silver links agree with gold). The
 page is regenerated after every finished run, so a configuration without runs yet prints "—" or
 is left out of a table, and a comparison without both sides is not made; a result file that run.sh
 always writes and that is missing is an error naming it.

@@ -536,11 +536,12 @@ choose_lr() {
   mv "$RESULTS/lr-choice.tsv.tmp" "$RESULTS/lr-choice.tsv"
   [ -z "${1:-}" ] || compared_lr "$1"
 }
-# The rate configuration $1 runs and is compared at: the rate its rate source chose
-# (lr-choice.tsv), LR until chosen or without a source.
+# The rate configuration $1 runs and is compared at: the rate its rate source (plan.tsv, as
+# report.py reads it) chose in lr-choice.tsv; LR until chosen or without a source.
 compared_lr() {
   local lr source
-  source=$([ "${#lr_factors[@]}" = 0 ] || rate_source "$1")
+  source=$(awk -F'\t' -v id="$1" '$2 == id && $6 ~ /^chosen/ {
+      print $6 == "chosen" ? id : substr($6, 8); exit }' "$RESULTS/plan.tsv")
   lr=$(awk -F'\t' -v id="$source" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv")
   echo "${lr:-$LR}"
 }
