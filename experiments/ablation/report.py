@@ -400,14 +400,16 @@ class Results:
 
     def lr(self, config_id):
         """The learning rate of the configuration's compared runs: the choice of the check that
-        sets it (its own for a core configuration; plan.tsv's "chosen:ID" names another's), the
-        study's rate without one."""
-        source = self.check(config_id)
+        sets it, as plan.tsv names it ("chosen" or "chosen:ID*F": its own; "chosen:ID": ID's),
+        the study's rate without one."""
+        owner = config_id if self.configs[self.check(config_id)]["stage"] == "core" else None
         for row in self.plan:
-            if row["id"] == config_id and row["lr"].startswith("chosen:"):
-                source = row["lr"][len("chosen:"):]
+            if row["id"] == config_id and row["lr"].startswith("chosen"):
+                owner = (config_id if row["lr"] == "chosen" or "*" in row["lr"]
+                         else row["lr"][len("chosen:"):])
+                break
         for row in self.lr_choice:
-            if row["id"] == source and row["chosen"] == "yes":
+            if row["id"] == owner and row["chosen"] == "yes":
                 return row["lr"]
         return self.settings.get("lr")
 
@@ -629,34 +631,69 @@ def ppl_cell(text):
     return num(number(text)) if number(text) is not None else (text or DASH)
 
 
-def lr_check_table(results):
-    rows_by_id = {}
+def chosen_cell(choice):
+    """The chosen rate of one check's rows, marked when the check is unfinished or its choice is
+    at the edge of its grid (the best rate tried, not shown to be the best: the next one out was
+    not run)."""
+    chosen_row = next((row for row in choice if row["chosen"] == "yes"), None)
+    chosen = chosen_row["lr"] if chosen_row else DASH
+    if not all(row["best_val_ppl"] for row in choice):
+        return f"{chosen} (check unfinished)"
+    if chosen_row and len(choice) > 1:
+        tried = sorted(float(row["factor"]) for row in choice)
+        factor = float(chosen_row["factor"])
+        if factor == tried[-1] and factor > 1:
+            return f"{chosen} (the highest rate tried)"
+        if factor == tried[0] and factor < 1:
+            return f"{chosen} (the lowest rate tried)"
+    return chosen
+
+
+def checks(results, carried):
+    """{owner: its rows of lr-choice.tsv}: the core configurations' checks (from the study's
+    rate), or those of a rate carried over to another hidden size (carried=True)."""
+    by_id = {}
     for row in results.lr_choice:
-        rows_by_id.setdefault(row["id"], []).append(row)
+        config = results.configs.get(row["id"])
+        if config and (config["stage"] != "core") == carried:
+            by_id.setdefault(row["id"], []).append(row)
+    return by_id
+
+
+def lr_check_table(results):
+    rows_by_id = checks(results, carried=False)
     if not rows_by_id or all(len(rows) < 2 for rows in rows_by_id.values()):
         return "_No learning-rate check in this study._"
-    factors = list(dict.fromkeys(row["factor"] for rows in rows_by_id.values() for row in rows))
-    factors.sort(key=float)
+    factors = sorted({row["factor"] for rows in rows_by_id.values() for row in rows}, key=float)
     rate = {row["factor"]: row["lr"] for rows in rows_by_id.values() for row in rows}
     header = ["configuration"] + [f"lr × {f} ({rate[f]})" for f in factors] + ["chosen"]
     rows = []
     for config_id, choice in rows_by_id.items():
         by_factor = {row["factor"]: row for row in choice}
-        chosen_row = next((row for row in choice if row["chosen"] == "yes"), None)
-        chosen = chosen_row["lr"] if chosen_row else DASH
-        if not all(row["best_val_ppl"] for row in choice):
-            chosen = f"{chosen} (check unfinished)"
-        elif chosen_row and len(choice) > 1:
-            # A rate at the edge of the grid is the best tried, not shown to be the best.
-            tried = sorted(float(row["factor"]) for row in choice)
-            factor = float(chosen_row["factor"])
-            if factor == tried[-1] and factor > 1:
-                chosen = f"{chosen} (the highest rate tried)"
-            elif factor == tried[0] and factor < 1:
-                chosen = f"{chosen} (the lowest rate tried)"
         rows.append([f"`{config_id}`"] + [ppl_cell(by_factor[f]["best_val_ppl"])
                                           if f in by_factor else DASH for f in factors] +
-                    [chosen])
+                    [chosen_cell(choice)])
+    return markdown_table(header, rows)
+
+
+def carried_check_table(results):
+    """The checks of a rate carried over to another hidden size: each cell the best validation
+    perplexity at the carried rate × the factor (the rate in brackets)."""
+    rows_by_id = checks(results, carried=True)
+    if not rows_by_id:
+        return ""
+    factors = sorted({row["factor"] for rows in rows_by_id.values() for row in rows}, key=float)
+    header = (["configuration", "hidden", "rate carried over"] + [f"× {f}" for f in factors] +
+              ["chosen"])
+    rows = []
+    for config_id, choice in rows_by_id.items():
+        by_factor = {row["factor"]: row for row in choice}
+        source = next((row["lr"][len("chosen:"):].split("*")[0] for row in results.plan
+                       if row["id"] == config_id and "*" in row["lr"]), None)
+        rows.append([f"`{config_id}`", results.configs[config_id]["hidden"],
+                     f"{choice[0]['base']}" + (f" (`{source}`'s)" if source else "")] +
+                    [f"{ppl_cell(by_factor[f]['best_val_ppl'])} ({by_factor[f]['lr']})"
+                     if f in by_factor else DASH for f in factors] + [chosen_cell(choice)])
     return markdown_table(header, rows)
 
 
@@ -909,6 +946,7 @@ def tables(results):
         "chrf": score_table(results, "chrf"),
         "training": training_table(results),
         "lr_check": lr_check_table(results),
+        "carried_check": carried_check_table(results),
         "skipped": skipped_table(results),
         "comparisons": {family: comparison_table(results, family)
                         for family in results.families},

@@ -20,7 +20,9 @@
 # kept; greedy decoding of each test set by that model. The learning-rate check: each "core"
 # configuration's first seed also at LR × each of LR_FACTORS (0.5 2 4 8); the learning rate with the
 # lowest best validation perplexity (the default on a tie) is the one its other seeds use, and
-# its runs at that rate are the ones compared (results/lr-choice.tsv).
+# its runs at that rate are the ones compared (results/lr-choice.tsv). Every other configuration
+# runs at a rate so checked (rate_owners): its scorer's, and at another hidden size its scorer's
+# as checked again at that size by the scorer's own model there (× TRANSFER_FACTORS, 0.5 2).
 #
 # The plan at the defaults (configs.tsv; `--plan` prints it for any configurations and
 # settings). Cost model: an idle 2-core Zen 5 makes ~340 updates a minute at hidden 512 in bf16
@@ -30,14 +32,16 @@
 #   core, hidden 512: 5 scorers × 5 seeds                25 runs    8.8 h
 #   learning-rate check (×0.5, ×2, ×4, ×8), seed 1, 512  20 runs    7.0 h
 #   none, location, local-m, local-p × 3 seeds, 512       12 runs    4.2 h
-#   decoder arrangements, hidden 256: 3 × 3 × 3 seeds     27 runs    5.0 h
+#   decoder arrangements, hidden 256: 3 × 3 × 3 seeds,    30 runs    5.5 h
+#     and multi-head in Luong's × 3 seeds
+#   the rate carried to 256 checked (×0.5, ×2), seed 1:    8 runs    1.5 h
 #   attention-dim sweep, hidden 256: 3 × 3 A × 2 seeds    18 runs    3.3 h
-#   total at UPDATES=6800                                102 runs   28.3 h
+#   total at UPDATES=6800                                113 runs   30.3 h
 # Plus the mechanistic checks (general from the identity, scaled-dot with a learned temperature),
-# 2 × 2 seeds at hidden 512, 1.4 h: 106 runs, ~30 h. Everything at hidden 512 would be ~38 h: the
+# 2 × 2 seeds at hidden 512, 1.4 h: 117 runs, ~32 h. Everything at hidden 512 would be ~40 h: the
 # cut in the defaults is hidden 256 for the arrangements and the sweep (allowed there if it
 # converges: the page's training table says where each configuration's validation perplexity
-# bottomed out and whether early stopping ended it). That is still ~50 % over 20 h; the order
+# bottomed out and whether early stopping ended it). That is ~60 % over 20 h; the order
 # makes a shortfall cost the least: the central comparison (the core, seed-major, and the
 # learning-rate check) is done after 15.8 h, the rest of the Luong table after 20.0 h, and what
 # time runs out on is the sweep and the mechanistic checks (`--plan` prints the order). At
@@ -62,6 +66,8 @@
 #   --updates N [UPDATES: 6800]  --valid-every N [VALID_EVERY: 850]  --patience N [PATIENCE: 4]
 #   (WARMUP: 500, the cosine schedule's warm-up updates; UPDATES must be above it)
 #   --lr X [LR: 0.001]      --lr-factors "F ..." [LR_FACTORS: "0.5 2 4 8"; "" = no check]
+#   --transfer-factors "F ..." [TRANSFER_FACTORS: "0.5 2"; "" = none] the check of a rate carried
+#                           to another hidden size (rate_owners)
 #   --hidden N [HIDDEN: 512] the hidden size of configurations whose hidden column is '-'
 #   --bootstrap B [BOOTSTRAP: 1000]  --margin M [MARGIN: 0.5]   the statistics
 #   --stages "..." [STAGES: "data cost runs probes stats report"; "share" on an idle machine]
@@ -163,6 +169,7 @@ while [ $# -gt 0 ]; do
         --patience) PATIENCE=$2 ;;
         --lr) LR=$2 ;;
         --lr-factors) LR_FACTORS=$2 ;;
+        --transfer-factors) TRANSFER_FACTORS=$2 ;;
         --hidden) HIDDEN=$2 ;;
         --bootstrap) BOOTSTRAP=$2 ;;
         --margin) MARGIN=$2 ;;
@@ -193,7 +200,7 @@ if [ "$quick" = 1 ]; then
   RESULTS=${RESULTS:-$WORK/results}
   REPORT=${REPORT:-$RESULTS/ablation.md}
   UPDATES=${UPDATES:-300} VALID_EVERY=${VALID_EVERY:-100} PATIENCE=${PATIENCE:-4} WARMUP=${WARMUP:-50}
-  SEEDS=${SEEDS:-1 2} HIDDEN=${HIDDEN:-256} LR_FACTORS=${LR_FACTORS-}
+  SEEDS=${SEEDS:-1 2} HIDDEN=${HIDDEN:-256} LR_FACTORS=${LR_FACTORS-} TRANSFER_FACTORS=${TRANSFER_FACTORS-}
   BOOTSTRAP=${BOOTSTRAP:-200} ONLY=${ONLY:-dot general additive}
   cost_lengths=10,50 cost_hidden=128,256 cost_repeats=2
 else
@@ -202,6 +209,7 @@ else
   REPORT=${REPORT:-$root/docs/ablation.md}
   UPDATES=${UPDATES:-6800} VALID_EVERY=${VALID_EVERY:-850} PATIENCE=${PATIENCE:-4} WARMUP=${WARMUP:-500}
   SEEDS=${SEEDS:-1 2 3 4 5} HIDDEN=${HIDDEN:-512} LR_FACTORS=${LR_FACTORS-0.5 2 4 8}
+  TRANSFER_FACTORS=${TRANSFER_FACTORS-0.5 2}
   BOOTSTRAP=${BOOTSTRAP:-1000}
   cost_lengths=10,20,50,100,200,500 cost_hidden=128:1024:x2 cost_repeats=5
 fi
@@ -214,10 +222,15 @@ VOCAB=${VOCAB:-10000}
 LR=$(awk -v a="$LR" 'BEGIN { printf "%g", a }')  # as lr_times writes rates: 1e-3 is 0.001
 read -r -a seeds <<< "$SEEDS"
 read -r -a lr_factors <<< "$LR_FACTORS"
+read -r -a transfer_factors <<< "$TRANSFER_FACTORS"
 [ "${#seeds[@]}" -gt 0 ] || die 64 "no seeds"
 for n in "$UPDATES" "$VALID_EVERY" "$PATIENCE" "$WARMUP" "$HIDDEN" "$BOOTSTRAP" "$MERGES" \
          "$LONG_MIN" "$LONG_MAX"; do
   [[ $n =~ ^[0-9]+$ ]] || die 64 "'$n' is not a whole number"
+done
+for f in "${lr_factors[@]}" "${transfer_factors[@]}"; do
+  [[ $f =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v f="$f" 'BEGIN { exit !(f > 0 && f != 1) }' ||
+    die 64 "learning-rate factor '$f' is not a positive number other than 1"
 done
 python=/usr/bin/python3
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
@@ -313,24 +326,51 @@ counterpart_of() {
             if (i != me && family[i] == family[me] && stage[i] == "core" && att[i] == att[me]) {
               print ids[i]; exit } }' <<< "$planned_lines"
 }
-# The core configuration whose learning-rate check sets configuration $1's rate: its own if it is
-# core; else its counterpart's; else its family's baseline's, if that is core (location runs at
-# dot's rate, so that each comparison in the family is made at one rate and no side is tuned
-# alone); else none, and it runs at LR.
-rate_source() {
-  local stage source
-  stage=$(awk -F'\t' -v id="$1" '$1 == id { print $3; exit }' <<< "$planned_lines")
-  [ "$stage" != core ] || { echo "$1"; return; }
-  source=$(counterpart_of "$1")
-  [ -n "$source" ] || source=$(awk -F'\t' -v id="$1" '
-      !($2 in base) { base[$2] = $1; core[$2] = $3 == "core" }
-      $1 == id { if (core[$2]) print base[$2]; exit }' <<< "$planned_lines")
-  echo "$source"
+# Whose learning-rate check sets each configuration's rate (its "owner"), a line per configuration:
+# id, owner, and for an owner that is not core the core configuration whose chosen rate its check
+# starts from. A core configuration owns its check (LR and LR × LR_FACTORS). Any other runs at the
+# rate of the core configuration with its --attention, its family's if there is one (general from
+# the identity at general's; dot-bahdanau at dot's); at another hidden size, at the rate of that
+# core configuration's own model (same options) at this size, whose check tries the rate carried
+# over × TRANSFER_FACTORS as well, since the best rate moves with the width (dot-luong-h256 for
+# dot at 256; without such a model, the rate is carried over unchecked). A configuration with no
+# core configuration of its --attention runs at its family baseline's rate (location at dot's),
+# so that each comparison is made at rates tuned on both sides; without any check, at LR.
+rate_owners() {
+  awk -F'\t' -v OFS='\t' -v H="$HIDDEN" -v check="${#lr_factors[@]}" -v transfer="${#transfer_factors[@]}" '
+    function attention(o) {
+      o = o " "
+      return match(o, /--attention [^ ]+ /) ? substr(o, RSTART + 12, RLENGTH - 13) : "" }
+    function core_of(i,   j) {
+      if (att[i] == "") return 0
+      for (j = 1; j <= NR; j++) if (stage[j] == "core" && att[j] == att[i] && fam[j] == fam[i]) return j
+      for (j = 1; j <= NR; j++) if (stage[j] == "core" && att[j] == att[i]) return j
+      return 0 }
+    function owner(i,   c, j) {
+      if (!check) return 0
+      if (stage[i] == "core") return i
+      c = core_of(i)
+      if (!c) return base[fam[i]] == i ? 0 : owner(base[fam[i]])
+      if (hid[c] == hid[i] || !transfer) return c
+      for (j = 1; j <= NR; j++) if (hid[j] == hid[i] && opt[j] == opt[c]) return j
+      return c }
+    { id[NR] = $1; fam[NR] = $2; stage[NR] = $3; hid[NR] = $5 == "-" ? H : $5; opt[NR] = $6
+      att[NR] = attention($6)
+      if (!($2 in base)) base[$2] = NR }
+    END {
+      for (i = 1; i <= NR; i++) {
+        o = owner(i)
+        print id[i], o ? id[o] : "-", o == i && stage[i] != "core" ? id[core_of(i)] : "-" } }' <<< "$planned_lines"
 }
-# plan.tsv: order, id, family, stage, seed, lr ("chosen": its learning-rate check decides;
-# "chosen:ID": core configuration ID's check does, see rate_source), hidden, options.
+rate_table=$(rate_owners)
+# Field $2 of configuration $1's line in rate_table: 2 its owner, 3 the core configuration its own
+# check starts from; "" for none.
+rate_field() { awk -F'\t' -v id="$1" -v n="$2" '$1 == id { if ($n != "-") print $n; exit }' <<< "$rate_table"; }
+# plan.tsv: order, id, family, stage, seed, lr, hidden, options. The lr column: a rate; "chosen"
+# (its own check decides), "chosen:ID" (ID's check does: rate_owners), "chosen:ID*F" (ID's chosen
+# rate × F: the runs of a check that starts from ID's rate).
 plan() {
-  local order=0 r id family stage n hidden options f stages source
+  local order=0 r id family stage n hidden options f stages owner from
   emit() { order=$((order + 1)); printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$order" "$@"; }
   stages=$(cut -f3 <<< "$planned_lines" | awk '!seen[$0]++' | grep -vx core || true)
   for r in $(seq 1 "${#seeds[@]}"); do
@@ -352,8 +392,21 @@ plan() {
     for r in $(seq 1 "${#seeds[@]}"); do
       while IFS=$'\t' read -r id family stage n hidden options; do
         [ "$stage" = "$s" ] && [ "$n" -ge "$r" ] || continue
-        source=$([ "${#lr_factors[@]}" = 0 ] || rate_source "$id")
-        emit "$id" "$family" "$stage" "${seeds[r - 1]}" "$([ -n "$source" ] && echo "chosen:$source" || echo "$LR")" "$hidden" "$options"
+        owner=$(rate_field "$id" 2) from=$(rate_field "$id" 3)
+        if [ -z "$owner" ]; then f=$LR
+        elif [ -n "$from" ]; then f=$([ "$r" = 1 ] && echo "chosen:$from*1" || echo chosen)
+        else f=chosen:$owner
+        fi
+        emit "$id" "$family" "$stage" "${seeds[r - 1]}" "$f" "$hidden" "$options"
+      done <<< "$planned_lines"
+      [ "$r" = 1 ] || continue
+      # After the stage's first round, the checks of a rate carried over to another width.
+      while IFS=$'\t' read -r id family stage n hidden options; do
+        from=$(rate_field "$id" 3)
+        [ "$stage" = "$s" ] && [ -n "$from" ] || continue
+        for f in "${transfer_factors[@]}"; do
+          emit "$id" "$family" lr-check "${seeds[0]}" "chosen:$from*$f" "$hidden" "$options"
+        done
       done <<< "$planned_lines"
     done
   done
@@ -401,8 +454,8 @@ shown() {
     printf 'test\t%s\t%s\t%s\n' "${test_names[i]}" "$(wc -l < "${test_prefixes[i]}.$SRC")" \
       "$(shown "${test_prefixes[i]}")"
   done
-  printf 'updates\t%s\nvalid_every\t%s\npatience\t%s\nlr\t%s\nlr_factors\t%s\n' \
-    "$UPDATES" "$VALID_EVERY" "$PATIENCE" "$LR" "$LR_FACTORS"
+  printf 'updates\t%s\nvalid_every\t%s\npatience\t%s\nlr\t%s\nlr_factors\t%s\ntransfer_factors\t%s\n' \
+    "$UPDATES" "$VALID_EVERY" "$PATIENCE" "$LR" "$LR_FACTORS" "$TRANSFER_FACTORS"
   printf 'schedule\t%s\nmodel\t%s\nhidden\t%s\nseeds\t%s\n' "$SCHEDULE" "$MODEL" "$HIDDEN" "$SEEDS"
   printf 'precision\t%s\nthreads\t%s\njobs\t%s\nbootstrap\t%s\nmargin\t%s\nquick\t%s\n' \
     "$PRECISION" "$THREADS" "$JOBS" "$BOOTSTRAP" "$MARGIN" "$quick"
@@ -511,38 +564,58 @@ run_row() {  # id seed lr: the run's row of runs.tsv, if finished
 # heed-score prints sacreBLEU's lines: "BLEU|<signature> = 34.56 …", "chrF2|<signature> = 60.12".
 score_of() { sed -n "s/^$1|[^=]* = \([0-9.]*\).*/\1/p"; }
 
-# The learning rate each core configuration's later seeds use: the rate of its lowest best
-# validation perplexity among its first seed's runs at LR and LR × LR_FACTORS (LR on a tie, and
-# while the check is unfinished). Writes RESULTS/lr-choice.tsv; prints the rate of id $1.
+# Each learning-rate check: its owner's first-seed runs at BASE × each factor (a core
+# configuration: BASE = LR, factors 1 and LR_FACTORS; one whose rate is carried over to another
+# width: BASE = the rate chosen for the core configuration it starts from, once that is chosen,
+# factors 1 and TRANSFER_FACTORS). The chosen rate is the one of the lowest best validation
+# perplexity (BASE on a tie, and while the check is unfinished). Writes RESULTS/lr-choice.tsv:
+# id, base, factor, lr, best_val_ppl ("" while unfinished, "failed"), chosen.
 choose_lr() {
-  local id family stage n hidden options f lr row ppl
-  printf 'id\tfactor\tlr\tbest_val_ppl\tchosen\n' > "$RESULTS/lr-choice.tsv.tmp"
-  while IFS=$'\t' read -r id family stage n hidden options; do
-    [ "$stage" = core ] || continue
-    for f in 1 "${lr_factors[@]}"; do
-      lr=$(lr_times "$LR" "$f")
-      row=$(run_row "$id" "${seeds[0]}" "$lr")
-      # A run that failed (diverged) is in the check, and loses it; one not finished yet has no
-      # perplexity (an empty row: a here-string would still give awk one empty line).
-      ppl=""
-      [ -z "$row" ] || ppl=$(awk -F'\t' '{ print $6 == "ok" && $9 != "" ? $9 : "failed" }' <<< "$row")
-      printf '%s\t%s\t%s\t%s\n' "$id" "$f" "$lr" "$ppl"
-    done | awk -F'\t' -v OFS='\t' '{ row[NR] = $0; ppl[NR] = $4; if ($4 == "") missing = 1 }
-      END { best = 1
-            for (i = 2; i <= NR; i++)
-              if (!missing && ppl[i] != "failed" && (ppl[best] == "failed" || ppl[i] + 0 < ppl[best] + 0)) best = i
-            for (i = 1; i <= NR; i++) print row[i], (i == best ? "yes" : "no") }'
-  done <<< "$planned_lines" >> "$RESULTS/lr-choice.tsv.tmp"
+  local pass id owner from base f lr row ppl factors
+  printf 'id\tbase\tfactor\tlr\tbest_val_ppl\tchosen\n' > "$RESULTS/lr-choice.tsv.tmp"
+  # The core configurations' checks first: the others start from their choices.
+  for pass in core carried; do
+    while IFS=$'\t' read -r id owner from; do
+      [ "$owner" = "$id" ] || continue
+      if [ "$pass" = core ]; then
+        [ "$from" = - ] || continue
+        base=$LR factors=("${lr_factors[@]}")
+      else
+        [ "$from" != - ] || continue
+        base=$(check_choice "$RESULTS/lr-choice.tsv.tmp" "$from")
+        [ -n "$base" ] || continue
+        factors=("${transfer_factors[@]}")
+      fi
+      for f in 1 "${factors[@]}"; do
+        lr=$(lr_times "$base" "$f")
+        row=$(run_row "$id" "${seeds[0]}" "$lr")
+        # A run that failed (diverged) is in the check, and loses it; one not finished yet has no
+        # perplexity (an empty row: a here-string would still give awk one empty line).
+        ppl=""
+        [ -z "$row" ] || ppl=$(awk -F'\t' '{ print $6 == "ok" && $9 != "" ? $9 : "failed" }' <<< "$row")
+        printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$base" "$f" "$lr" "$ppl"
+      done | awk -F'\t' -v OFS='\t' '{ row[NR] = $0; ppl[NR] = $5; if ($5 == "") missing = 1 }
+        END { best = 1
+              for (i = 2; i <= NR; i++)
+                if (!missing && ppl[i] != "failed" && (ppl[best] == "failed" || ppl[i] + 0 < ppl[best] + 0)) best = i
+              for (i = 1; i <= NR; i++) print row[i], (i == best ? "yes" : "no") }' \
+        >> "$RESULTS/lr-choice.tsv.tmp"
+    done <<< "$rate_table"
+  done
   mv "$RESULTS/lr-choice.tsv.tmp" "$RESULTS/lr-choice.tsv"
-  [ -z "${1:-}" ] || compared_lr "$1"
 }
-# The rate configuration $1 runs and is compared at: the rate its rate source (plan.tsv, as
-# report.py reads it) chose in lr-choice.tsv; LR until chosen or without a source.
+# The rate configuration $2's check chose, by lr-choice FILE $1; "" while the check is unfinished.
+check_choice() {
+  awk -F'\t' -v id="$2" '$1 == id { n++; if ($5 == "") open = 1; if ($6 == "yes") lr = $4 }
+    END { if (n && !open) print lr }' "$1"
+}
+# The rate configuration $1 runs and is compared at: its owner's choice in lr-choice.tsv (plan.tsv
+# names the owner for report.py); LR until the owner's check has rows, and without an owner.
 compared_lr() {
-  local lr source
-  source=$(awk -F'\t' -v id="$1" '$2 == id && $6 ~ /^chosen/ {
-      print $6 == "chosen" ? id : substr($6, 8); exit }' "$RESULTS/plan.tsv")
-  lr=$(awk -F'\t' -v id="$source" '$1 == id && $5 == "yes" { print $3 }' "$RESULTS/lr-choice.tsv")
+  local owner lr
+  owner=$(rate_field "$1" 2)
+  [ -z "$owner" ] || lr=$(awk -F'\t' -v id="$owner" '$1 == id && $6 == "yes" { print $4; exit }' \
+    "$RESULTS/lr-choice.tsv")
   echo "${lr:-$LR}"
 }
 # The units compared for configuration $1: its finished (ok) runs at that rate, one per line.
@@ -749,7 +822,7 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
   local family ids id runs sys i name ref n
   rm -rf "$WORK/stats"
   mkdir -p "$WORK/stats"
-  choose_lr > /dev/null
+  choose_lr
   for family in $(cut -f2 <<< "$planned_lines" | awk -v only="${1:-}" '!seen[$0]++ && (only == "" || $0 == only)'); do
     ids=$(awk -F'\t' -v f="$family" '$2 == f { print $1 }' <<< "$planned_lines")
     for name in "${test_names[@]}" pooled $([ "$long_ok" = 1 ] && echo long); do
@@ -842,13 +915,16 @@ page regenerated" -- "$RESULTS" "$REPORT" || log "nothing committed"
 }
 
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
-# Whether configuration $1's learning-rate check has finished (its first seed's runs at LR and
-# LR × each factor have rows): its later seeds wait for it.
-lr_checked() {
-  local f
-  for f in 1 "${lr_factors[@]}"; do
-    [ -n "$(run_row "$1" "${seeds[0]}" "$(lr_times "$LR" "$f")")" ] || return 1
-  done
+# The rate of plan.tsv's lr column $1 for configuration $2, by lr-choice.tsv; "" while the check
+# it waits for is unfinished.
+resolved_lr() {
+  local spec owner rate
+  case $1 in chosen | chosen:*) ;; *) echo "$1"; return ;; esac
+  spec=${1#chosen}
+  spec=${spec#:}
+  owner=${spec%%\**}
+  rate=$(check_choice "$RESULTS/lr-choice.tsv" "${owner:-$2}")
+  [ -z "$rate" ] || lr_times "$rate" "$([[ $spec == *\** ]] && echo "${spec#*\*}" || echo 1)"
 }
 # One worker: the plan in order, each unfinished run claimed (WORK/claims/UNIT, so that with JOBS
 # workers no run is trained twice) and trained; the shared result files are written under the
@@ -856,18 +932,16 @@ lr_checked() {
 # nothing it can take while others train waits for them.
 worker() {
   exec 9>> "$WORK/results.lock"
-  local pending=1 progress order id family stage seed lr hidden options unit source
+  local pending=1 progress order id family stage seed lr hidden options unit
   while [ "$pending" = 1 ]; do
     pending=0 progress=0
+    # The checks as they stand when the pass starts (a pass ends after a run).
+    flock 9
+    choose_lr
+    flock -u 9
     while IFS=$'\t' read -r -u 3 order id family stage seed lr hidden options; do
-      case $lr in chosen | chosen:*)
-        source=${lr#chosen}
-        source=${source#:}
-        lr_checked "${source:-$id}" || { pending=1; continue; }
-        flock 9
-        lr=$(choose_lr "${source:-$id}")
-        flock -u 9
-      esac
+      lr=$(resolved_lr "$lr" "$id")
+      [ -n "$lr" ] || { pending=1; continue; }
       [ -z "$(run_row "$id" "$seed" "$lr")" ] || continue  # done already
       unit=$id-s$seed-lr$lr
       mkdir "$WORK/claims/$unit" 2> /dev/null || { pending=1; continue; }  # another worker's
@@ -879,6 +953,11 @@ worker() {
       if has_stage probes; then probe_unit "$id" "$seed" "$lr"; fi
       refresh "$family" "$id seed $seed (lr $lr)"
       flock -u 9
+      # From the top again, with the checks as they stand now: the first run the plan's order
+      # allows is the next (a check just finished lets its scorer's later seeds go before the
+      # runs planned after them).
+      pending=1
+      break
     done 3< <(tail -n +2 "$RESULTS/plan.tsv")
     [ "$pending" = 0 ] || [ "$progress" = 1 ] || sleep 30
   done

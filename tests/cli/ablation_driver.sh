@@ -3,7 +3,8 @@
 # embedded English–French sample, two test sets) with a configurations file of its own: a
 # configuration whose options heed-train does not know is skipped with heed-train's message and
 # the others run; the plan's order (the core seed-major, the learning-rate check after the first
-# round, later seeds at the chosen rate, then the other stages); a row per run, scores per test
+# round, later seeds at the chosen rate, a rate carried to another hidden size checked there, then
+# the other stages); a row per run, scores per test
 # set and pooled, learning curves, translations, the comparisons of each family and the page with
 # its status line; the probes of every run (saturation statistics, long inputs) and the share
 # stage; a second call runs nothing; usage errors (64) and missing files (66).
@@ -30,56 +31,68 @@ dot\tmain\tcore\t2\t-\t--attention dot
 general\tmain\tcore\t5\t-\t--attention general
 dot-sideways\tsideways\tarrangement\t1\t-\t--attention dot --decoder sideways
 dot-bahdanau\tbahdanau\tarrangement\t1\t24\t--attention dot --decoder bahdanau
+dot-h24\tluong-h24\tarrangement\t1\t24\t--attention dot
 general-id\tmain\tmechanistic\t1\t-\t--attention general --identity-init 1
 ' > "$TMP/configs.tsv"
 export BIN WORK=$TMP/work RESULTS=$TMP/results REPORT=$TMP/results/page.md
 export MODEL="--embed 8 --dropout 0.1" VOCAB=300 HIDDEN=16 UPDATES=6 WARMUP=2 VALID_EVERY=3
-export THREADS=1 PRECISION=f32 LR_FACTORS=2 BOOTSTRAP=20 SEEDS="1 2"
+export THREADS=1 PRECISION=f32 LR_FACTORS=2 TRANSFER_FACTORS=2 BOOTSTRAP=20 SEEDS="1 2"
 corpus=(--train "$C/train" --valid "$C/valid" --test "a=$C/a" --test "b=$C/b" --src en --tgt fr
         --merges 100 --configs "$TMP/configs.tsv")
 R=$RESULTS
 
 expect_exit 0 plan -- bash "$RUN" "${corpus[@]}" --plan
-expect_eq plan-cost "$(grep -c '^8 runs × 6 updates' "$TMP/out")" 1
+expect_eq plan-cost "$(grep -c '^10 runs × 6 updates' "$TMP/out")" 1
 expect_exit 0 study -- bash "$RUN" "${corpus[@]}"
 grep -q "^ablation: skipping dot-sideways: heed-train: error: --decoder: unknown value 'sideways'" "$TMP/err" &&
   ok || fail "no message for the skipped configuration: $(head -c 300 "$TMP/err")"
 expect_eq skipped "$(cut -f1 "$R/skipped.tsv" | tail -n +2)" dot-sideways
 expect_eq plan-order "$(tail -n +2 "$R/plan.tsv" | cut -f2,4,5,6,7 | tr '\t\n' ' |')" \
-  "dot core 1 0.001 16|general core 1 0.001 16|dot lr-check 1 0.002 16|general lr-check 1 0.002 16|dot core 2 chosen 16|general core 2 chosen 16|dot-bahdanau arrangement 1 0.001 24|general-id mechanistic 1 chosen:general 16|"
-expect_eq runs "$(awk -F'\t' 'NR > 1 && $6 == "ok"' "$R/runs.tsv" | wc -l)" 8
+  "dot core 1 0.001 16|general core 1 0.001 16|dot lr-check 1 0.002 16|general lr-check 1 0.002 16|dot core 2 chosen 16|general core 2 chosen 16|dot-bahdanau arrangement 1 chosen:dot-h24 24|dot-h24 arrangement 1 chosen:dot*1 24|dot-h24 lr-check 1 chosen:dot*2 24|general-id mechanistic 1 chosen:general 16|"
+expect_eq runs "$(awk -F'\t' 'NR > 1 && $6 == "ok"' "$R/runs.tsv" | wc -l)" 10
 expect_eq runs-steps "$(awk -F'\t' 'NR > 1 { print $7 }' "$R/runs.tsv" | sort -u)" 6
 # The second seed runs at the rate the check chose.
 for id in dot general; do
-  chosen=$(awk -F'\t' -v id="$id" '$1 == id && $5 == "yes" { print $3 }' "$R/lr-choice.tsv")
+  chosen=$(awk -F'\t' -v id="$id" '$1 == id && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")
   expect_eq "lr-choice-$id" "$(awk -F'\t' -v id="$id" '$1 == id && $3 == 2 { print $4 }' "$R/runs.tsv")" "$chosen"
 done
-expect_eq lr-choice-rows "$(tail -n +2 "$R/lr-choice.tsv" | wc -l)" 4
+expect_eq lr-choice-rows "$(tail -n +2 "$R/lr-choice.tsv" | wc -l)" 6
 # A configuration without a check of its own runs at its counterpart's chosen rate.
 expect_eq lr-inherited "$(awk -F'\t' '$1 == "general-id" { print $4 }' "$R/runs.tsv")" \
-  "$(awk -F'\t' '$1 == "general" && $5 == "yes" { print $3 }' "$R/lr-choice.tsv")"
+  "$(awk -F'\t' '$1 == "general" && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")"
+# At another hidden size: dot's own model there (dot-h24) checks dot's chosen rate and twice it,
+# and dot-bahdanau, also at 24, runs at the rate that check chose.
+dot_rate=$(awk -F'\t' '$1 == "dot" && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")
+expect_eq carried-check "$(awk -F'\t' '$1 == "dot-h24" { print $2 "|" $3 "|" $4 }' "$R/lr-choice.tsv" | tr '\n' ' ')" \
+  "$dot_rate|1|$dot_rate $dot_rate|2|$(awk -v r="$dot_rate" 'BEGIN { printf "%g", 2 * r }') "
+expect_eq carried-runs "$(awk -F'\t' '$1 == "dot-h24" { print $4 }' "$R/runs.tsv" | sort -g | tr '\n' ' ')" \
+  "$(awk -F'\t' '$1 == "dot-h24" { print $4 }' "$R/lr-choice.tsv" | sort -g | tr '\n' ' ')"
+expect_eq carried-inherited "$(awk -F'\t' '$1 == "dot-bahdanau" { print $4 }' "$R/runs.tsv")" \
+  "$(awk -F'\t' '$1 == "dot-h24" && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")"
+grep -qE '^\| `dot-h24` \| 24 \| [0-9.e-]+ \(`dot`.s\) \| ' "$REPORT" && ok ||
+  fail "no carried check on the page: $(grep -F 'dot-h24' "$REPORT" | head -3)"
 expect_eq scores "$(tail -n +2 "$R/scores.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
-  "8a 8b 8pooled "
-expect_eq hyps "$(ls "$R/hyps" | wc -l)" 24  # 8 runs × (2 test sets + the long inputs)
-expect_eq curves "$(cat "$R"/curves/*.tsv | grep -c '^[36]	')" 16
+  "10a 10b 10pooled "
+expect_eq hyps "$(ls "$R/hyps" | wc -l)" 30  # 10 runs × (2 test sets + the long inputs)
+expect_eq curves "$(cat "$R"/curves/*.tsv | grep -c '^[36]	')" 20
 expect_eq compare "$(ls "$R/compare" | tr '\n' ' ')" "main.a.tsv main.b.tsv main.long.tsv main.pooled.tsv "
 expect_eq compare-rows "$(awk -F'\t' '$1 == "general" { print $2 "-" $3 }' "$R/compare/main.pooled.tsv" | tr '\n' ' ')" \
   "BLEU-2 chrF2-2 "
-grep -q '^\*\*Status: 8 of 8 runs done\*\*' "$REPORT" && ok || fail "no status line in the page"
+grep -q '^\*\*Status: 10 of 10 runs done\*\*' "$REPORT" && ok || fail "no status line in the page"
 grep -qE '^- `general` against `dot`: (differs|level|undecided): ' "$REPORT" && ok ||
   fail "no verdict for general in the page"
 grep -q '^| `dot-sideways` | heed-train: error: --decoder' "$REPORT" && ok || fail "skipped not on the page"
 # The probes of every finished run: the saturation statistics of its attention, its long inputs
 # translated whole and one by one, the comparisons on them.
-expect_eq saturation-rows "$(tail -n +2 "$R/saturation.tsv" | wc -l)" 8
+expect_eq saturation-rows "$(tail -n +2 "$R/saturation.tsv" | wc -l)" 10
 awk -F'\t' 'NR > 1 && !($4 > 0 && $7 >= 0 && $7 <= 1 && $8 > 0 && $8 <= 1) { bad = 1 } END { exit bad }' \
   "$R/saturation.tsv" && ok || fail "saturation statistics out of range: $(head -3 "$R/saturation.tsv")"
 expect_eq long-set "$(awk -F'\t' 'NR > 1 && ($3 < 30 || $3 > 80)' "$R/long-set.tsv" | wc -l)" 0
 long_inputs=$(($(wc -l < "$R/long-set.tsv") - 1))
 [ "$long_inputs" -ge 1 ] && ok || fail "no long inputs"
-expect_eq long-rows "$(tail -n +2 "$R/long.tsv" | wc -l)" 8
+expect_eq long-rows "$(tail -n +2 "$R/long.tsv" | wc -l)" 10
 expect_eq silver-rows "$(tail -n +2 "$R/silver.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
-  "8argmax 8shift "
+  "10argmax 10shift "
 awk -F'\t' 'NR > 1 && !($5 >= 0 && $5 <= 100 && $11 == 12) { bad = 1 } END { exit bad }' "$R/silver.tsv" && ok ||
   fail "silver AER rows: $(head -3 "$R/silver.tsv")"
 expect_eq silver-baseline "$(cut -f1 "$R/silver-baselines.tsv" | tr '\n' ' ')" "baseline diagonal "
@@ -102,14 +115,16 @@ grep -q ': training (' "$TMP/err" && fail "a second call trained: $(grep ': trai
 expect_same again-runs "$R/runs.tsv" "$TMP/runs.first"
 expect_same again-probes "$R/saturation.tsv" "$TMP/saturation.first"
 
-grep -q '^ablation: 8 of 8 runs done$' "$TMP/err" && ok || fail "no count at the end: $(tail -n 3 "$TMP/err")"
+grep -q '^ablation: 10 of 10 runs done$' "$TMP/err" && ok || fail "no count at the end: $(tail -n 3 "$TMP/err")"
 
 # A learning-rate check still running (its row not in runs.tsv yet) is unfinished, not failed:
 # no perplexity, the base rate kept, and the page says so. Then the finished state again.
 awk -F'\t' '!($1 == "dot" && $4 == "0.002")' "$TMP/runs.first" > "$R/runs.tsv"
 expect_exit 0 check-unfinished -- bash "$RUN" "${corpus[@]}" --stages "stats report"
-expect_eq check-unfinished-row "$(awk -F'\t' '$1 == "dot" && $2 == 2 { print $4 "|" $5 }' "$R/lr-choice.tsv")" "|no"
-expect_eq check-unfinished-chosen "$(awk -F'\t' '$1 == "dot" && $5 == "yes" { print $3 }' "$R/lr-choice.tsv")" 0.001
+expect_eq check-unfinished-row "$(awk -F'\t' '$1 == "dot" && $3 == 2 { print $5 "|" $6 }' "$R/lr-choice.tsv")" "|no"
+expect_eq check-unfinished-chosen "$(awk -F'\t' '$1 == "dot" && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")" 0.001
+# A check that starts from an unfinished one has no rows yet.
+expect_eq check-unfinished-carried "$(awk -F'\t' '$1 == "dot-h24"' "$R/lr-choice.tsv" | wc -l)" 0
 grep -qE '^\| `dot` \|.*\| — \| 0\.001 \(check unfinished\) \|$' "$REPORT" && ok ||
   fail "check-unfinished: $(grep -F '| `dot` |' "$REPORT" | head -3)"
 cp "$TMP/runs.first" "$R/runs.tsv"
@@ -124,7 +139,7 @@ expect_eq two-jobs-runs "$(tail -n +2 "$TMP/results2/runs.tsv" | cut -f1,3,4,6 |
   "$(tail -n +2 "$R/runs.tsv" | cut -f1,3,4,6 | sort)"
 expect_eq two-jobs-scores "$(tail -n +2 "$TMP/results2/scores.tsv" | sort)" "$(tail -n +2 "$R/scores.tsv" | sort)"
 expect_eq two-jobs-silver "$(tail -n +2 "$TMP/results2/silver.tsv" | sort)" "$(tail -n +2 "$R/silver.tsv" | sort)"
-grep -q '^\*\*Status: 8 of 8 runs done\*\*' "$TMP/results2/page.md" && ok || fail "JOBS=2: no status line"
+grep -q '^\*\*Status: 10 of 10 runs done\*\*' "$TMP/results2/page.md" && ok || fail "JOBS=2: no status line"
 expect_exit 64 jobs-not-a-count -- env JOBS=0 bash "$RUN" "${corpus[@]}" --plan
 # No heed-train in BIN: one line naming it, exit 69, no results written.
 expect_exit 69 no-binaries -- env BIN="$TMP/none" RESULTS="$TMP/results-none" bash "$RUN" "${corpus[@]}" --plan
@@ -150,5 +165,7 @@ fi
 expect_exit 64 test-without-name -- bash "$RUN" "${corpus[@]}" --test "$C/a" --plan
 expect_exit 64 only-unknown -- bash "$RUN" "${corpus[@]}" --only "dot nosuch" --plan
 expect_exit 64 bad-option -- bash "$RUN" --nosuch
+expect_exit 64 bad-factor -- bash "$RUN" "${corpus[@]}" --transfer-factors "2 x" --plan
+expect_exit 64 factor-one -- bash "$RUN" "${corpus[@]}" --lr-factors "1" --plan
 expect_exit 66 missing-test -- bash "$RUN" "${corpus[@]}" --test "c=$C/none" --plan
 finish

@@ -56,7 +56,7 @@ printf 'corpus\t/data/train\nvalid\t/data/val\nsrc\tde\ntgt\ten\nmerges\t8000\nl
 test\ttest2016\t1000\t/data/test_2016\ntest\ttest2017\t500\t/data/test_2017
 updates\t6800\nvalid_every\t850\npatience\t4\nlr\t0.001\nlr_factors\t2
 schedule\t--lr-schedule cosine --warmup-steps 500\nmodel\t--embed 256 --dropout 0.3\nhidden\t512
-seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t15\n' \
+seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t17\n' \
   > "$R/settings.tsv"
 tsv "$R/plan.tsv" <<'EOF2'
 order id family stage seed lr hidden options
@@ -70,11 +70,13 @@ order id family stage seed lr hidden options
 8 general main core 2 chosen 512 --attention|general
 9 additive main core 2 chosen 512 --attention|additive
 10 none main main 1 0.001 512 --attention|none
-11 dot-bahdanau bahdanau arrangement 1 0.001 256 --attention|dot|--decoder|bahdanau
+11 dot-bahdanau bahdanau arrangement 1 chosen:dot-h256 256 --attention|dot|--decoder|bahdanau
 12 general-bahdanau bahdanau arrangement 1 0.001 256 --attention|general|--decoder|bahdanau
 13 additive-a128 sweep-a128 sweep 1 0.001 256 --attention|additive|--attention-dim|128
 14 mh1-a128 sweep-a128 sweep 1 0.001 256 --attention|multi-head|--heads|1|--attention-dim|128
 15 general-identity main mechanistic 1 chosen:general 512 --attention|general|--identity-init|1
+16 dot-h256 luong-h256 arrangement 1 chosen:dot*1 256 --attention|dot
+17 dot-h256 luong-h256 lr-check 1 chosen:dot*2 256 --attention|dot
 EOF2
 sed -i 's/|/ /g' "$R/plan.tsv"
 tsv "$R/runs.tsv" <<'EOF2'
@@ -90,6 +92,8 @@ none main 1 0.001 512 failed-65 120 budget 80.0 100 100 1.0 0.5 6000 X
 additive-a128 sweep-a128 1 0.001 256 ok 6800 budget 6.00 6800 6800 35.0 11.0 9000 X
 mh1-a128 sweep-a128 1 0.001 256 ok 6800 budget 6.10 6800 6800 36.0 11.0 9100 X
 general-identity main 1 0.002 512 ok 6800 budget 4.90 5100 4250 41.5 22.0 4800 X
+dot-h256 luong-h256 1 0.001 256 ok 6800 budget 5.90 6800 6800 37.0 11.0 9000 X
+dot-h256 luong-h256 1 0.002 256 ok 6800 budget 5.70 5950 5950 38.0 11.0 9000 X
 EOF2
 {
   printf 'id\tseed\tlr\ttest\tbleu\tchrf\n'
@@ -102,13 +106,15 @@ EOF2
            for (i = 1; i <= n; i++) printf "%s\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, t[i], $(2 * i + 2), $(2 * i + 3) }'
 } > "$R/scores.tsv"
 tsv "$R/lr-choice.tsv" <<'EOF2'
-id factor lr best_val_ppl chosen
-dot 1 0.001 5.10 yes
-dot 2 0.002 failed no
-general 1 0.001 5.20 no
-general 2 0.002 5.00 yes
-additive 1 0.001 5.15 yes
-additive 2 0.002 - no
+id base factor lr best_val_ppl chosen
+dot 0.001 1 0.001 5.10 yes
+dot 0.001 2 0.002 failed no
+general 0.001 1 0.001 5.20 no
+general 0.001 2 0.002 5.00 yes
+additive 0.001 1 0.001 5.15 yes
+additive 0.001 2 0.002 - no
+dot-h256 0.001 1 0.001 5.90 no
+dot-h256 0.001 2 0.002 5.70 yes
 EOF2
 sed -i 's/\t-\t/\t\t/' "$R/lr-choice.tsv"
 printf 'id\tmessage\ndot-concat\theed-train: error: --decoder: unknown value '"'"'concat'"'"'\n' > "$R/skipped.tsv"
@@ -221,7 +227,7 @@ report "the generator" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/pa
 [ -e "$TMP/page.md.tmp" ] && fail "a temporary file was left"
 grep -nE '\{\{|\{%|\{#|%\}|#\}' "$TMP/page.md" && fail "template syntax left in the page"
 grep -nE 'None($|[^-])' "$TMP/page.md" && fail "a figure printed as None"  # the literature's "None-State" is a name
-expect "status line, failed runs counted" '^\*\*Status: 11 of 15 runs done \(2 failed: '
+expect "status line, failed runs counted" '^\*\*Status: 13 of 17 runs done \(2 failed: '
 expect "mean ± sd over seeds, per test set and pooled" '^\| `dot` \| 512 \| 2 of 2 \| 41\.00 ± 1\.41 \| 31\.00 ± 1\.41 \| 37\.00 ± 1\.41 \|$'
 expect "the chosen learning rate's runs, not the others" '^\| `general` \| 512 \| 2 of 2 \| 41\.50 ± 0\.71 \| 33\.50 ± 0\.71 \| 38\.00 ± 0\.71 \|$'
 expect "chrF table" '^\| `additive` \| 512 \| 1 of 2 \| 61\.00 \| 51\.00 \| 56\.90 \|$'
@@ -233,6 +239,11 @@ expect "training: early stop counted" '^\| `additive` \| 0\.001 \| 5\.15 \| 850 
 expect "lr check table, the winner at the edge of the grid" '^\| `general` \| 5\.20 \| 5\.00 \| 0\.002 \(the highest rate tried\) \|$'
 expect "lr check: a failed run" '^\| `dot` \| 5\.10 \| failed \| 0\.001 \|$'
 expect "lr check unfinished" '^\| `additive` \| 5\.15 \| — \| 0\.001 \(check unfinished\) \|$'
+expect "a rate carried to another width, checked there" \
+  '^\| `dot-h256` \| 256 \| 0\.001 \(`dot`.s\) \| 5\.90 \(0\.001\) \| 5\.70 \(0\.002\) \| 0\.002 \(the highest rate tried\) \|$'
+grep -q '^| `dot-h256` | 5\.90' "$TMP/page.md" && fail "a carried check in the core scorers' table"
+expect "training: a configuration at its width's check (plan.tsv's chosen:dot*1 and chosen)" \
+  '^\| `dot-h256` \| 0\.002 \| 5\.70 \| 5,950 \|'
 expect "verdict: differs" '^- `general` against `dot`: differs: 1\.00 BLEU higher \[\+0\.40, \+1\.60\] \(Holm p = 0\.0040\); chrF level: within ±0\.5 chrF \(TOST p = 0\.0400\), though not identical: \+0\.30 \[\+0\.10, \+0\.50\], Holm p < 0\.001$'
 expect "verdict: level, one run marked" '^- `additive` against `dot`: level: within ±0\.5 BLEU \(TOST p = 0\.0100\); -0\.10 \[-0\.30, \+0\.20\] \(†\); chrF undecided: -0\.80 \[-2\.00, \+0\.50\]; neither a difference \(Holm p = 0\.3000\) nor equivalence within ±0\.5 chrF \(TOST p = 0\.6000\) \(†\)$'
 expect "verdict: not compared yet" '^- `general-bahdanau` against `dot-bahdanau`: not compared yet \(`general-bahdanau` has 0 finished runs\)'
@@ -241,7 +252,7 @@ expect "comparison table row" '^\| `general` \| pooled \| \+1\.00 \[\+0\.40, \+1
 expect "comparison table: one run marked" '^\| `additive` \| pooled \| .* \| level † \| .* \| undecided † \|$'
 grep -q '^| `general` | test2016 |' "$TMP/page.md" && fail "a comparison row without its file"
 expect "family not compared yet" '^_Not compared yet: `dot-bahdanau` and at least one other need finished runs\._$'
-expect "arrangements table" '^\| `general` \| — \|$'
+expect "arrangements table" '^\| `general` \| — \| — \|$'
 expect "sweep table" '^\| `mh1` \| 31\.00 \(1\) \|$'
 expect "skipped table" '^\| `dot-concat` \| heed-train: error: --decoder: unknown value .concat. \|$'
 expect "cost labelled with its mode" '^\(`--mode all-steps --pass forward-backward`, bf16, batch 64, 20 target steps, 2 threads\):$'
@@ -253,7 +264,7 @@ expect "test sets with their sizes" 'Test sets: test2016 \(1,000 sentences\), te
 expect "learning-rate check in the setup" 'times each of 2; the rate with the lowest'
 expect "changes to the protocol printed under the setup" '^- \*\*Changes during the study\*\* \(`protocol-changes.md`\): the grid was widened$'
 expect "answers' places marked" '^<!-- ANSWER 1: '
-expect "machine and minutes" '^- \*\*Machine:\*\* cpu: Test CPU \(2 cores visible\); memory: 1 GiB\. Training took 168 minutes'
+expect "machine and minutes" '^- \*\*Machine:\*\* cpu: Test CPU \(2 cores visible\); memory: 1 GiB\. Training took 190 minutes'
 expect "saturation on the trained models: the chosen rate's runs, mean over seeds" '^\| `dot` \| 2 \| 0\.35 \| 0\.65 \| 2\.50 \| 0\.000 \| 0\.025 \|$'
 grep -q '^| `general` | 1 | 0\.99' "$TMP/page.md" && fail "saturation: a run at the rate not chosen"
 expect "saturation: random vectors at the models' width only" '^\| random tanh vectors, `dot`, d = 512, S = 20 \| — \| 0\.17 \| 0\.85 \| — \| — \| 0\.004 \|$'
