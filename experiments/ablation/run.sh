@@ -376,7 +376,7 @@ plan() {
   for r in $(seq 1 "${#seeds[@]}"); do
     while IFS=$'\t' read -r id family stage n hidden options; do
       [ "$stage" = core ] && [ "$n" -ge "$r" ] || continue
-      emit "$id" "$family" "$stage" "${seeds[r - 1]}" "$([ "$r" = 1 ] && echo "$LR" || echo chosen)" \
+      emit "$id" "$family" "$stage" "${seeds[r - 1]}" "$([ "$(rate_field "$id" 2)" = "$id" ] && [ "$r" -gt 1 ] && echo chosen || echo "$LR")" \
         "$hidden" "$options"
     done <<< "$planned_lines"
     if [ "$r" = 1 ]; then

@@ -43,6 +43,9 @@ R=$RESULTS
 
 expect_exit 0 plan -- bash "$RUN" "${corpus[@]}" --plan
 expect_eq plan-cost "$(grep -c '^10 runs × 6 updates' "$TMP/out")" 1
+# Without a learning-rate check (as --quick) every run is at LR: none waits for a choice.
+expect_exit 0 plan-no-check -- env LR_FACTORS= RESULTS="$TMP/results-nocheck" bash "$RUN" "${corpus[@]}" --plan
+expect_eq plan-no-check-rates "$(tail -n +2 "$TMP/results-nocheck/plan.tsv" | cut -f6 | sort -u)" 0.001
 expect_exit 0 study -- bash "$RUN" "${corpus[@]}"
 grep -q "^ablation: skipping dot-sideways: heed-train: error: --decoder: unknown value 'sideways'" "$TMP/err" &&
   ok || fail "no message for the skipped configuration: $(head -c 300 "$TMP/err")"
