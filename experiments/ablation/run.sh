@@ -428,6 +428,36 @@ plan_hours() {  # [--by-stage]
                  "sooner)\n", n, u, total / 60 }' \
     "$RESULTS/plan.tsv"
 }
+# What is left at the pace of the runs that finished: per hidden size, the median minutes of its
+# last five runs (a size with none yet: the nearest measured size's, in proportion to the size),
+# so that the figure follows the machine and its load rather than the constant above.
+remaining_hours() {
+  [ -s "$RESULTS/runs.tsv" ] || return 0
+  awk -F'\t' '
+    function median(h,   n, a, i, j, t) {
+      n = 0
+      for (i = (count[h] > 5 ? count[h] - 4 : 1); i <= count[h]; i++) a[++n] = mins[h, i]
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    FNR == 1 { next }
+    FILENAME ~ /runs.tsv$/ { if ($13 != "") { mins[$5, ++count[$5]] = $13 }; done[$5]++; next }
+    { planned[$7]++ }
+    END {
+      for (h in planned) {
+        left = planned[h] - done[h]
+        if (left <= 0) continue
+        if (h in count) { m = median(h); how = how sprintf("%s%g min at hidden %s", how ? "; " : "", m, h) }
+        else {
+          best = ""
+          for (g in count) if (best == "" || (g - h) ^ 2 < (best - h) ^ 2) best = g
+          if (best == "") continue
+          m = median(best) * h / best
+          how = how sprintf("%s%.0f min at hidden %s (from %s)", how ? "; " : "", m, h, best)
+        }
+        runs += left; total += left * m }
+      if (runs) printf "%d run%s left ≈ %.1f hours of one worker at the pace of the last finished runs (median of the last five: %s)\n", runs, (runs > 1 ? "s" : ""), total / 60, how }' \
+    "$RESULTS/runs.tsv" "$RESULTS/plan.tsv"
+}
 if [ "$plan_only" = 1 ]; then
   column -t -s $'\t' "$RESULTS/plan.tsv"
   if [ "$(wc -l < "$RESULTS/skipped.tsv")" -gt 1 ]; then
@@ -436,9 +466,12 @@ if [ "$plan_only" = 1 ]; then
   fi
   echo
   plan_hours --by-stage
+  remaining_hours
   exit 0
 fi
 log "plan: $(plan_hours)"
+left=$(remaining_hours)
+[ -z "$left" ] || log "$left"
 
 # Paths for the page: relative to the checkout when they are beside it (../shared/…).
 shown() {

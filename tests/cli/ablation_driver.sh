@@ -123,6 +123,11 @@ grep -q '^ablation: 10 of 10 runs done$' "$TMP/err" && ok || fail "no count at t
 # A learning-rate check still running (its row not in runs.tsv yet) is unfinished, not failed:
 # no perplexity, the base rate kept, and the page says so. Then the finished state again.
 awk -F'\t' '!($1 == "dot" && $4 == "0.002")' "$TMP/runs.first" > "$R/runs.tsv"
+# --plan: what is left, at the pace of the finished runs.
+expect_exit 0 plan-left -- bash "$RUN" "${corpus[@]}" --plan
+left=$(($(wc -l < "$R/plan.tsv") - $(wc -l < "$R/runs.tsv")))  # dot's check, and its 2nd seed if at 0.002
+grep -qE "^$left runs? left ≈ [0-9.]+ hours of one worker at the pace of the last finished runs \(median of the last five: [0-9.]+ min at hidden 16\)$" "$TMP/out" &&
+  ok || fail "plan-left: $(tail -n 2 "$TMP/out")"
 expect_exit 0 check-unfinished -- bash "$RUN" "${corpus[@]}" --stages "stats report"
 expect_eq check-unfinished-row "$(awk -F'\t' '$1 == "dot" && $3 == 2 { print $5 "|" $6 }' "$R/lr-choice.tsv")" "|no"
 expect_eq check-unfinished-chosen "$(awk -F'\t' '$1 == "dot" && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")" 0.001
