@@ -15,13 +15,19 @@ and replaces the text between the page's two marker lines with:
    model;
 4. the heatmap page (RESULTS/heatmaps.html, Jinja2: the SVGs of RESULTS/heatmaps/ side by side,
    one row per test pair), linked;
-5. silver links against gold, and against each other.
+5. silver links against gold, and against each other;
+6. the differences the page's claims rest on, with 95 % intervals over seeds and sentences
+   (RESULTS/compare/FAMILY.tsv: heed-align score --system, written by study.sh's compare stage).
+
+--choices prints, per system and seed, the reading the trial sentences choose (system, seed,
+run, reading, its trial and test AER; TSV): the compare stage reads each system that way.
 
 Needs Debian's python3-matplotlib and python3-jinja2 for 3 and 4: run it with /usr/bin/python3.
 --check only says whether they are there (exit 69 naming the missing package). A page without
 the marker lines is refused (exit 1) and left as it was.
 """
 import csv
+import glob
 import os
 import pathlib
 import re
@@ -92,6 +98,9 @@ class Results:
         for row in read_tsv(os.path.join(directory, "checkpoints.tsv")):
             self.curves.setdefault((row["system"], row["seed"]), {}).setdefault(
                 (row["run"], row["reading"]), {})[int(row["step"])] = float(row["aer"])
+        self.compare = {}     # family -> [rows of heed-align score --system's TSV]
+        for path in sorted(glob.glob(os.path.join(directory, "compare", "*.tsv"))):
+            self.compare[os.path.basename(path)[:-4]] = read_tsv(path)
         self.training = read_tsv(os.path.join(directory, "training.tsv"))
         self.silver = read_tsv(os.path.join(directory, "silver.tsv"))
         self.reference = {}   # system -> {"note": ..., (run, reading): aer}
@@ -300,6 +309,80 @@ def silver_table(results):
     return "\n".join(lines)
 
 
+# The comparison families of the compare stage: (file, what its baseline is, the question).
+FAMILIES = [("aligner", "the classic aligner better on the trial sentences, `{}`"),
+            ("diagonal", "the diagonal"),
+            ("dot", "`dot`")]
+
+
+def difference_cell(row):
+    """'+1.23 [+0.40, +2.10] (Holm p 0.0040)' from a comparison row, or '—'."""
+    if not row or row["difference"] in ("-", ""):
+        return "—"
+    return (f"{row['difference']} [{row['ci95_low']}, {row['ci95_high']}] "
+            f"(p Holm {row['p_holm']})")
+
+
+def compare_section(results):
+    """The differences in AER with their intervals, a column per family, and what they support."""
+    if not results.compare:
+        return ""
+    systems, baselines, runs = [], {}, {}
+    for family, _ in FAMILIES:
+        rows = results.compare.get(family, [])
+        if rows:
+            baselines[family] = rows[0]["system"]
+        for row in rows:
+            if row["system"] not in systems:
+                systems.append(row["system"])
+            runs[row["system"]] = row
+    families = [(f, what) for f, what in FAMILIES if f in baselines]
+    lines = ["| system | runs | AER (each run) | " +
+             " | ".join(f"− `{baselines[f]}` [95 % CI]" for f, _ in families) + " |",
+             "| --- | ---: | ---: | " + " | ".join("---" for _ in families) + " |"]
+    verdicts = []
+    for system in systems:
+        cells = []
+        for family, _ in families:
+            row = next((r for r in results.compare[family] if r["system"] == system), None)
+            cells.append("baseline" if system == baselines[family] else difference_cell(row))
+        lines.append(f"| `{system}` | {runs[system]['runs']} | {runs[system]['run_scores']} | " +
+                     " | ".join(cells) + " |")
+    for family, what in families:
+        below, above, open_ = [], [], []
+        for row in results.compare[family][1:]:
+            low, high = number(row["ci95_low"]), number(row["ci95_high"])
+            if low is None or high is None:
+                continue
+            name = f"`{row['system']}`"
+            if low <= 0 <= high and row.get("equivalent") == "yes":
+                name += f" (equivalent within the margin: TOST p {row['tost_p']})"
+            (below if high < 0 else above if low > 0 else open_).append(name)
+        verdicts.append(f"- Against {what.format(baselines[family])}: fewer errors (the interval "
+                        f"below 0): {', '.join(below) or 'none'}; more errors (above 0): "
+                        f"{', '.join(above) or 'none'}; neither (the interval across 0): "
+                        f"{', '.join(open_) or 'none'}.")
+    return "\n\n".join([
+        "Differences in AER points (the system's minus the baseline's; negative: fewer errors), "
+        "each system read the way its trial sentences choose, with 95 % intervals from a "
+        "hierarchical bootstrap over the runs (seeds) and the 447 test sentences "
+        "(`heed-align score --system`, 1,000 resamples; `results/compare/`); Holm within each "
+        "column; equivalence (TOST) within ±1 AER point. A system with one run has an interval "
+        "over sentences only.",
+        "\n".join(lines), "\n".join(verdicts)])
+
+
+def choices(results):
+    """Per system and seed of aer.tsv, the reading chosen on the trial sentences (TSV)."""
+    lines = ["system\tseed\trun\treading\ttrial_aer\ttest_aer"]
+    for system, seed in results.cells:
+        chosen = results.chosen_on_trial(system, seed)
+        if chosen:
+            lines.append(f"{system}\t{seed}\t{chosen[1]}\t{chosen[2]}\t{chosen[3]:.2f}\t"
+                         f"{chosen[0]:.2f}")
+    return "\n".join(lines)
+
+
 def render(results, page_dir, hansards):
     done = len(results.training)
     planned = len(results.queue) * len(results.directions)
@@ -319,6 +402,9 @@ def render(results, page_dir, hansards):
     spread = seed_spread(results)
     if spread:
         parts.append(spread)
+    compared = compare_section(results)
+    if compared:
+        parts.append(compared)
     parts += ["How each model trained (validation on the held-out pairs; minutes are heed-train's "
               "own and grow with the machine's load, the updates do not):",
               training_table(results)]
@@ -354,6 +440,8 @@ def main():
     parser.add_argument("--directions", help="fwd and/or rev (default: study.sh's)")
     parser.add_argument("--hansards", help="the gold set's folder, for the sentences of the "
                         "heatmap page (default: ../shared/data/hansards-naacl2003-en-fr)")
+    parser.add_argument("--choices", action="store_true",
+                        help="print the reading the trial sentences choose per system and seed")
     parser.add_argument("--check", action="store_true",
                         help="only check that the Python modules the report needs are there")
     args = parser.parse_args()
@@ -368,6 +456,9 @@ def main():
     if not os.path.isdir(hansards):
         hansards = None
     results = Results(args.results, args.queue or queue, args.directions or directions)
+    if args.choices:
+        print(choices(results))
+        return 0
     page_dir = os.path.dirname(os.path.abspath(args.page)) if args.page else os.getcwd()
     text = render(results, page_dir, hansards)
     if args.page:

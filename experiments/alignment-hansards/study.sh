@@ -12,7 +12,7 @@
 # Run the full study from a copy of the binaries outside the work tree (BIN), so that rebuilding
 # heed meanwhile changes nothing. Every unit is skipped when its rows are in RESULTS, so the study
 # can be stopped at any point and called again; an interrupted training resumes from its
-# checkpoint. Stages (STAGES, default "baselines models trial heatmaps silver report"):
+# checkpoint. Stages (STAGES, default "baselines models trial heatmaps compare silver report"):
 #   baselines  run.sh's corpus and classic aligners (lib.sh), then rows for ibm2, fast_align
 #              (when FAST_ALIGN names its build directory) and the diagonal baseline (every
 #              target word linked to the source word at the same relative position) in
@@ -39,6 +39,11 @@
 #              a model read on an earlier machine without its heatmaps is trained again for
 #              them (REDRAW=1, the default; 0: not), its validations checked against the kept
 #              run's.
+#   compare    the differences the page's claims rest on, with 95 % intervals over the seeds
+#              and the test sentences (heed-align score --system): each mechanism, read the
+#              way its trial sentences choose, against the better classic aligner, the diagonal
+#              and dot: RESULTS/compare/{aligner,diagonal,dot}.tsv. Models read on an earlier
+#              machine are trained again for their links (REDRAW=1).
 #   silver     silver links (experiments/multi30k/silver.sh) measured where gold exists:
 #              ibm2's grow-diag-final-and against the Hansards gold on the whole corpus and on a
 #              Multi30k-sized part of it, and built from Multi30k de–en + the RWTH sentences
@@ -108,7 +113,7 @@ PATIENCE=${PATIENCE:-4}
 HEATMAP_PAIRS=${HEATMAP_PAIRS:-21 80 139 199 272}
 SILVER_MODELS=${SILVER_MODELS:-}
 REDRAW=${REDRAW:-1}
-STAGES=${STAGES:-baselines models trial heatmaps silver report}
+STAGES=${STAGES:-baselines models trial heatmaps compare silver report}
 if [ "$quick" = 1 ]; then
   WORK=${WORK:-/tmp/heed-align-study-quick}
   RESULTS=${RESULTS:-$WORK/results}
@@ -494,6 +499,102 @@ if has_stage heatmaps; then
     fi
     draw_heatmaps "$mechanism" "$seed"
   done
+fi
+
+# --- compare ------------------------------------------------------------------------------------
+# The differences the page's claims rest on, each with its 95 % interval over the runs (seeds)
+# and the test sentences (heed-align score --system: a hierarchical bootstrap, Holm within each
+# file), every system read the way its trial sentences choose (report.py --choices): against
+# the better classic aligner on the trial sentences (compare/aligner.tsv: does any attention
+# align better?), against the diagonal (compare/diagonal.tsv: does it align at all?) and against
+# dot (compare/dot.tsv: what do learned weights buy?). Every link file is scored again first and
+# must give its row's AER (else nothing is compared). A model read on an earlier machine is
+# trained again for its links (REDRAW=1), as for the heatmaps.
+# link_path SYSTEM SEED RUN READING: where that reading of the test pairs is (English-French).
+link_path() {
+  local at=$WORK/links/$1-s$2/model.heed
+  case $2:$3 in
+    -:*) echo "$WORK/test.$1.$3" ;;
+    *:fwd) echo "$at/fwd.$4" ;;
+    *:rev) echo "$at/rev.$4.en-fr" ;;
+    *:agree) echo "$at/agree" ;;
+    *) echo "$at/$3.$4" ;;
+  esac
+}
+# relink MECHANISM SEED: every reading of its best models again, into WORK/links (the rows go to
+# a scratch table in WORK/relink, checked against aer.tsv's), training them again if need be.
+relink() {
+  local mechanism=$1 seed=$2 direction step
+  for direction in $DIRECTIONS; do
+    finished "$(model_dir "$mechanism" "$seed" "$direction")" && continue
+    [ "$REDRAW" = 1 ] || return 1
+    train "$mechanism" "$seed" "$direction"
+    if cmp -s <(cut -f1,3,7 "$RESULTS/metrics/$mechanism-s$seed.$direction.tsv") \
+              <(cut -f1,3,7 "$(model_dir "$mechanism" "$seed" "$direction").metrics.tsv"); then
+      log "$mechanism seed $seed $direction: trained again for its links, the same losses and validations as the kept run"
+    else
+      log "$mechanism seed $seed $direction: trained again for its links; its losses or validations DIFFER from the kept run's"
+    fi
+  done
+  step=$(best_step "$(model_dir "$mechanism" "$seed" "${DIRECTIONS%% *}")")
+  mkdir -p "$WORK/relink"
+  head -n 1 "$RESULTS/aer.tsv" > "$WORK/relink/scratch.tsv"
+  RESULTS=$WORK/relink read_models scratch "$mechanism" "$seed" "$step" model.heed
+}
+if has_stage compare; then
+  choices=$("$python" "$here/report.py" --results "$RESULTS" --queue "$QUEUE" \
+    --directions "$DIRECTIONS" --choices | tail -n +2)
+  # The runs of each system, "NAME=FILE[,FILE...]", once every file is there and scores as kept.
+  declare -A runs=()
+  ok=1
+  while IFS=$'\t' read -r system seed run reading _ test_aer; do
+    [ -n "$system" ] || continue
+    file=$(link_path "$system" "$seed" "$run" "$reading")
+    if [ ! -s "$file" ]; then
+      case $system in
+        ibm2 | fast_align)
+          if [ "$system" = fast_align ] && [ -z "$FAST_ALIGN" ]; then
+            log "compare: fast_align left out (no FAST_ALIGN to make its links again)"
+            continue
+          fi
+          hansards_classic ;;
+        diagonal) baseline_rows aer ;;
+        *) relink "$system" "$seed" || { log "compare: $system seed $seed has no links (REDRAW=0)"; continue; } ;;
+      esac
+    fi
+    [ "$(hansards_score "$file" test | cut -f1)" = "$test_aer" ] ||
+      { log "compare: $file scores $(hansards_score "$file" test | cut -f1), not aer.tsv's $test_aer"; ok=0; }
+    runs[$system]+=${runs[$system]:+,}$file
+  done <<< "$choices"
+  if [ "$ok" = 1 ]; then
+    mkdir -p "$RESULTS/compare"
+    # compare_family NAME BASELINE SYSTEM...: those of them that have runs, the baseline first.
+    compare_family() {
+      local name=$1 system args=() seen=" "
+      for system in "${@:2}"; do
+        [[ $seen == *" $system "* ]] && continue
+        seen+="$system "
+        [ -n "${runs[$system]:-}" ] && args+=(--system "$system=${runs[$system]}")
+      done
+      [ -n "${runs[$2]:-}" ] && [ "${#args[@]}" -ge 4 ] || return 0
+      "$BIN/heed-align" score --gold "$(hansards_gold_dir)/test.wa.nonullalign" --one-based \
+        "${args[@]}" --bootstrap 1000 --equivalence-margin 1 -q -o "$RESULTS/compare/$name.tsv"
+      log "compare: $name.tsv"
+    }
+    mechanisms=$(for item in $QUEUE; do echo "${item%%:*}"; done | awk '!seen[$0]++' | tr '\n' ' ')
+    # The classic aligner with the lower trial AER is the first family's baseline.
+    aligner=$(awk -F'\t' '($1 == "ibm2" || $1 == "fast_align") && (b == "" || $5 + 0 < b + 0) {
+      b = $5; s = $1 } END { print s }' <<< "$choices")
+    other=$([ "$aligner" = ibm2 ] && echo fast_align || echo ibm2)
+    # shellcheck disable=SC2086  # the mechanisms, one word each
+    compare_family aligner "$aligner" "$other" $mechanisms
+    # shellcheck disable=SC2086
+    compare_family diagonal diagonal $mechanisms
+    # shellcheck disable=SC2086
+    compare_family dot dot $mechanisms
+  else
+    log "compare: links that do not give their rows' AER; nothing compared"
+  fi
 fi
 
 # --- silver -------------------------------------------------------------------------------------

@@ -53,6 +53,44 @@ printf '\n\n\n' > "$TMP/none"
 expect_exit 0 no-links -- "$H" score --gold "$TMP/gold.wa" --test "$TMP/none"
 expect_eq no-links "$(tail -1 "$TMP/out")" $'100.00\t0.00\t0.00\t0\t3\t5\t3'
 
+# --system: aligners compared by AER over their runs and the sentences. Hand-worked: a = test
+# (40.00), b = the sure links (0.00: -40.00 against a), c = both as two runs (mean 20.00, sd
+# sqrt(2 * 20^2) = 28.28), d = test again (a difference of exactly 0 in every resample: p = 1,
+# equivalent, TOST p below the floor 1/(200+1)).
+expect_exit 0 compare -- "$H" score --gold "$TMP/gold.wa" --system a="$TMP/test" --system b="$TMP/sure" \
+  --system c="$TMP/test,$TMP/sure" --system d="$TMP/test" --bootstrap 200
+expect_eq compare-header "$(head -1 "$TMP/out")" \
+  "$(printf 'system\tmetric\truns\tmean\tsd\tdifference\tci95_low\tci95_high\tp_value\tp_holm\tci90_low\tci90_high\ttost_p\tequivalent\trun_scores')"
+expect_eq compare-baseline "$(sed -n 2p "$TMP/out")" "$(printf 'a\tAER\t1\t40.00\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t40.00')"
+expect_eq compare-difference "$(sed -n 3p "$TMP/out" | cut -f1-6)" "$(printf 'b\tAER\t1\t0.00\t-\t-40.00')"
+expect_eq compare-runs "$(sed -n 4p "$TMP/out" | cut -f1-6,15)" "$(printf 'c\tAER\t2\t20.00\t28.28\t-20.00\t40.00,0.00')"
+expect_eq compare-same "$(sed -n 5p "$TMP/out" | cut -f6-15)" \
+  "$(printf '+0.00\t+0.00\t+0.00\t1.0000\t1.0000\t+0.00\t+0.00\t< 0.00498\tyes\t40.00')"
+awk -F'\t' 'NR == 3 { exit !($7 <= $6 && $6 <= $8) }' "$TMP/out" && ok ||
+  fail "compare: the difference outside its interval: $(sed -n 3p "$TMP/out")"
+grep -q '^# AER in percent, lower is better' "$TMP/out" && grep -q '^# hierarchical bootstrap: 200 resamples' "$TMP/out" &&
+  ok || fail "compare: no method lines: $(tail -4 "$TMP/out")"
+grep -q 'warning.*--system a: one run' "$TMP/err" && ok || fail "compare: no one-run warning"
+# The same seed, the same figures.
+cp "$TMP/out" "$TMP/compare.first"
+expect_exit 0 compare-again -- "$H" score --gold "$TMP/gold.wa" --system a="$TMP/test" --system b="$TMP/sure" \
+  --system c="$TMP/test,$TMP/sure" --system d="$TMP/test" --bootstrap 200
+expect_same compare-again "$TMP/out" "$TMP/compare.first"
+expect_exit 64 compare-with-test -- "$H" score --gold "$TMP/gold.wa" --test "$TMP/test" --system a="$TMP/test"
+expect_error_line align compare-with-test "cannot be combined"
+expect_exit 64 compare-no-name -- "$H" score --gold "$TMP/gold.wa" --system "=$TMP/test"
+expect_error_line align compare-no-name "no name before '='"
+expect_exit 64 bootstrap-without-system -- "$H" score --gold "$TMP/gold.wa" --test "$TMP/test" --bootstrap 10
+expect_error_line align bootstrap-without-system "applies to --system"
+expect_exit 64 compare-zero-bootstrap -- "$H" score --gold "$TMP/gold.wa" --system a="$TMP/test" --bootstrap 0
+expect_error_line align compare-zero-bootstrap "bootstrap"
+expect_exit 64 no-test -- "$H" score --gold "$TMP/gold.wa"
+expect_error_line align no-test "give --test FILE, or --system"
+head -2 "$TMP/test" > "$TMP/test2"
+expect_exit 65 compare-lines -- "$H" score --gold "$TMP/gold.wa" --system a="$TMP/test" --system b="$TMP/test2"
+expect_error_line align compare-lines "test2' has 2 lines but '.*test' has 3"
+expect_eq compare-lines-stdout "$(wc -c < "$TMP/out")" 0
+
 # Errors: usage (64), mismatched counts and malformed links (65), missing input (66),
 # unwritable output (74); one line each, nothing on stdout.
 expect_exit 64 no-gold -- "$H" score --test "$TMP/test"

@@ -67,6 +67,16 @@ row() {  # SYSTEM SEED STEP RUN READING AER
   printf 'system\tnote\trun\treading\taer\n'
   printf 'guided `general`\trun.sh, 20 min\tagree\t-\t14.55\n'
 } > "$results/reference.tsv"
+# The compare stage's files, as heed-align score --system writes them: dot against ibm2 (more
+# errors), general against dot (across 0, equivalent within the margin).
+mkdir -p "$results/compare"
+H=$'system\tmetric\truns\tmean\tsd\tdifference\tci95_low\tci95_high\tp_value\tp_holm\tci90_low\tci90_high\ttost_p\tequivalent\trun_scores'
+printf '%s\n' "$H" $'ibm2\tAER\t1\t14.50\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t14.50' \
+  $'dot\tAER\t2\t34.75\t2.47\t+20.25\t+18.00\t+22.50\t< 0.001\t< 0.001\t+18.40\t+22.10\t1.0000\tno\t33.00,36.50' \
+  '# AER in percent, lower is better' > "$results/compare/aligner.tsv"
+printf '%s\n' "$H" $'dot\tAER\t2\t34.75\t2.47\t-\t-\t-\t-\t-\t-\t-\t-\t-\t33.00,36.50' \
+  $'general\tAER\t1\t34.50\t-\t-0.25\t-0.90\t+0.40\t0.4400\t0.4400\t-0.80\t+0.30\t0.0100\tyes\t34.50' \
+  > "$results/compare/dot.tsv"
 svg='<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect class="cell" width="5" height="5"/></svg>'
 echo "$svg" > "$results/heatmaps/dot.1.svg"
 echo "$svg" > "$results/heatmaps/general.1.svg"
@@ -98,6 +108,18 @@ grep -qF '| `dot`, seed 2 | 41.00 |' <<< "$page" && grep -F '`dot`, seed 2' <<< 
 grep -qF 'Best reading per seed: `dot` seed 1 33.00 (agree), seed 2 36.50 (agree).' <<< "$page" && ok ||
   fail "seed spread: $(grep -F 'Best reading' <<< "$page")"
 grep -qF '| `dot` | 1 | fr→en | 300 | 10.10 (200) | yes | 2.0 | 4000 |' <<< "$page" && ok || fail "training row"
+# The differences with their intervals: a column per family, a line of what each supports.
+grep -qF '| `dot` | 2 | 33.00,36.50 | +20.25 [+18.00, +22.50] (p Holm < 0.001) | baseline |' <<< "$page" && ok ||
+  fail "compare row: $(grep -F '| `dot` | 2 |' <<< "$page")"
+grep -qF '| `general` | 1 | 34.50 | — | -0.25 [-0.90, +0.40] (p Holm 0.4400) |' <<< "$page" && ok ||
+  fail "compare row: $(grep -F '| `general` | 1 |' <<< "$page")"
+grep -qF -- '- Against the classic aligner better on the trial sentences, `ibm2`: fewer errors (the interval below 0): none; more errors (above 0): `dot`;' <<< "$page" && ok ||
+  fail "compare verdict: $(grep -F -- '- Against' <<< "$page")"
+grep -qF 'neither (the interval across 0): `general` (equivalent within the margin: TOST p 0.0100).' <<< "$page" && ok ||
+  fail "compare verdict: $(grep -F -- '- Against `dot`' <<< "$page")"
+# --choices: each system's reading chosen on the trial sentences, with its trial and test AER.
+"$PY" "$REPORT" --results "$results" --queue "dot:1 dot:2 general:1" --directions "fwd rev" --choices > "$TMP/choices"
+expect_eq choices "$(cat "$TMP/choices")" "$(printf 'system\tseed\trun\treading\ttrial_aer\ttest_aer\ndot\t1\tfwd\targmax\t30.00\t40.00\nibm2\t-\tintersect\t-\t17.00\t14.50')"
 # The curve follows agree, the best reading of the best model that the checkpoints have.
 grep -qF '| updates | `dot` (agree) |' <<< "$page" && grep -qF '| 200 | 60.00 |' <<< "$page" && ok ||
   fail "curve table: $(grep -A5 -F '| updates |' <<< "$page")"

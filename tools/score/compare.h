@@ -15,9 +15,6 @@ struct MetricComparison {
   std::vector<eval::SystemComparison> result;  // one per cfg.systems, the baseline first
 };
 
-// The TSV columns, in order.
-const std::vector<std::string>& comparison_columns();
-
 // The report's lines (cfg.format: table or TSV); references is the number of --ref files.
 std::vector<std::string> comparison_report(const ScoreCliConfig& cfg,
                                            const std::vector<MetricComparison>& metrics,

@@ -4,31 +4,13 @@
 
 #include <algorithm>
 
+#include "common/comparison.h"
 #include "common/shared_options.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
 #include "heed/io/line_writer.h"
 
 namespace heed::score_tool {
-
-ScoreSystem parse_system(const std::string& spec, std::vector<std::string>& files) {
-  const size_t equals = spec.find('=');
-  const auto bad = [&spec](const std::string& why) {
-    return ConfigError("--system '" + spec + "': " + why + " (expected NAME=RUN[,RUN...])");
-  };
-  if (equals == std::string::npos) throw bad("no '='");
-  ScoreSystem system{spec.substr(0, equals), {}};
-  if (system.name.empty()) throw bad("no name before '='");
-  for (unsigned char c : system.name) {
-    if (c < 0x20 || c == 0x7f) throw bad("a control character in the name");
-  }
-  for (const std::string& file : split(spec.substr(equals + 1), ",")) {
-    if (file.empty()) throw bad("an empty file name");
-    system.runs.push_back(files.size());
-    files.push_back(file);
-  }
-  return system;
-}
 
 cli::ToolInfo tool_info() {
   return {"score",
@@ -46,7 +28,7 @@ cli::ToolInfo tool_info() {
 void add_options(cli::CommandLine& cl, ScoreCliConfig& cfg) {
   const auto check_system = [](const std::string& spec) {
     std::vector<std::string> files;
-    (void)parse_system(spec, files);
+    (void)cli::parse_system(spec, files);
   };
   const auto metrics = [](const std::string& list) {
     for (const auto& m : split(list, ",")) cli::check_choice("metrics", m, {"bleu", "chrf"});
@@ -110,17 +92,7 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
     if (cfg.bootstrap == 0) {
       throw ConfigError("--system compares by resampling: give --bootstrap N (1000 is usual)");
     }
-    // A name given again adds runs to its system.
-    for (const auto& spec : cfg.system_specs) {
-      ScoreSystem system = parse_system(spec, cfg.hypotheses);
-      auto same = std::find_if(cfg.systems.begin(), cfg.systems.end(),
-                               [&system](const ScoreSystem& s) { return s.name == system.name; });
-      if (same == cfg.systems.end()) {
-        cfg.systems.push_back(std::move(system));
-      } else {
-        same->runs.insert(same->runs.end(), system.runs.begin(), system.runs.end());
-      }
-    }
+    cfg.systems = cli::parse_systems(cfg.system_specs, cfg.hypotheses);
     cfg.format = cfg.format_name == "table"                   ? ScoreFormat::kTable
                  : cfg.format_name == "tsv"                   ? ScoreFormat::kTsv
                  : cfg.output == "-" && isatty(STDOUT_FILENO) ? ScoreFormat::kTable

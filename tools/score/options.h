@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/comparison.h"
 #include "common/options.h"
 #include "heed/eval/bleu.h"
 #include "heed/eval/chrf.h"
@@ -13,14 +14,6 @@
 
 namespace heed::score_tool {
 
-// One system of a multi-run comparison (--system NAME=RUN[,RUN...]).
-struct ScoreSystem {
-  std::string name;
-  std::vector<size_t> runs;  // its run files, as indices into ScoreCliConfig::hypotheses
-};
-// "NAME=RUN[,RUN...]" split; ConfigError naming --system when it is not that.
-ScoreSystem parse_system(const std::string& spec, std::vector<std::string>& files);
-
 enum class ScoreFormat { kTable, kTsv };
 
 struct ScoreCliConfig {
@@ -28,7 +21,7 @@ struct ScoreCliConfig {
   // The --hyp files; with --system, every run's file (systems says whose).
   std::vector<std::string> hypotheses;
   std::vector<std::string> system_specs;  // --system as given
-  std::vector<ScoreSystem> systems;       // resolved, in order of first mention; the baseline first
+  std::vector<cli::NamedSystem> systems;  // resolved, in order of first mention; the baseline first
   std::string output = "-";
   std::string metrics = "bleu,chrf";  // as given; bleu and chrf say which
   bool bleu = true;

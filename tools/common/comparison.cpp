@@ -1,0 +1,131 @@
+#include "common/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "common/table.h"
+#include "heed/common/error.h"
+#include "heed/common/strings.h"
+
+namespace heed::cli {
+namespace {
+
+std::string signed_number(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%+.*f", decimals, value);
+  return text;
+}
+
+}  // namespace
+
+NamedSystem parse_system(const std::string& spec, std::vector<std::string>& files) {
+  const size_t equals = spec.find('=');
+  const auto bad = [&spec](const std::string& why) {
+    return ConfigError("--system '" + spec + "': " + why + " (expected NAME=RUN[,RUN...])");
+  };
+  if (equals == std::string::npos) throw bad("no '='");
+  NamedSystem system{spec.substr(0, equals), {}};
+  if (system.name.empty()) throw bad("no name before '='");
+  for (unsigned char c : system.name) {
+    if (c < 0x20 || c == 0x7f) throw bad("a control character in the name");
+  }
+  for (const std::string& file : split(spec.substr(equals + 1), ",")) {
+    if (file.empty()) throw bad("an empty file name");
+    system.runs.push_back(files.size());
+    files.push_back(file);
+  }
+  return system;
+}
+
+std::vector<NamedSystem> parse_systems(const std::vector<std::string>& specs,
+                                       std::vector<std::string>& files) {
+  std::vector<NamedSystem> systems;
+  for (const auto& spec : specs) {
+    NamedSystem system = parse_system(spec, files);
+    auto same = std::find_if(systems.begin(), systems.end(),
+                             [&system](const NamedSystem& s) { return s.name == system.name; });
+    if (same == systems.end()) {
+      systems.push_back(std::move(system));
+    } else {
+      same->runs.insert(same->runs.end(), system.runs.begin(), system.runs.end());
+    }
+  }
+  return systems;
+}
+
+const std::vector<std::string>& comparison_columns() {
+  static const std::vector<std::string> columns = {
+      "system",     "metric",    "runs",      "mean",       "sd",
+      "difference", "ci95_low",  "ci95_high", "p_value",    "p_holm",
+      "ci90_low",   "ci90_high", "tost_p",    "equivalent", "run_scores"};
+  return columns;
+}
+
+std::vector<std::string> comparison_header(const std::string& margin, bool table) {
+  if (!table) return comparison_columns();
+  return {"system",
+          "metric",
+          "runs",
+          "mean ± sd",
+          "difference [95% CI]",
+          "p",
+          "p Holm",
+          "TOST p",
+          "equivalent ±" + margin};
+}
+
+std::vector<std::string> comparison_row(const std::string& name, const std::string& metric,
+                                        const eval::SystemComparison& r, bool baseline,
+                                        int decimals, bool table) {
+  const auto& e = r.equivalence;
+  if (table) {
+    std::string mean = format_number(r.mean, decimals);
+    if (std::isfinite(r.sd)) mean += " ± " + format_number(r.sd, decimals);
+    std::vector<std::string> row = {name, metric, std::to_string(r.runs), mean};
+    if (baseline) {
+      row.push_back("baseline");
+    } else {
+      row.insert(row.end(), {signed_number(r.difference, decimals) + " [" +
+                                 signed_number(r.ci95.low, decimals) + ", " +
+                                 signed_number(r.ci95.high, decimals) + "]",
+                             eval::format_p_value(r.p), eval::format_p_value(r.p_holm),
+                             eval::format_p_value(e.p), e.equivalent ? "yes" : "no"});
+    }
+    return row;
+  }
+  std::vector<std::string> scores;
+  for (double s : r.run_scores) scores.push_back(format_number(s, decimals));
+  std::vector<std::string> row = {name, metric, std::to_string(r.runs),
+                                  format_number(r.mean, decimals), format_number(r.sd, decimals)};
+  if (baseline) {
+    row.insert(row.end(), 9, "-");
+  } else {
+    row.insert(row.end(),
+               {signed_number(r.difference, decimals), signed_number(r.ci95.low, decimals),
+                signed_number(r.ci95.high, decimals), eval::format_p_value(r.p),
+                eval::format_p_value(r.p_holm), signed_number(e.ci90.low, decimals),
+                signed_number(e.ci90.high, decimals), eval::format_p_value(e.p),
+                e.equivalent ? "yes" : "no"});
+  }
+  row.push_back(join(scores, ","));
+  return row;
+}
+
+std::vector<std::string> comparison_method(int resamples, std::uint64_t seed,
+                                           const std::string& baseline, size_t comparisons,
+                                           const std::string& margin) {
+  const std::string b = std::to_string(resamples);
+  return {"# hierarchical bootstrap: " + b +
+              " resamples, each drawing every system's runs and one shared set of segments "
+              "with replacement; seed " +
+              std::to_string(seed) + "; baseline " + baseline,
+          "# p: two-sided, twice the share of resamples whose difference is on the far side of "
+          "0; '< x' when none is (x = 1/(" +
+              b + "+1)); Holm over the " + std::to_string(comparisons) +
+              " comparisons of each metric",
+          "# equivalence (TOST, alpha 0.05): the 90% interval inside (-" + margin + ", +" + margin +
+              ")"};
+}
+
+}  // namespace heed::cli
