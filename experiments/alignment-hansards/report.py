@@ -325,7 +325,7 @@ def difference_cell(row):
 
 def compare_section(results):
     """The differences in AER with their intervals, a column per family, and what they support."""
-    if not results.compare:
+    if not any(family in results.compare for family, _ in FAMILIES):
         return ""
     systems, baselines, runs = [], {}, {}
     for family, _ in FAMILIES:
@@ -362,6 +362,10 @@ def compare_section(results):
                         f"below 0): {', '.join(below) or 'none'}; more errors (above 0): "
                         f"{', '.join(above) or 'none'}; neither (the interval across 0): "
                         f"{', '.join(open_) or 'none'}.")
+    left_out = [f"`{row['system']}`" + (f" seed {row['seed']}" if row["seed"] != "-" else "") +
+                f" ({row['reason']})" for row in results.compare.get("left-out", [])]
+    if left_out:
+        verdicts.append("- Left out: " + "; ".join(left_out) + ".")
     return "\n\n".join([
         "Differences in AER points (the system's minus the baseline's; negative: fewer errors), "
         "each system read the way its trial sentences choose, with 95 % intervals from a "

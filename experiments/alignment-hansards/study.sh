@@ -544,30 +544,38 @@ relink() {
 if has_stage compare; then
   choices=$("$python" "$here/report.py" --results "$RESULTS" --queue "$QUEUE" \
     --directions "$DIRECTIONS" --choices | tail -n +2)
-  # The runs of each system, "NAME=FILE[,FILE...]", once every file is there and scores as kept.
-  declare -A runs=()
-  ok=1
+  # The runs of each system, "NAME=FILE[,FILE...]", once every file is there and scores as kept;
+  # a system with a run that cannot be had, or scores otherwise, is left out (left-out.tsv says
+  # why, and the page).
+  declare -A runs=() left_out=()
+  mkdir -p "$RESULTS/compare"
+  printf 'system\tseed\treason\n' > "$WORK/left-out.tsv"
+  leave_out() {  # SYSTEM SEED REASON
+    left_out[$1]=1
+    printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$WORK/left-out.tsv"
+    log "compare: $1 seed $2 left out: $3"
+  }
   while IFS=$'\t' read -r system seed run reading _ test_aer; do
     [ -n "$system" ] || continue
     file=$(link_path "$system" "$seed" "$run" "$reading")
     if [ ! -s "$file" ]; then
       case $system in
-        ibm2 | fast_align)
-          if [ "$system" = fast_align ] && [ -z "$FAST_ALIGN" ]; then
-            log "compare: fast_align left out (no FAST_ALIGN to make its links again)"
-            continue
-          fi
+        ibm2) hansards_classic ;;
+        fast_align)
+          [ -n "$FAST_ALIGN" ] || { leave_out "$system" "$seed" "no FAST_ALIGN to make its links again"; continue; }
           hansards_classic ;;
         diagonal) baseline_rows aer ;;
-        *) relink "$system" "$seed" || { log "compare: $system seed $seed has no links (REDRAW=0)"; continue; } ;;
+        *) relink "$system" "$seed" || { leave_out "$system" "$seed" "its links are gone (REDRAW=0)"; continue; } ;;
       esac
     fi
-    [ "$(hansards_score "$file" test | cut -f1)" = "$test_aer" ] ||
-      { log "compare: $file scores $(hansards_score "$file" test | cut -f1), not aer.tsv's $test_aer"; ok=0; }
+    aer=$(hansards_score "$file" test | cut -f1)
+    [ "$aer" = "$test_aer" ] ||
+      { leave_out "$system" "$seed" "its links made again score $aer, not aer.tsv's $test_aer"; continue; }
     runs[$system]+=${runs[$system]:+,}$file
   done <<< "$choices"
-  if [ "$ok" = 1 ]; then
-    mkdir -p "$RESULTS/compare"
+  for system in "${!left_out[@]}"; do unset "runs[$system]"; done
+  mv "$WORK/left-out.tsv" "$RESULTS/compare/left-out.tsv"
+  {
     # compare_family NAME BASELINE SYSTEM...: those of them that have runs, the baseline first.
     compare_family() {
       local name=$1 system args=() seen=" "
@@ -592,9 +600,7 @@ if has_stage compare; then
     compare_family diagonal diagonal $mechanisms
     # shellcheck disable=SC2086
     compare_family dot dot $mechanisms
-  else
-    log "compare: links that do not give their rows' AER; nothing compared"
-  fi
+  }
 fi
 
 # --- silver -------------------------------------------------------------------------------------

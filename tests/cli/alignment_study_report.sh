@@ -77,6 +77,7 @@ printf '%s\n' "$H" $'ibm2\tAER\t1\t14.50\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t14.50' \
 printf '%s\n' "$H" $'dot\tAER\t2\t34.75\t2.47\t-\t-\t-\t-\t-\t-\t-\t-\t-\t33.00,36.50' \
   $'general\tAER\t1\t34.50\t-\t-0.25\t-0.90\t+0.40\t0.4400\t0.4400\t-0.80\t+0.30\t0.0100\tyes\t34.50' \
   > "$results/compare/dot.tsv"
+printf 'system\tseed\treason\nfast_align\t-\tno FAST_ALIGN to make its links again\n' > "$results/compare/left-out.tsv"
 svg='<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect class="cell" width="5" height="5"/></svg>'
 echo "$svg" > "$results/heatmaps/dot.1.svg"
 echo "$svg" > "$results/heatmaps/general.1.svg"
@@ -117,6 +118,8 @@ grep -qF -- '- Against the classic aligner better on the trial sentences, `ibm2`
   fail "compare verdict: $(grep -F -- '- Against' <<< "$page")"
 grep -qF 'neither (the interval across 0): `general` (equivalent within the margin: TOST p 0.0100).' <<< "$page" && ok ||
   fail "compare verdict: $(grep -F -- '- Against `dot`' <<< "$page")"
+grep -qF -- '- Left out: `fast_align` (no FAST_ALIGN to make its links again).' <<< "$page" && ok ||
+  fail "left out: $(grep -F 'Left out' <<< "$page")"
 # --choices: each system's reading chosen on the trial sentences, with its trial and test AER.
 "$PY" "$REPORT" --results "$results" --queue "dot:1 dot:2 general:1" --directions "fwd rev" --choices > "$TMP/choices"
 expect_eq choices "$(cat "$TMP/choices")" "$(printf 'system\tseed\trun\treading\ttrial_aer\ttest_aer\ndot\t1\tfwd\targmax\t30.00\t40.00\nibm2\t-\tintersect\t-\t17.00\t14.50')"
