@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Soak: heed-translate as a co-process (input left open, a line in, a line out) over 60,000 varied
 # lines, beam 5 and greedy. Every sentence brings new shapes (rows of live hypotheses × source
-# length); the plan caches are bounded (onednn/plan_cache.h), so after a warm-up of 30,000 lines
-# the peak resident memory may grow by at most 10 % + 8 MiB over the next 30,000, and it stays
-# under the estimate heed-translate logs (decode/memory.h). Before the caches were bounded the
-# same input grew to 1.4 GB at 30,000 lines and kept growing (issue 29).
+# length); the plan caches are bounded (onednn/plan_cache.h), so the peak resident memory grows
+# over the first 30,000 lines and then levels off: over the next 30,000 it may grow by at most
+# half of what it grew over the first (after 100 lines), and it stays under the estimate
+# heed-translate logs (decode/memory.h). The peak is that of the largest batches met, and which
+# lines share a batch depends on how much input the reader finds waiting (timing), so it still
+# moves a little: measured here over 30,000 more lines 0-21 MiB (beam 1) against 90-108 over the
+# first 30,000; a fixed "10 % + 8 MiB" failed once in five. An unbounded cache grows alike in
+# both halves: before the caches were bounded the same input grew to 1.4 GB at 30,000 lines and
+# kept growing (issue 29).
 source "$(dirname "$0")/lib.sh"
 if under_sanitizer; then
   echo "SKIPPED: resident memory under AddressSanitizer says nothing of heed's"
@@ -37,7 +42,10 @@ for beam in 5 1; do
   "$BIN/heed-translate" -m "$M" --beam-size "$beam" --threads 1 -v < "$TMP/in" > "$TMP/out" 2> "$TMP/err" &
   pid=$!
   exec 3> "$TMP/in"
-  head -30000 "$TMP/varied" >&3
+  head -100 "$TMP/varied" >&3
+  if ! wait_lines "$TMP/out" 100 $pid; then fail "beam $beam: no 100 output lines: $(tail -2 "$TMP/err")"; exec 3>&-; continue; fi
+  start=$(kib VmHWM $pid)
+  sed -n 101,30000p "$TMP/varied" >&3
   if ! wait_lines "$TMP/out" 30000 $pid; then fail "beam $beam: no 30,000 output lines: $(tail -2 "$TMP/err")"; exec 3>&-; continue; fi
   warm=$(kib VmHWM $pid)
   tail -n +30001 "$TMP/varied" >&3
@@ -47,9 +55,9 @@ for beam in 5 1; do
   wait $pid
   expect_eq "beam-$beam-exit" $? 0
   estimate=$(sed -n 's/.*memory: at most \([0-9]*\) MiB.*/\1/p' "$TMP/err")
-  echo "beam $beam: peak RSS $((warm / 1024)) MiB after 30,000 lines, $((peak / 1024)) MiB after 60,000; estimate $estimate MiB" >&2
-  [ "$peak" -le $((warm * 110 / 100 + 8192)) ] && ok ||
-    fail "beam $beam: peak RSS grew from $warm KiB after 30,000 lines to $peak KiB after 60,000"
+  echo "beam $beam: peak RSS $((start / 1024)) MiB after 100 lines, $((warm / 1024)) MiB after 30,000, $((peak / 1024)) MiB after 60,000; estimate $estimate MiB" >&2
+  [ $((peak - warm)) -le $(((warm - start) / 2)) ] && ok ||
+    fail "beam $beam: peak RSS grew from $start KiB after 100 lines to $warm KiB after 30,000 and $peak KiB after 60,000: not levelling off"
   [ -n "$estimate" ] && [ "$peak" -le $((estimate * 1024)) ] && ok ||
     fail "beam $beam: peak RSS $peak KiB above the logged estimate of ${estimate:-?} MiB"
 done
