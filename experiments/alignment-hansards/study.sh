@@ -484,18 +484,24 @@ fi
 # A seed-1 model read on an earlier machine, whose heatmaps were not drawn there, is trained
 # again (its en→fr direction, the same options and seed), and its validations are compared with
 # the ones RESULTS/metrics kept: the same figures mean the same model (the log says which).
+# train_again MECHANISM SEED DIRECTION WHAT: a model read on an earlier machine trained again
+# (the same options and seed) for WHAT, and its losses and validations checked against the ones
+# RESULTS/metrics kept: the same figures mean the same model (the log says which).
+train_again() {
+  train "$1" "$2" "$3"
+  if cmp -s <(cut -f1,3,7 "$RESULTS/metrics/$1-s$2.$3.tsv") \
+            <(cut -f1,3,7 "$(model_dir "$1" "$2" "$3").metrics.tsv"); then
+    log "$1 seed $2 $3: trained again for its $4, the same losses and validations as the kept run"
+  else
+    log "$1 seed $2 $3: trained again for its $4; its losses or validations DIFFER from the kept run's"
+  fi
+}
 if has_stage heatmaps; then
   for item in $QUEUE; do
     mechanism=${item%%:*} seed=${item##*:}
     if [ "$seed" = 1 ] && [ "$REDRAW" = 1 ] && recorded "$mechanism" 1 &&
        ! ls "$RESULTS/heatmaps/$mechanism".*.svg > /dev/null 2>&1; then
-      train "$mechanism" 1 fwd
-      if cmp -s <(cut -f1,3,7 "$RESULTS/metrics/$mechanism-s1.fwd.tsv") \
-                <(cut -f1,3,7 "$(model_dir "$mechanism" 1 fwd).metrics.tsv"); then
-        log "$mechanism seed 1 fwd: trained again for its heatmaps, the same losses and validations as the kept run"
-      else
-        log "$mechanism seed 1 fwd: trained again for its heatmaps; its losses or validations DIFFER from the kept run's"
-      fi
+      train_again "$mechanism" 1 fwd heatmaps
     fi
     draw_heatmaps "$mechanism" "$seed"
   done
@@ -508,7 +514,7 @@ fi
 # the better classic aligner on the trial sentences (compare/aligner.tsv: does any attention
 # align better?), against the diagonal (compare/diagonal.tsv: does it align at all?) and against
 # dot (compare/dot.tsv: what do learned weights buy?). Every link file is scored again first and
-# must give its row's AER (else nothing is compared). A model read on an earlier machine is
+# must give its row's AER, else its system is left out. A model read on an earlier machine is
 # trained again for its links (REDRAW=1), as for the heatmaps.
 # link_path SYSTEM SEED RUN READING: where that reading of the test pairs is (English-French).
 link_path() {
@@ -521,20 +527,15 @@ link_path() {
     *) echo "$at/$3.$4" ;;
   esac
 }
-# relink MECHANISM SEED: every reading of its best models again, into WORK/links (the rows go to
-# a scratch table in WORK/relink, checked against aer.tsv's), training them again if need be.
+# relink MECHANISM SEED: every reading of its best models again, into WORK/links (read_models'
+# rows go to a scratch table in WORK/relink; the caller checks the file it compares), training
+# them again if need be.
 relink() {
   local mechanism=$1 seed=$2 direction step
   for direction in $DIRECTIONS; do
     finished "$(model_dir "$mechanism" "$seed" "$direction")" && continue
     [ "$REDRAW" = 1 ] || return 1
-    train "$mechanism" "$seed" "$direction"
-    if cmp -s <(cut -f1,3,7 "$RESULTS/metrics/$mechanism-s$seed.$direction.tsv") \
-              <(cut -f1,3,7 "$(model_dir "$mechanism" "$seed" "$direction").metrics.tsv"); then
-      log "$mechanism seed $seed $direction: trained again for its links, the same losses and validations as the kept run"
-    else
-      log "$mechanism seed $seed $direction: trained again for its links; its losses or validations DIFFER from the kept run's"
-    fi
+    train_again "$mechanism" "$seed" "$direction" links
   done
   step=$(best_step "$(model_dir "$mechanism" "$seed" "${DIRECTIONS%% *}")")
   mkdir -p "$WORK/relink"
@@ -575,32 +576,30 @@ if has_stage compare; then
   done <<< "$choices"
   for system in "${!left_out[@]}"; do unset "runs[$system]"; done
   mv "$WORK/left-out.tsv" "$RESULTS/compare/left-out.tsv"
-  {
-    # compare_family NAME BASELINE SYSTEM...: those of them that have runs, the baseline first.
-    compare_family() {
-      local name=$1 system args=() seen=" "
-      for system in "${@:2}"; do
-        [[ $seen == *" $system "* ]] && continue
-        seen+="$system "
-        [ -n "${runs[$system]:-}" ] && args+=(--system "$system=${runs[$system]}")
-      done
-      [ -n "${runs[$2]:-}" ] && [ "${#args[@]}" -ge 4 ] || return 0
-      "$BIN/heed-align" score --gold "$(hansards_gold_dir)/test.wa.nonullalign" --one-based \
-        "${args[@]}" --bootstrap 1000 --equivalence-margin 1 -q -o "$RESULTS/compare/$name.tsv"
-      log "compare: $name.tsv"
-    }
-    mechanisms=$(for item in $QUEUE; do echo "${item%%:*}"; done | awk '!seen[$0]++' | tr '\n' ' ')
-    # The classic aligner with the lower trial AER is the first family's baseline.
-    aligner=$(awk -F'\t' '($1 == "ibm2" || $1 == "fast_align") && (b == "" || $5 + 0 < b + 0) {
-      b = $5; s = $1 } END { print s }' <<< "$choices")
-    other=$([ "$aligner" = ibm2 ] && echo fast_align || echo ibm2)
-    # shellcheck disable=SC2086  # the mechanisms, one word each
-    compare_family aligner "$aligner" "$other" $mechanisms
-    # shellcheck disable=SC2086
-    compare_family diagonal diagonal $mechanisms
-    # shellcheck disable=SC2086
-    compare_family dot dot $mechanisms
+  # compare_family NAME BASELINE SYSTEM...: those of them that have runs, the baseline first.
+  compare_family() {
+    local name=$1 system args=() seen=" "
+    for system in "${@:2}"; do
+      [[ $seen == *" $system "* ]] && continue
+      seen+="$system "
+      [ -n "${runs[$system]:-}" ] && args+=(--system "$system=${runs[$system]}")
+    done
+    [ -n "${runs[$2]:-}" ] && [ "${#args[@]}" -ge 4 ] || return 0
+    "$BIN/heed-align" score --gold "$(hansards_gold_dir)/test.wa.nonullalign" --one-based \
+      "${args[@]}" --bootstrap 1000 --equivalence-margin 1 -q -o "$RESULTS/compare/$name.tsv"
+    log "compare: $name.tsv"
   }
+  mechanisms=$(for item in $QUEUE; do echo "${item%%:*}"; done | awk '!seen[$0]++' | tr '\n' ' ')
+  # The classic aligner with the lower trial AER is the first family's baseline.
+  aligner=$(awk -F'\t' '($1 == "ibm2" || $1 == "fast_align") && (b == "" || $5 + 0 < b + 0) {
+    b = $5; s = $1 } END { print s }' <<< "$choices")
+  other=$([ "$aligner" = ibm2 ] && echo fast_align || echo ibm2)
+  # shellcheck disable=SC2086  # the mechanisms, one word each
+  compare_family aligner "$aligner" "$other" $mechanisms
+  # shellcheck disable=SC2086
+  compare_family diagonal diagonal $mechanisms
+  # shellcheck disable=SC2086
+  compare_family dot dot $mechanisms
 fi
 
 # --- silver -------------------------------------------------------------------------------------
