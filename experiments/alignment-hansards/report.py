@@ -309,7 +309,8 @@ def silver_table(results):
     return "\n".join(lines)
 
 
-# The comparison families of the compare stage: (file, what its baseline is, the question).
+# The comparison families of the compare stage: (its file under compare/, how the page names
+# its baseline).
 FAMILIES = [("aligner", "the classic aligner better on the trial sentences, `{}`"),
             ("diagonal", "the diagonal"),
             ("dot", "`dot`")]
