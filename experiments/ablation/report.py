@@ -244,6 +244,22 @@ class Comparison:
         return self.verdict.split(":", 1)[0]
 
 
+def read_comparisons(file, margin):
+    """The rows of one heed-score or heed-align score --system TSV: {(system, metric):
+    Comparison} against its first system, the baseline, which has no row of its own."""
+    rows = read_tsv(file)
+    table = {}
+    for row in rows:
+        if row["difference"] in ("-", ""):
+            continue
+        comparison = Comparison(row, rows[0]["system"], margin)
+        comparison.baseline_runs = next(int(b["runs"]) for b in rows
+                                        if b["system"] == rows[0]["system"]
+                                        and b["metric"] == row["metric"])
+        table[(row["system"], row["metric"])] = comparison
+    return table
+
+
 class Results:
     """The result files of one study, and the figures the page quotes from them."""
 
@@ -283,20 +299,13 @@ class Results:
         self.compare = {}  # (family, test) → {(system, metric): Comparison}
         for file in sorted(glob.glob(path("compare/*.tsv"))):
             family, _, test = os.path.basename(file)[:-4].rpartition(".")
-            rows = read_tsv(file)
-            if not rows:
-                continue
-            baseline = rows[0]["system"]
-            table = {}
-            for row in rows:
-                if row["difference"] in ("-", ""):
-                    continue
-                comparison = Comparison(row, baseline, self.margin)
-                comparison.baseline_runs = next(int(b["runs"]) for b in rows
-                                                if b["system"] == baseline
-                                                and b["metric"] == row["metric"])
-                table[(row["system"], row["metric"])] = comparison
-            self.compare[(family, test)] = table
+            self.compare[(family, test)] = read_comparisons(file, self.margin)
+        # The kept argmax links against the silver links: FAMILY or "diagonal" → {system: ...}.
+        aer_margin = number(self.settings.get("aer_margin")) or 1
+        self.silver_compare = {
+            os.path.basename(file)[:-4]: {system: c for (system, _), c in
+                                          read_comparisons(file, aer_margin).items()}
+            for file in sorted(glob.glob(path("silver-compare/*.tsv")))}
         self.curves = {}
         for file in glob.glob(path("curves/*.tsv")):
             self.curves[os.path.basename(file)[:-4]] = read_tsv(file)
@@ -866,7 +875,8 @@ def counterpart_table(results):
 
 def silver_table(results):
     """Per configuration: AER of its argmax and shift links against the silver links, mean ± sd
-    over its compared runs; the diagonal baseline under them."""
+    over its compared runs, and its argmax links against its family's baseline's and the
+    diagonal's (difference [95 % interval], verdict); the diagonal baseline under them."""
     rows = []
     for config_id in finished(results):
         probed = unit_rows(results, results.silver, config_id)
@@ -877,14 +887,24 @@ def silver_table(results):
         if all(c == DASH for c in cells):
             continue
         runs = len({r["seed"] for r in probed if number(r["aer"]) is not None})
-        rows.append([f"`{config_id}`", f"{runs}"] + cells)
+        family = results.family(config_id)
+        # † where a side with seeds has one run (the diagonal has none to draw).
+        versus_baseline = results.silver_compare.get(family, {}).get(config_id)
+        versus_diagonal = results.silver_compare.get("diagonal", {}).get(config_id)
+        rows.append([f"`{config_id}`", f"{runs}"] + cells + [
+            DASH if c is None else
+            f"{c.interval} {c.verdict_word}{' †' if min(c.runs, sides) < 2 else ''}"
+            for c, sides in ((versus_baseline, versus_baseline and versus_baseline.baseline_runs),
+                             (versus_diagonal, 2))])
     if not rows:
         return "_No trained model probed yet (stage \"probes\")._"
     for row in results.silver_baselines:
         rows.append([f"{row['baseline']} (every target word to the source word at its relative "
                      f"position)" if row["baseline"] == "diagonal" else row["baseline"], DASH,
-                     num(number(row["aer"])), DASH])
-    return markdown_table(["configuration", "runs", "AER, argmax", "AER, shift"], rows)
+                     num(number(row["aer"])), DASH, DASH, DASH])
+    return markdown_table(["configuration", "runs", "AER, argmax", "AER, shift",
+                           "argmax against its family's baseline", "argmax against the diagonal"],
+                          rows)
 
 
 def long_table(results):

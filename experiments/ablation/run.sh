@@ -69,7 +69,8 @@
 #   --transfer-factors "F ..." [TRANSFER_FACTORS: "0.5 2"; "" = none] the check of a rate carried
 #                           to another hidden size (rate_owners)
 #   --hidden N [HIDDEN: 512] the hidden size of configurations whose hidden column is '-'
-#   --bootstrap B [BOOTSTRAP: 1000]  --margin M [MARGIN: 0.5]   the statistics
+#   --bootstrap B [BOOTSTRAP: 1000]  --margin M [MARGIN: 0.5]   the statistics (AER_MARGIN: 1,
+#                           the equivalence margin of the AER comparisons, in AER points)
 #   --stages "..." [STAGES: "data cost runs probes stats report"; "share" on an idle machine]
 #   --commit                after each run, commit RESULTS and REPORT (git commit -- those paths)
 # Environment: BIN (build/bin; run the study from a copy of the binaries outside the work tree,
@@ -80,7 +81,7 @@
 # 1.4× the tokens per second of JOBS=1 THREADS=2, bench/parallel_training.sh, so the study
 # finishes sooner; each run's result is the same either way, its minutes are not), MODEL
 # ("--embed 256 --dropout 0.3") and VOCAB (10000: --vocab-size), the last two for tests and
-# other corpora.
+# other corpora. SCORE_BIN (BIN): the heed-align whose `score --system` compares the kept links.
 #
 # Stages, each unit skipped when its result is there, so the driver can be stopped anywhere and
 # called again (an interrupted training resumes from its checkpoint):
@@ -102,7 +103,9 @@
 #           baseline's family, in the mode training runs (stepped, input feeding: bench/
 #           train_phases.cpp, decode_phases.cpp from BENCH, default build/bench); a speed
 #           measurement, so not a default stage: run it alone on an idle machine
-#   stats   heed-score --system per family, test set and pooled set (RESULTS/compare/)
+#   stats   heed-score --system per family, test set and pooled set (RESULTS/compare/); the
+#           kept argmax links against the silver links by heed-align score --system, per family
+#           and against the diagonal (RESULTS/silver-compare/)
 #   report  the page, from RESULTS alone: report.py renders ablation.md.j2 (Debian's
 #           python3-jinja2 and python3-matplotlib, checked before the first stage)
 #
@@ -126,7 +129,10 @@
 #   share/MECHANISM.MODE.rROUND.tsv  the phase benchmarks' output (train, greedy, beam5), SHARE_ROUNDS
 #                     (3) interleaved rounds of SHARE_REPEATS (5) repeats
 #   silver.tsv        per run, AER (precision, recall) of its argmax and shift links against the
-#                     silver links; silver-baselines.tsv the diagonal baseline against them
+#                     silver links; silver-baselines.tsv the diagonal baseline against them;
+#                     links/UNIT.argmax.txt.gz its argmax links; silver-compare/FAMILY.tsv each
+#                     configuration's against its baseline's, silver-compare/diagonal.tsv every
+#                     configuration's against the diagonal's (heed-align score --system)
 { # Bash reads a script as it runs it: the braces make it read this one whole first, so that the
   # study, days long, is not disturbed when the checkout changes under it.
 set -euo pipefail
@@ -194,7 +200,10 @@ PRECISION=${PRECISION:-$(heed_default_precision)}
 LR=${LR:-0.001}
 STAGES=${STAGES:-data cost runs probes stats report}
 LONG_MIN=${LONG_MIN:-30} LONG_MAX=${LONG_MAX:-80}
-MARGIN=${MARGIN:-0.5}
+MARGIN=${MARGIN:-0.5} AER_MARGIN=${AER_MARGIN:-1}
+# The heed-align that compares the kept links (score --system): BIN's, or a newer build's for a
+# study begun with binaries older than that command (scoring reads files; the runs are BIN's).
+SCORE_BIN=${SCORE_BIN:-$BIN}
 if [ "$quick" = 1 ]; then
   WORK=${WORK:-/tmp/heed-ablation-conv-quick}
   RESULTS=${RESULTS:-$WORK/results}
@@ -490,8 +499,8 @@ shown() {
   printf 'updates\t%s\nvalid_every\t%s\npatience\t%s\nlr\t%s\nlr_factors\t%s\ntransfer_factors\t%s\n' \
     "$UPDATES" "$VALID_EVERY" "$PATIENCE" "$LR" "$LR_FACTORS" "$TRANSFER_FACTORS"
   printf 'schedule\t%s\nmodel\t%s\nhidden\t%s\nseeds\t%s\n' "$SCHEDULE" "$MODEL" "$HIDDEN" "$SEEDS"
-  printf 'precision\t%s\nthreads\t%s\njobs\t%s\nbootstrap\t%s\nmargin\t%s\nquick\t%s\n' \
-    "$PRECISION" "$THREADS" "$JOBS" "$BOOTSTRAP" "$MARGIN" "$quick"
+  printf 'precision\t%s\nthreads\t%s\njobs\t%s\nbootstrap\t%s\nmargin\t%s\naer_margin\t%s\nquick\t%s\n' \
+    "$PRECISION" "$THREADS" "$JOBS" "$BOOTSTRAP" "$MARGIN" "$AER_MARGIN" "$quick"
   printf 'planned_runs\t%s\n' "$(($(wc -l < "$RESULTS/plan.tsv") - 1))"
 } > "$RESULTS/settings.tsv"
 
@@ -783,6 +792,11 @@ sat_columns+='\tgrad_scores_mean\tgrad_scores_median'
 dash_row() {  # COLUMNS
   printf -- "$1\n" | awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) $i = "-"; print }'
 }
+silver_row() {  # id seed lr reading: the scores of its row of silver.tsv (empty: none)
+  awk -F'\t' -v OFS='\t' -v id="$1" -v s="$2" -v lr="$3" -v r="$4" \
+    '$1 == id && $2 == s && $3 == lr && $4 == r { $1 = $2 = $3 = $4 = ""; sub(/^\t+/, ""); print }' \
+    "$RESULTS/silver.tsv"
+}
 has_row() {  # file id seed lr [reading]
   awk -F'\t' -v id="$2" -v s="$3" -v lr="$4" -v r="${5:-}" \
     '$1 == id && $2 == s && $3 == lr && (r == "" || $4 == r) { f = 1 } END { exit !f }' "$1"
@@ -798,12 +812,15 @@ joined_of() {  # unit
 }
 probe_unit() {  # id seed lr: the probes of a finished run, each skipped when its row is there
   local id=$1 seed=$2 lr=$3
-  local unit=$id-s$seed-lr$lr dir=$WORK/runs/$id-s$seed-lr$lr stats reading row decoded=0
+  local unit=$id-s$seed-lr$lr dir=$WORK/runs/$id-s$seed-lr$lr stats reading row kept decoded=0
+  local links=$RESULTS/links/$unit.argmax.txt.gz
   [ -f "$dir/model.heed" ] && [ -f "$RESULTS/hyps/$unit.${test_names[0]}.txt.gz" ] || return 0
+  kept=$(silver_row "$id" "$seed" "$lr" argmax)
   # One force-decode gives the attention matrices (the saturation statistics) and the argmax links
-  # (the silver AER). f32, whatever the study's precision: the weights as the model defines them.
-  if ! has_row "$RESULTS/saturation.tsv" "$id" "$seed" "$lr" ||
-     ! has_row "$RESULTS/silver.tsv" "$id" "$seed" "$lr" argmax; then
+  # (the silver AER, and the links kept for the comparisons). f32, whatever the study's precision:
+  # the weights as the model defines them.
+  if ! has_row "$RESULTS/saturation.tsv" "$id" "$seed" "$lr" || [ -z "$kept" ] ||
+     { [ ! -f "$links" ] && [ "${kept%%$'\t'*}" != - ]; }; then
     "$BIN/heed-align" -m "$dir/model.heed" --threads "$THREADS" --soft "$WORK/probe.jsonl" -q \
       "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" -o "$WORK/probe.argmax" 2> "$WORK/probe.err" &&
       decoded=1
@@ -820,6 +837,18 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
     printf '%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$stats" >> "$RESULTS/saturation.tsv"
   fi
   rm -f "$WORK/probe.jsonl"
+  # The argmax links, kept for heed-align score --system (stats). A run probed before they were
+  # kept is read again, and its links kept only if they score exactly as its row.
+  if [ "$decoded" = 1 ] && [ ! -f "$links" ]; then
+    row=$("$BIN/heed-align" score --gold "$WORK/silver/test.words" --test "$WORK/probe.argmax" | tail -n 1)
+    if [ -z "$kept" ] || [ "$kept" = "$row" ]; then
+      mkdir -p "$RESULTS/links"
+      gzip -9nc "$WORK/probe.argmax" > "$links.tmp"
+      mv "$links.tmp" "$links"
+    else
+      log "$unit: its argmax links read again score '$row', not its row's '$kept': not kept"
+    fi
+  fi
   # The attention as alignment: argmax and shift links against the silver links, a row each (a
   # model without attention weights: rows of dashes).
   for reading in argmax shift; do
@@ -892,6 +921,11 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
       "$BIN/heed-score" "${case_score[@]}" -r "$ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
         --equivalence-margin "$MARGIN" --format tsv -q -o "$RESULTS/compare/$family.$name.tsv"
     done
+    # The attention as alignment: each configuration's kept links against its baseline's, scored
+    # on the silver links.
+    sys=()
+    for id in $ids; do sys+=("$id=$(kept_links "$id")"); done
+    silver_compare "$RESULTS/silver-compare/$family.tsv" "${sys[@]}"
     # The mechanistic checks against their counterparts (pooled set), both at one rate.
     mkdir -p "$RESULTS/counterpart"
     while IFS=$'\t' read -r id _ stage _ _ _; do
@@ -928,6 +962,38 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
         --format tsv -q -o "$RESULTS/long/$id.tsv"
     done
   done
+  # Every configuration's kept links against the diagonal baseline's.
+  if [ -s "$WORK/silver/test.words" ]; then
+    [ -s "$WORK/silver/diagonal" ] || multi30k_silver_diagonal "$BIN" "${test_prefixes[0]}.$SRC" \
+      "${test_prefixes[0]}.$TGT" "$WORK/silver/test.words" "$WORK/silver/diagonal" > /dev/null
+    sys=("diagonal=$WORK/silver/diagonal")
+    for id in $(cut -f1 <<< "$planned_lines" | awk '!seen[$0]++'); do sys+=("$id=$(kept_links "$id")"); done
+    silver_compare "$RESULTS/silver-compare/diagonal.tsv" "${sys[@]}"
+  fi
+}
+# The kept argmax links of ID's compared runs, as --system's comma-separated runs (empty: none).
+kept_links() {  # id
+  local unit runs=""
+  for unit in $(compared_units "$1"); do
+    [ -f "$RESULTS/links/$unit.argmax.txt.gz" ] || continue
+    gzip -dc "$RESULTS/links/$unit.argmax.txt.gz" > "$WORK/stats/$unit.links"
+    runs+=${runs:+,}$WORK/stats/$unit.links
+  done
+  echo "$runs"
+}
+# heed-align score --system against the silver links, the first NAME=RUNS the baseline; systems
+# without runs left out, and no file unless the baseline and one other have some.
+silver_compare() {  # OUT NAME=RUNS...
+  local out=$1 s sys=()
+  shift
+  for s in "$@"; do [ -n "${s#*=}" ] && sys+=(--system "$s"); done
+  if [ ! -s "$WORK/silver/test.words" ] || [ -z "${1#*=}" ] || [ "${#sys[@]}" -lt 4 ]; then
+    rm -f "$out"
+    return 0
+  fi
+  mkdir -p "$(dirname "$out")"
+  "$SCORE_BIN/heed-align" score --gold "$WORK/silver/test.words" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
+    --equivalence-margin "$AER_MARGIN" -q -o "$out"
 }
 
 report() {

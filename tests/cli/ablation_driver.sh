@@ -100,6 +100,17 @@ awk -F'\t' 'NR > 1 && !($5 >= 0 && $5 <= 100 && $11 == 12) { bad = 1 } END { exi
   fail "silver AER rows: $(head -3 "$R/silver.tsv")"
 expect_eq silver-baseline "$(cut -f1 "$R/silver-baselines.tsv" | tr '\n' ' ')" "baseline diagonal "
 expect_eq silver-header "$(head -n 1 "$R/silver.tsv" | cut -f4-6)" "$(printf 'reading\taer\tprecision')"
+# The argmax links kept, and compared with intervals: per family against its baseline's, and
+# every configuration against the diagonal's.
+expect_eq links "$(ls "$R/links" | wc -l)" 10
+expect_eq links-lines "$(gzip -dc "$R/links/dot-s1-lr0.001.argmax.txt.gz" | wc -l)" 12
+expect_eq silver-compare "$(ls "$R/silver-compare" | tr '\n' ' ')" "diagonal.tsv main.tsv "  # families of one configuration: none
+expect_eq silver-compare-main "$(awk -F'\t' '!/^#/ && NR > 1 { print $1 "-" $2 "-" $3 }' "$R/silver-compare/main.tsv" | tr '\n' ' ')" \
+  "dot-AER-2 general-AER-2 general-id-AER-1 "
+expect_eq silver-compare-diagonal "$(awk -F'\t' '!/^#/ && NR > 1 { print $1 }' "$R/silver-compare/diagonal.tsv" | tr '\n' ' ')" \
+  "diagonal dot general dot-bahdanau dot-h24 general-id "
+grep -qE '^\| `general` \| 2 \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \| [-+][0-9.]+ \[[-+][0-9.]+, [-+][0-9.]+\] (differs|level|undecided) \| [-+][0-9.]+ \[' "$REPORT" &&
+  ok || fail "no silver comparison for general on the page: $(grep -F '| `general` | 2 |' "$REPORT" | tail -1)"
 expect_eq long-hyps "$(gzip -dc "$R/hyps/dot-s1-lr0.001.long.txt.gz" | wc -l)" "$long_inputs"
 [ -s "$R/compare/main.long.tsv" ] && [ -s "$R/long/dot.tsv" ] && ok ||
   fail "no comparison on the long inputs: $(ls "$R/compare" "$R/long" 2>&1 | tr '\n' ' ')"
@@ -119,6 +130,21 @@ expect_same again-runs "$R/runs.tsv" "$TMP/runs.first"
 expect_same again-probes "$R/saturation.tsv" "$TMP/saturation.first"
 
 grep -q '^ablation: 10 of 10 runs done$' "$TMP/err" && ok || fail "no count at the end: $(tail -n 3 "$TMP/err")"
+
+# A run probed before the links were kept: read again, its links kept when they score as its
+# row, and not when they do not (the row stays; the log says why).
+cp "$R/links/dot-s1-lr0.001.argmax.txt.gz" "$TMP/links.first"
+rm "$R/links/dot-s1-lr0.001.argmax.txt.gz" "$R/links/general-s1-lr0.001.argmax.txt.gz"
+cp "$R/silver.tsv" "$TMP/silver.first"
+awk -F'\t' -v OFS='\t' '$1 == "general" && $2 == 1 && $3 == "0.001" && $4 == "argmax" { $5 = "99.99" } 1' \
+  "$TMP/silver.first" > "$R/silver.tsv"
+expect_exit 0 links-again -- bash "$RUN" "${corpus[@]}" --stages probes
+expect_same links-again-same "$R/links/dot-s1-lr0.001.argmax.txt.gz" "$TMP/links.first"
+[ ! -f "$R/links/general-s1-lr0.001.argmax.txt.gz" ] && grep -q "^ablation: general-s1-lr0.001: its argmax links read again score '.*', not its row's '99.99	.*': not kept$" "$TMP/err" &&
+  ok || fail "links scoring otherwise than their row kept, or no message: $(grep -F general-s1 "$TMP/err" | head -2)"
+cp "$TMP/silver.first" "$R/silver.tsv"
+expect_exit 0 links-restored -- bash "$RUN" "${corpus[@]}" --stages probes
+expect_eq links-restored-count "$(ls "$R/links" | wc -l)" 10
 
 # A learning-rate check still running (its row not in runs.tsv yet) is unfinished, not failed:
 # no perplexity, the base rate kept, and the page says so. Then the finished state again.

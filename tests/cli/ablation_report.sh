@@ -188,8 +188,21 @@ dot 2 0.001 argmax 42.00 58 58 100 100 100 10
 dot 1 0.001 shift 30.00 70 70 100 100 100 10
 dot 2 0.001 shift 31.00 69 69 100 100 100 10
 general 1 0.001 argmax 99.00 1 1 100 100 100 10
+general 1 0.002 argmax 38.00 62 62 100 100 100 10
+general 2 0.002 argmax 39.00 61 61 100 100 100 10
 none 1 0.001 argmax - - - - - - -
 EOF2
+# heed-align score --system on the kept links: against the family's baseline and the diagonal.
+mkdir -p "$R/silver-compare"
+printf '%s\n' "$H" \
+  'dot	AER	2	41.00	1.41	-	-	-	-	-	-	-	-	-	40.00,42.00' \
+  'general	AER	2	38.50	0.71	-2.50	-4.00	-1.00	0.0020	0.0020	-3.80	-1.20	0.9000	no	38.00,39.00' \
+  > "$R/silver-compare/main.tsv"
+printf '%s\n' "$H" \
+  'diagonal	AER	1	40.67	-	-	-	-	-	-	-	-	-	-	40.67' \
+  'dot	AER	2	41.00	1.41	+0.33	-0.40	+1.10	0.4000	0.4000	-0.30	+0.90	0.0300	yes	40.00,42.00' \
+  'general	AER	2	38.50	0.71	-2.17	-3.00	-1.30	< 0.001	< 0.002	-2.90	-1.40	1.0000	no	38.00,39.00' \
+  > "$R/silver-compare/diagonal.tsv"
 printf 'baseline\taer\tprecision\trecall\tpredicted\tsure\tpossible\tsentences\ndiagonal\t40.67\t61.51\t57.31\t11877\t12747\t12747\t1000\n' \
   > "$R/silver-baselines.tsv"
 printf 'set\ttrained_on\treference\tlinks\taer\nhansards\tcorpus\tgold\tibm2\t18.12\nhansards-small\tsmall\tgold\tibm2\t20.63\n' \
@@ -274,9 +287,13 @@ expect "long inputs table" '^\| `dot` \| 2 \| 32\.50 ± 0\.71 \| 30\.50 ± 0\.71
 expect "long inputs against the baseline, the chosen rate's runs" '^\| `general` \| 1 \| 31\.50 \| 31\.00 \| — \| — \| undecided: \+0\.50 \[-0\.50, \+1\.50\]'
 expect "share table: medians over the rounds, the whole's range" '^\| `dot` \| 210\.0 \(200–220\) \| 45\.0 \(20 %\) \| 5,000\.0 \| 500\.0 \(10 %\) \| — \| — \| — \|$'
 expect "share setup from the files" 'run them \(cpu: Test CPU; decoding: beam 1, batch 64; model: bi-LSTM 256\+256; 2 interleaved rounds\):$'
-expect "silver AER, the chosen rate's runs" '^\| `dot` \| 2 \| 41\.00 ± 1\.41 \| 30\.50 ± 0\.71 \|$'
+expect "silver AER, the chosen rate's runs; against the diagonal, level" \
+  '^\| `dot` \| 2 \| 41\.00 ± 1\.41 \| 30\.50 ± 0\.71 \| — \| \+0\.33 \[-0\.40, \+1\.10\] level \|$'
+expect "silver: against the baseline and the diagonal, with intervals (the diagonal has one run: †)" \
+  '^\| `general` \| 2 \| 38\.50 ± 0\.71 \| — \| -2\.50 \[-4\.00, -1\.00\] differs \| -2\.17 \[-3\.00, -1\.30\] differs \|$'
 grep -q '^| `general` | 1 | 99' "$TMP/page.md" && fail "silver: a run at the rate not chosen"
-expect "silver: the diagonal baseline" '^\| diagonal \(every target word to the source word at its relative position\) \| — \| 40\.67 \| — \|$'
+expect "silver: the diagonal baseline" '^\| diagonal \(every target word to the source word at its relative position\) \| — \| 40\.67 \| — \| — \| — \|$'
+expect "silver: the comparisons' margin from the settings" 'level\* within ±1 AER \(TOST\)'
 expect "silver against gold, from the Hansards study" 'the same recipe.s links score 18\.12$'
 expect "mechanistic check against its counterpart" '^\| `general-identity` \| `general` \| level: within ±0\.5 BLEU \(TOST p = 0\.0100\); \+0\.20 \[-0\.10, \+0\.50\] \| — \|$'
 expect "literature box" '^### In the literature$'
