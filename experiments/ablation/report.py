@@ -199,6 +199,7 @@ class Comparison:
         self.baseline = baseline
         self.runs = int(row["runs"])
         self.baseline_runs = None
+        self.baseline_seeded = True  # False: a baseline without seeds (the diagonal), one run
         self.difference = number(row["difference"])
         self.low, self.high = number(row["ci95_low"]), number(row["ci95_high"])
         self.p_text, self.p_holm_text, self.tost_text = row["p_value"], row["p_holm"], row["tost_p"]
@@ -235,7 +236,7 @@ class Comparison:
         else:
             text = (f"undecided: {self.interval}; neither a difference ({holm}) nor equivalence "
                     f"within {margin} ({tost})")
-        if self.runs < 2 or (self.baseline_runs or 0) < 2:
+        if self.runs < 2 or (self.baseline_seeded and (self.baseline_runs or 0) < 2):
             text += " (†)"
         return text
 
@@ -244,7 +245,7 @@ class Comparison:
         return self.verdict.split(":", 1)[0]
 
 
-def read_comparisons(file, margin):
+def read_comparisons(file, margin, baseline_seeded=True):
     """The rows of one heed-score or heed-align score --system TSV: {(system, metric):
     Comparison} against its first system, the baseline, which has no row of its own."""
     rows = read_tsv(file)
@@ -253,6 +254,7 @@ def read_comparisons(file, margin):
         if row["difference"] in ("-", ""):
             continue
         comparison = Comparison(row, rows[0]["system"], margin)
+        comparison.baseline_seeded = baseline_seeded
         comparison.baseline_runs = next(int(b["runs"]) for b in rows
                                         if b["system"] == rows[0]["system"]
                                         and b["metric"] == row["metric"])
@@ -303,8 +305,9 @@ class Results:
         # The kept argmax links against the silver links: FAMILY or "diagonal" → {system: ...}.
         aer_margin = number(self.settings.get("aer_margin")) or 1
         self.silver_compare = {
-            os.path.basename(file)[:-4]: {system: c for (system, _), c in
-                                          read_comparisons(file, aer_margin).items()}
+            os.path.basename(file)[:-4]: {
+                system: c for (system, _), c in read_comparisons(
+                    file, aer_margin, os.path.basename(file) != "diagonal.tsv").items()}
             for file in sorted(glob.glob(path("silver-compare/*.tsv")))}
         self.curves = {}
         for file in glob.glob(path("curves/*.tsv")):
@@ -479,6 +482,15 @@ class Results:
         comparison = self.cmp(config_id, test, metric)
         if comparison is None:
             return f"not compared yet (`{config_id}` has {self.seeds(config_id)} finished runs)"
+        return comparison.verdict
+
+    def silver_verdict(self, config_id, against="family"):
+        """Its argmax links against its family's baseline's ("family") or the diagonal's
+        ("diagonal"), scored on the silver links (silver-compare/*.tsv)."""
+        name = self.family(config_id) if against == "family" else against
+        comparison = self.silver_compare.get(name, {}).get(config_id)
+        if comparison is None:
+            return "not compared yet (links kept for the compared runs of both needed)"
         return comparison.verdict
 
     # Cost: forward+backward ms of one batch's attention (cost-*.tsv).
@@ -888,14 +900,11 @@ def silver_table(results):
             continue
         runs = len({r["seed"] for r in probed if number(r["aer"]) is not None})
         family = results.family(config_id)
-        # † where a side with seeds has one run (the diagonal has none to draw).
-        versus_baseline = results.silver_compare.get(family, {}).get(config_id)
-        versus_diagonal = results.silver_compare.get("diagonal", {}).get(config_id)
         rows.append([f"`{config_id}`", f"{runs}"] + cells + [
             DASH if c is None else
-            f"{c.interval} {c.verdict_word}{' †' if min(c.runs, sides) < 2 else ''}"
-            for c, sides in ((versus_baseline, versus_baseline and versus_baseline.baseline_runs),
-                             (versus_diagonal, 2))])
+            f"{c.interval} {c.verdict_word}{' †' if c.verdict.endswith('(†)') else ''}"
+            for c in (results.silver_compare.get(family, {}).get(config_id),
+                      results.silver_compare.get("diagonal", {}).get(config_id))])
     if not rows:
         return "_No trained model probed yet (stage \"probes\")._"
     for row in results.silver_baselines:

@@ -293,6 +293,10 @@ expect "silver: against the baseline and the diagonal, with intervals (the diago
   '^\| `general` \| 2 \| 38\.50 ± 0\.71 \| — \| -2\.50 \[-4\.00, -1\.00\] differs \| -2\.17 \[-3\.00, -1\.30\] differs \|$'
 grep -q '^| `general` | 1 | 99' "$TMP/page.md" && fail "silver: a run at the rate not chosen"
 expect "silver: the diagonal baseline" '^\| diagonal \(every target word to the source word at its relative position\) \| — \| 40\.67 \| — \| — \| — \|$'
+expect "answer 1's evidence: the alignment against dot's, from the silver comparisons" \
+  "^- \`general\`'s attention as alignment .*, against \`dot\`'s: differs: 2\.50 AER lower \[-4\.00, -1\.00\] \(Holm p = 0\.0020\)$"
+expect "answer 1's evidence: the alignment against the diagonal's" \
+  "^- \`dot\`'s against the diagonal's: level: within ±1 AER \(TOST p = 0\.0300\); \+0\.33 \[-0\.40, \+1\.10\]$"
 expect "silver: the comparisons' margin from the settings" 'level\* within ±1 AER \(TOST\)'
 expect "silver against gold, from the Hansards study" 'the same recipe.s links score 18\.12$'
 expect "mechanistic check against its counterpart" '^\| `general-identity` \| `general` \| level: within ±0\.5 BLEU \(TOST p = 0\.0100\); \+0\.20 \[-0\.10, \+0\.50\] \| — \|$'
