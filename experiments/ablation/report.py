@@ -8,7 +8,8 @@ stats.tsv and machine.txt, when the probes ran saturation.tsv, long.tsv, long-se
 long/ID.tsv, silver.tsv and silver-baselines.tsv, counterpart/ID.tsv, when the share stage ran
 share/MECHANISM.MODE.tsv, protocol-changes.md if the protocol changed during the study (and the
 pooling study's tables, experiments/pooling/results/, for question 3,
-experiments/alignment-hansards/results/silver.tsv for how silver links agree with gold). The
+experiments/alignment-hansards/results: silver.tsv for how silver links agree with gold,
+compare/*.tsv for the mechanisms' attention against each other on gold). The
 page is regenerated after every finished run, so a configuration without runs yet prints "—" or
 is left out of a table, and a comparison without both sides is not made; a result file that run.sh
 always writes and that is missing is an error naming it.
@@ -265,7 +266,7 @@ def read_comparisons(file, margin, baseline_seeded=True):
 class Results:
     """The result files of one study, and the figures the page quotes from them."""
 
-    def __init__(self, directory, pooling, silver_check=None):
+    def __init__(self, directory, pooling, alignment=None):
         self.dir = directory
 
         def path(name):
@@ -321,28 +322,27 @@ class Results:
         self.long_set = read_tsv(path("long-set.tsv"), required=False) or []
         self.long_drop = {}  # id → {metric: Comparison of whole against one by one}
         for file in sorted(glob.glob(path("long/*.tsv"))):
-            rows = read_tsv(file)
-            for row in rows:
-                if row["difference"] not in ("-", ""):
-                    comparison = Comparison(row, rows[0]["system"], self.margin)
-                    comparison.baseline_runs = comparison.runs
-                    self.long_drop.setdefault(os.path.basename(file)[:-4], {})[
-                        row["metric"]] = comparison
+            for (_, metric), comparison in read_comparisons(file, self.margin).items():
+                self.long_drop.setdefault(os.path.basename(file)[:-4], {})[metric] = comparison
         self.counterpart = {}  # mechanistic check → {metric: Comparison with its counterpart}
         for file in sorted(glob.glob(path("counterpart/*.tsv"))):
-            rows = read_tsv(file)
-            for row in rows:
-                if row["difference"] not in ("-", ""):
-                    comparison = Comparison(row, rows[0]["system"], self.margin)
-                    comparison.baseline_runs = next(int(b["runs"]) for b in rows
-                                                    if b["system"] == comparison.baseline
-                                                    and b["metric"] == row["metric"])
-                    self.counterpart.setdefault(row["system"], {})[row["metric"]] = comparison
+            for (system, metric), comparison in read_comparisons(file, self.margin).items():
+                self.counterpart.setdefault(system, {})[metric] = comparison
         self.silver = read_tsv(path("silver.tsv"), required=False) or []
         self.silver_baselines = read_tsv(path("silver-baselines.tsv"), required=False) or []
-        # How silver links agree with gold where both exist (the Hansards study's silver.tsv).
-        self.silver_check = {row["set"]: row for row in
-                             (read_tsv(silver_check, required=False) or [])} if silver_check else {}
+        # The Hansards alignment study: how silver links agree with gold where both exist
+        # (silver.tsv), and the mechanisms' attention compared on gold (compare/NAME.tsv, NAME the
+        # baseline: dot, diagonal, aligner; AER margin 1 as study.sh compares; one run of a
+        # deterministic baseline is all it has).
+        self.silver_check, self.gold_compare = {}, {}
+        if alignment:
+            self.silver_check = {row["set"]: row for row in (read_tsv(
+                os.path.join(alignment, "silver.tsv"), required=False) or [])}
+            for file in sorted(glob.glob(os.path.join(alignment, "compare", "*.tsv"))):
+                name = os.path.basename(file)[:-4]
+                if name != "left-out":
+                    self.gold_compare[name] = {system: c for (system, _), c in read_comparisons(
+                        file, 1, name == "dot").items()}
         # (mechanism, mode) → [one round: {"phases": {phase: row}, "notes": ["# …" lines]}]
         self.share = {}
         for file in sorted(glob.glob(path("share/*.tsv"))):
@@ -492,6 +492,15 @@ class Results:
         if comparison is None:
             return "not compared yet (links kept for the compared runs of both needed)"
         return comparison.verdict
+
+    def gold_verdict(self, config_id, against="dot"):
+        """Its attention as the Hansards study compares it on gold: against `dot`'s, the
+        diagonal's or the classic aligner's (its compare/AGAINST.tsv)."""
+        comparison = self.gold_compare.get(against, {}).get(config_id)
+        if comparison is None:
+            return "not compared yet (the Hansards study's compare stage)"
+        return f"{comparison.verdict} (against `{comparison.baseline}`)" \
+            if against == "aligner" else comparison.verdict
 
     # Cost: forward+backward ms of one batch's attention (cost-*.tsv).
     def cost(self, mechanism, length):
@@ -1141,9 +1150,9 @@ def main():
     parser.add_argument("--pooling", default=None,
                         help="the pooling study's tables for question 3 "
                         "(default: experiments/pooling/results)")
-    parser.add_argument("--silver-check", default=None,
-                        help="the Hansards study's silver-against-gold rows (default: "
-                        "experiments/alignment-hansards/results/silver.tsv)")
+    parser.add_argument("--alignment", default=None,
+                        help="the Hansards alignment study's results: silver.tsv (silver against "
+                        "gold) and compare/*.tsv (default: experiments/alignment-hansards/results)")
     parser.add_argument("--check", action="store_true",
                         help="only check that the Python modules the report needs are there")
     args = parser.parse_args()
@@ -1162,9 +1171,9 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     pooling = args.pooling or os.path.join(root, "experiments", "pooling", "results")
     try:
-        silver_check = args.silver_check or os.path.join(
-            root, "experiments", "alignment-hansards", "results", "silver.tsv")
-        results = Results(args.results, pooling, silver_check)
+        alignment = args.alignment or os.path.join(root, "experiments", "alignment-hansards",
+                                                   "results")
+        results = Results(args.results, pooling, alignment)
         page = render(args.template, results, os.path.dirname(os.path.abspath(args.output)))
     except (ReportError, jinja2.TemplateError) as error:
         line = None if isinstance(error, MissingInput) else template_line(error, args.template)

@@ -39,7 +39,7 @@ expect() {  # name pattern: the page matches the extended regular expression
 report() {
   local name=$1 want=$2
   shift 2
-  "$PY" "$REPORT" --pooling "$TMP/pooling" --silver-check "$TMP/silver-check.tsv" "$@" 2>"$TMP/err"
+  "$PY" "$REPORT" --pooling "$TMP/pooling" --alignment "$TMP/alignment" "$@" 2>"$TMP/err"
   local got=$?
   [ "$got" = "$want" ] || fail "$name: exit $got, expected $want: $(head -c 300 "$TMP/err")"
 }
@@ -51,7 +51,7 @@ error() {
 tsv() { sed 's/  */\t/g' > "$1"; }  # the fixture below is written with spaces for legibility
 
 R=$TMP/results
-mkdir -p "$R/curves" "$R/compare"
+mkdir -p "$R/curves" "$R/compare" "$TMP/alignment/compare"
 printf 'corpus\t/data/train\nvalid\t/data/val\nsrc\tde\ntgt\ten\nmerges\t8000\nlowercase\t1
 test\ttest2016\t1000\t/data/test_2016\ntest\ttest2017\t500\t/data/test_2017
 updates\t6800\nvalid_every\t850\npatience\t4\nlr\t0.001\nlr_factors\t2
@@ -206,7 +206,17 @@ printf '%s\n' "$H" \
 printf 'baseline\taer\tprecision\trecall\tpredicted\tsure\tpossible\tsentences\ndiagonal\t40.67\t61.51\t57.31\t11877\t12747\t12747\t1000\n' \
   > "$R/silver-baselines.tsv"
 printf 'set\ttrained_on\treference\tlinks\taer\nhansards\tcorpus\tgold\tibm2\t18.12\nhansards-small\tsmall\tgold\tibm2\t20.63\n' \
-  > "$TMP/silver-check.tsv"
+  > "$TMP/alignment/silver.tsv"
+# The Hansards study's comparisons on gold (heed-align score --system, margin 1).
+printf '%s\n' "$H" \
+  'dot	AER	2	20.24	0.78	-	-	-	-	-	-	-	-	-	19.69,20.79' \
+  'general	AER	2	19.42	0.20	-0.82	-1.60	-0.10	0.0300	0.0600	-1.50	-0.20	0.0400	yes	19.56,19.28' \
+  > "$TMP/alignment/compare/dot.tsv"
+printf '%s\n' "$H" \
+  'ibm2	AER	1	14.50	-	-	-	-	-	-	-	-	-	-	14.50' \
+  'general	AER	2	19.42	0.20	+4.92	+3.90	+6.00	< 0.001	< 0.001	+4.00	+5.80	1.0000	no	19.56,19.28' \
+  > "$TMP/alignment/compare/aligner.tsv"
+printf 'system\tseed\treason\n' > "$TMP/alignment/compare/left-out.tsv"
 printf '%s\n' "$H" \
   'one-by-one	BLEU	2	32.50	0.71	-	-	-	-	-	-	-	-	-	32.00,33.00' \
   'whole	BLEU	2	30.50	0.71	-2.00	-3.00	-1.00	0.0010	0.0010	-2.80	-1.20	0.9900	no	30.00,31.00' \
@@ -297,6 +307,10 @@ expect "answer 1's evidence: the alignment against dot's, from the silver compar
   "^- \`general\`'s attention as alignment .*, against \`dot\`'s: differs: 2\.50 AER lower \[-4\.00, -1\.00\] \(Holm p = 0\.0020\)$"
 expect "answer 1's evidence: the alignment against the diagonal's" \
   "^- \`dot\`'s against the diagonal's: level: within ±1 AER \(TOST p = 0\.0300\); \+0\.33 \[-0\.40, \+1\.10\]$"
+expect "answer 1's evidence: the attention on gold against dot's (the Hansards study)" \
+  "^- \`general\`'s attention as alignment on gold .*, against \`dot\`'s: level: within ±1 AER \(TOST p = 0\.0400\); -0\.82 \[-1\.60, -0\.10\]$"
+expect "answer 1's evidence: on gold against the classic aligner, named; the diagonal not compared yet" \
+  "^- \`general\`'s on gold against the classic aligner's: differs: 4\.92 AER higher \[\+3\.90, \+6\.00\] \(Holm p < 0\.001\) \(against \`ibm2\`\); against the diagonal's: not compared yet "
 expect "silver: the comparisons' margin from the settings" 'level\* within ±1 AER \(TOST\)'
 expect "silver against gold, from the Hansards study" 'the same recipe.s links score 18\.12$'
 expect "mechanistic check against its counterpart" '^\| `general-identity` \| `general` \| level: within ±0\.5 BLEU \(TOST p = 0\.0100\); \+0\.20 \[-0\.10, \+0\.50\] \| — \|$'
