@@ -195,13 +195,21 @@ def seed_spread(results):
     return "Best reading per seed: " + "; ".join(parts) + "."
 
 
+DIRECTION_ORDER = {"fwd": 0, "rev": 1}
+
+
 def training_table(results):
     if not results.training:
         return "_No model trained yet._"
     lines = ["| system | seed | direction | updates | best val ppl (at update) | early stop | "
              "minutes | target tok/s |",
              "| --- | --- | --- | ---: | ---: | --- | ---: | ---: |"]
-    for row in results.training:
+    # In the queue's order, whatever order the models were recorded in (one trained again is
+    # recorded last).
+    place = {unit: i for i, unit in enumerate(results.queue)}
+    for row in sorted(results.training, key=lambda r: (place.get((r["system"], r["seed"]),
+                                                                 len(place)),
+                                                       DIRECTION_ORDER.get(r["direction"], 2))):
         direction = SHORT.get(row["direction"], row["direction"])
         ppl = number(row["best_val_ppl"])
         best = f"{ppl:.2f} ({int(row['best_step']):,})" if ppl is not None else "—"
