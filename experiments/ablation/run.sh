@@ -324,20 +324,11 @@ planned_lines=${planned_lines%$'\n'}
 [ -n "$planned_lines" ] || die 65 "no configuration left to run"
 
 lr_times() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%g", a * f }'; }
-# The core configuration of configuration $1's family with its --attention, if another: general
-# from the identity against general, a learned temperature against scaled-dot.
-counterpart_of() {
-  awk -F'\t' -v id="$1" '
-    function attention(o) { return match(o " ", /--attention [^ ]+ /) ? substr(o " ", RSTART, RLENGTH) : "" }
-    { ids[NR] = $1; family[NR] = $2; stage[NR] = $3; att[NR] = attention($6); if ($1 == id) me = NR }
-    END { if (!me || att[me] == "") exit
-          for (i = 1; i <= NR; i++)
-            if (i != me && family[i] == family[me] && stage[i] == "core" && att[i] == att[me]) {
-              print ids[i]; exit } }' <<< "$planned_lines"
-}
 # Whose learning-rate check sets each configuration's rate (its "owner"), a line per configuration:
-# id, owner, and for an owner that is not core the core configuration whose chosen rate its check
-# starts from. A core configuration owns its check (LR and LR × LR_FACTORS). Any other runs at the
+# id, owner, for an owner that is not core the core configuration whose chosen rate its check
+# starts from, and its counterpart: the core configuration of its family with its --attention,
+# if another (general from the identity against general, a learned temperature against
+# scaled-dot). A core configuration owns its check (LR and LR × LR_FACTORS). Any other runs at the
 # rate of the core configuration with its --attention, its family's if there is one (general from
 # the identity at general's; dot-bahdanau at dot's); at another hidden size, at the rate of that
 # core configuration's own model (same options) at this size, whose check tries the rate carried
@@ -350,9 +341,13 @@ rate_owners() {
     function attention(o) {
       o = o " "
       return match(o, /--attention [^ ]+ /) ? substr(o, RSTART + 12, RLENGTH - 13) : "" }
-    function core_of(i,   j) {
+    function counterpart(i,   j) {
       if (att[i] == "") return 0
-      for (j = 1; j <= NR; j++) if (stage[j] == "core" && att[j] == att[i] && fam[j] == fam[i]) return j
+      for (j = 1; j <= NR; j++) if (j != i && stage[j] == "core" && att[j] == att[i] && fam[j] == fam[i]) return j
+      return 0 }
+    function core_of(i,   j) {  # its counterpart, else a core configuration of any family with its --attention
+      if (counterpart(i)) return counterpart(i)
+      if (att[i] == "") return 0
       for (j = 1; j <= NR; j++) if (stage[j] == "core" && att[j] == att[i]) return j
       return 0 }
     function owner(i,   c, j) {
@@ -368,13 +363,14 @@ rate_owners() {
       if (!($2 in base)) base[$2] = NR }
     END {
       for (i = 1; i <= NR; i++) {
-        o = owner(i)
-        print id[i], o ? id[o] : "-", o == i && stage[i] != "core" ? id[core_of(i)] : "-" } }' <<< "$planned_lines"
+        o = owner(i); c = counterpart(i)
+        print id[i], o ? id[o] : "-", o == i && stage[i] != "core" ? id[core_of(i)] : "-", c ? id[c] : "-" } }' <<< "$planned_lines"
 }
 rate_table=$(rate_owners)
 # Field $2 of configuration $1's line in rate_table: 2 its owner, 3 the core configuration its own
-# check starts from; "" for none.
+# check starts from, 4 its counterpart; "" for none.
 rate_field() { awk -F'\t' -v id="$1" -v n="$2" '$1 == id { if ($n != "-") print $n; exit }' <<< "$rate_table"; }
+counterpart_of() { rate_field "$1" 4; }
 # plan.tsv: order, id, family, stage, seed, lr, hidden, options. The lr column: a rate; "chosen"
 # (its own check decides), "chosen:ID" (ID's check does: rate_owners), "chosen:ID*F" (ID's chosen
 # rate × F: the runs of a check that starts from ID's rate).
@@ -617,7 +613,7 @@ choose_lr() {
   printf 'id\tbase\tfactor\tlr\tbest_val_ppl\tchosen\n' > "$RESULTS/lr-choice.tsv.tmp"
   # The core configurations' checks first: the others start from their choices.
   for pass in core carried; do
-    while IFS=$'\t' read -r id owner from; do
+    while IFS=$'\t' read -r id owner from _; do
       [ "$owner" = "$id" ] || continue
       if [ "$pass" = core ]; then
         [ "$from" = - ] || continue
