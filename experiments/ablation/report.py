@@ -1058,7 +1058,8 @@ def curves_chart(results, path, column, label):
     def draw(axes):
         for config_id, points in lines.items():
             steps = [p[0] for p in points]
-            label_text = (f"{config_id} ({results.seeds(config_id)} seeds, "
+            seeds = results.seeds(config_id)
+            label_text = (f"{config_id} ({seeds} seed{'s' * (seeds != 1)}, "
                           f"lr {results.lr(config_id)})")
             line, = axes.plot(steps, [p[1] for p in points], marker="o", markersize=3,
                               linewidth=1.5, label=label_text)
