@@ -330,6 +330,14 @@ class Results:
                 self.counterpart.setdefault(system, {})[metric] = comparison
         self.silver = read_tsv(path("silver.tsv"), required=False) or []
         self.silver_baselines = read_tsv(path("silver-baselines.tsv"), required=False) or []
+        # Alignment along training: {(id, seed, lr): {step: AER}} of the runs read at every
+        # validation's model (silver-curves.tsv).
+        self.silver_curves = {}
+        for row in read_tsv(path("silver-curves.tsv"), required=False) or []:
+            aer = number(row["aer"])
+            if aer is not None:
+                self.silver_curves.setdefault((row["id"], row["seed"], row["lr"]), {})[
+                    int(row["step"])] = aer
         # The Hansards alignment study: how silver links agree with gold where both exist
         # (silver.tsv), and the mechanisms' attention compared on gold (compare/NAME.tsv, NAME the
         # baseline: dot, diagonal, aligner; AER margin 1 as study.sh compares; one run of a
@@ -925,6 +933,29 @@ def silver_table(results):
                           rows)
 
 
+def silver_curve_runs(results):
+    """{id: ((seed, lr), {step: AER})}: each configuration's run read along training, in the
+    configurations' order (one run each: the driver reads one seed's)."""
+    runs = {}
+    for config_id in results.configs:
+        for (run_id, seed, lr), points in sorted(results.silver_curves.items()):
+            if run_id == config_id and config_id not in runs:
+                runs[config_id] = ((seed, lr), points)
+    return runs
+
+
+def silver_curve_table(results):
+    """AER of the argmax links against the silver links at each validation's model."""
+    runs = silver_curve_runs(results)
+    if not runs:
+        return "_No run read along training yet._"
+    steps = sorted({step for _, points in runs.values() for step in points})
+    header = ["updates"] + [f"`{i}` (seed {seed}, lr {lr})" for i, ((seed, lr), _) in runs.items()]
+    rows = [[f"{step:,}"] + [num(points.get(step)) for _, points in runs.values()]
+            for step in steps]
+    return markdown_table(header, rows)
+
+
 def long_table(results):
     """Per configuration: BLEU of the long inputs translated one by one and whole, the
     difference with its interval, and the comparison with the baseline on the whole inputs."""
@@ -997,6 +1028,7 @@ def tables(results):
         "saturation": saturation_table(results),
         "long": long_table(results),
         "silver": silver_table(results),
+        "silver_curves": silver_curve_table(results),
         "counterpart": counterpart_table(results),
         "share": share_table(results),
         "pooling_paper": "\n".join(POOLING_REPORT.paper_table(results.pooling)),
@@ -1100,12 +1132,35 @@ def sweep_chart(results, path):
     return True
 
 
+def silver_curve_chart(results, path):
+    """AER against updates on the silver links, a line per run read along training, the
+    diagonal's AER dashed."""
+    runs = silver_curve_runs(results)
+    if not runs:
+        return False
+
+    def draw(axes):
+        for config_id, ((seed, lr), points) in runs.items():
+            steps = sorted(points)
+            axes.plot(steps, [points[s] for s in steps], marker="o", markersize=3,
+                      linewidth=1.5, label=f"{config_id} (seed {seed}, lr {lr})")
+        for row in results.silver_baselines:
+            if number(row["aer"]) is not None:
+                axes.axhline(number(row["aer"]), color="#888888", linestyle="--", linewidth=1,
+                             label=row["baseline"])
+
+    chart(path, draw, "updates", "AER against silver links (argmax)",
+          "attention as alignment against updates (one run each)")
+    return True
+
+
 def plots(results, page_dir):
     """Draws each plot into RESULTS; {name: the page's Markdown link to it}."""
     charts = {
         "curves_ppl": lambda p: curves_chart(results, p, "val_ppl", "validation perplexity"),
         "curves_bleu": lambda p: curves_chart(results, p, "val_bleu", "validation BLEU"),
         "sweep": lambda p: sweep_chart(results, p),
+        "silver_curves": lambda p: silver_curve_chart(results, p),
     }
     links = {}
     for name, draw in charts.items():

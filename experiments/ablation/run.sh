@@ -82,6 +82,8 @@
 # finishes sooner; each run's result is the same either way, its minutes are not), MODEL
 # ("--embed 256 --dropout 0.3") and VOCAB (10000: --vocab-size), the last two for tests and
 # other corpora. SCORE_BIN (BIN): the heed-align whose `score --system` compares the kept links.
+# CURVE ("dot general additive multi-head"): the configurations whose second seed's run keeps
+# its model at every validation, each read as alignment (stage probes).
 #
 # Stages, each unit skipped when its result is there, so the driver can be stopped anywhere and
 # called again (an interrupted training resumes from its checkpoint):
@@ -133,6 +135,8 @@
 #                     links/UNIT.argmax.txt.gz its argmax links; silver-compare/FAMILY.tsv each
 #                     configuration's against its baseline's, silver-compare/diagonal.tsv every
 #                     configuration's against the diagonal's (heed-align score --system)
+#   silver-curves.tsv the same AER (argmax) at each validation's model of the runs read along
+#                     training: each configuration of CURVE, its second seed
 { # Bash reads a script as it runs it: the braces make it read this one whole first, so that the
   # study, days long, is not disturbed when the checkout changes under it.
 set -euo pipefail
@@ -201,6 +205,7 @@ LR=${LR:-0.001}
 STAGES=${STAGES:-data cost runs probes stats report}
 LONG_MIN=${LONG_MIN:-30} LONG_MAX=${LONG_MAX:-80}
 MARGIN=${MARGIN:-0.5} AER_MARGIN=${AER_MARGIN:-1}
+CURVE=${CURVE-dot general additive multi-head}
 # The heed-align that compares the kept links (score --system): BIN's, or a newer build's for a
 # study begun with binaries older than that command (scoring reads files; the runs are BIN's).
 SCORE_BIN=${SCORE_BIN:-$BIN}
@@ -497,7 +502,7 @@ shown() {
   printf 'schedule\t%s\nmodel\t%s\nhidden\t%s\nseeds\t%s\n' "$SCHEDULE" "$MODEL" "$HIDDEN" "$SEEDS"
   printf 'precision\t%s\nthreads\t%s\njobs\t%s\nbootstrap\t%s\nmargin\t%s\naer_margin\t%s\nquick\t%s\n' \
     "$PRECISION" "$THREADS" "$JOBS" "$BOOTSTRAP" "$MARGIN" "$AER_MARGIN" "$quick"
-  printf 'planned_runs\t%s\n' "$(($(wc -l < "$RESULTS/plan.tsv") - 1))"
+  printf 'curve\t%s\nplanned_runs\t%s\n' "$CURVE" "$(($(wc -l < "$RESULTS/plan.tsv") - 1))"
 } > "$RESULTS/settings.tsv"
 
 # --- data ---------------------------------------------------------------------------------------
@@ -657,6 +662,12 @@ compared_lr() {
   echo "${lr:-$LR}"
 }
 # The units compared for configuration $1: its finished (ok) runs at that rate, one per line.
+# The runs whose attention is read along training (stage probes, silver-curves.tsv): of each
+# configuration in CURVE, the run of its second seed, the first at its compared rate (the first
+# seed's runs are the learning-rate check's, trained before the rate was chosen).
+curve_unit() {  # id seed
+  [[ " $CURVE " == *" $1 "* ]] && [ "$2" = "${seeds[1]:-${seeds[0]}}" ]
+}
 compared_units() {
   awk -F'\t' -v id="$1" -v lr="$(compared_lr "$1")" \
     '$1 == id && $4 == lr && $6 == "ok" { print $1 "-s" $3 "-lr" $4 }' "$RESULTS/runs.tsv"
@@ -666,9 +677,11 @@ run_one() {  # id family seed lr hidden options...
   local id=$1 family=$2 seed=$3 lr=$4 hidden=$5
   shift 5
   local unit=$id-s$seed-lr$lr
-  local dir=$WORK/runs/$unit status=ok
+  local dir=$WORK/runs/$unit status=ok keep=()
   mkdir -p "$dir"
-  train_command "$dir" "$seed" "$lr" "$hidden" "$@"
+  # A run read along training keeps the model of every validation (saving changes no numbers).
+  curve_unit "$id" "$seed" && keep=(--keep-models $((UPDATES / VALID_EVERY)))
+  train_command "$dir" "$seed" "$lr" "$hidden" "$@" "${keep[@]}"
   if [ ! -f "$dir/trained" ]; then
     local resume=()
     if [ -f "$dir/checkpoint.heed" ]; then
@@ -782,6 +795,8 @@ sat_columns+='\tgrad_scores_mean\tgrad_scores_median'
 [ -s "$RESULTS/saturation.tsv" ] || printf "id\tseed\tlr\t$sat_columns\n" > "$RESULTS/saturation.tsv"
 [ -s "$RESULTS/silver.tsv" ] ||
   printf 'id\tseed\tlr\treading\t%b\n' "$aer_columns" > "$RESULTS/silver.tsv"
+[ -s "$RESULTS/silver-curves.tsv" ] ||
+  printf 'id\tseed\tlr\tstep\t%b\n' "$aer_columns" > "$RESULTS/silver-curves.tsv"
 [ -s "$RESULTS/long.tsv" ] ||
   printf 'id\tseed\tlr\tbleu_long\tchrf_long\tbleu_joined\tchrf_joined\n' > "$RESULTS/long.tsv"
 # A row of dashes, one per column of COLUMNS (tab-separated names, \t written as in printf).
@@ -859,6 +874,21 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
     printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$reading" "$row" >> "$RESULTS/silver.tsv"
   done
   rm -f "$WORK/probe.argmax" "$WORK/probe.shift"
+  # Alignment along training: the argmax links of each model it kept, against the silver links.
+  local kept_model step
+  for kept_model in "$dir"/model.step-*.heed; do
+    [ -f "$kept_model" ] || continue
+    step=${kept_model##*/model.step-} step=${step%.heed}
+    has_row "$RESULTS/silver-curves.tsv" "$id" "$seed" "$lr" "$step" && continue
+    if "$BIN/heed-align" -m "$kept_model" --threads "$THREADS" -q "${test_prefixes[0]}.$SRC" \
+         "${test_prefixes[0]}.$TGT" -o "$WORK/probe.curve" 2> "$WORK/probe.err"; then
+      row=$("$BIN/heed-align" score --gold "$WORK/silver/test.words" --test "$WORK/probe.curve" | tail -n 1)
+    else
+      row=$(dash_row "$aer_columns")
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$step" "$row" >> "$RESULTS/silver-curves.tsv"
+  done
+  rm -f "$WORK/probe.curve"
   if [ "$long_ok" = 1 ] && ! has_row "$RESULTS/long.tsv" "$id" "$seed" "$lr"; then
     [ -s "$dir/long.hyp" ] || "$BIN/heed-translate" -m "$dir/model.heed" --beam-size 1 \
       --precision "$PRECISION" --threads "$THREADS" -i "$WORK/long.src" -o "$dir/long.hyp" -q

@@ -100,6 +100,14 @@ awk -F'\t' 'NR > 1 && !($5 >= 0 && $5 <= 100 && $11 == 12) { bad = 1 } END { exi
   fail "silver AER rows: $(head -3 "$R/silver.tsv")"
 expect_eq silver-baseline "$(cut -f1 "$R/silver-baselines.tsv" | tr '\n' ' ')" "baseline diagonal "
 expect_eq silver-header "$(head -n 1 "$R/silver.tsv" | cut -f4-6)" "$(printf 'reading\taer\tprecision')"
+# Alignment along training: the second seed of each configuration in CURVE (dot general
+# additive multi-head: here dot and general) kept the model of both validations (updates 3 and
+# 6), each read against the silver links.
+expect_eq silver-curves "$(tail -n +2 "$R/silver-curves.tsv" | cut -f1-4 | sort | tr '\t\n' ' |')" \
+  "$(for id in dot general; do lr=$(awk -F'\t' -v id="$id" '$1 == id && $3 == 2 { print $4 }' "$R/runs.tsv")
+     printf '%s 2 %s 3|%s 2 %s 6|' "$id" "$lr" "$id" "$lr"; done)"
+expect_eq silver-curves-kept "$(ls "$WORK/runs/dot-s1-lr0.001" | grep -c '^model\.step-')" 0
+grep -q '^| 3 | [0-9.]* | [0-9.]* |$' "$REPORT" && ok || fail "no alignment-along-training table on the page"
 # The argmax links kept, and compared with intervals: per family against its baseline's, and
 # every configuration against the diagonal's.
 expect_eq links "$(ls "$R/links" | wc -l)" 10
