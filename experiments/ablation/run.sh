@@ -808,6 +808,22 @@ silver_row() {  # id seed lr reading: the scores of its row of silver.tsv (empty
     '$1 == id && $2 == s && $3 == lr && $4 == r { $1 = $2 = $3 = $4 = ""; sub(/^\t+/, ""); print }' \
     "$RESULTS/silver.tsv"
 }
+silver_score() {  # LINKS: heed-align score's row for LINKS (the first test set's) against the silver links
+  "$BIN/heed-align" score --gold "$WORK/silver/test.words" --test "$1" | tail -n 1
+}
+# MODEL's links of the first test set (heed-align extract with OPTIONS) into OUT, scored against
+# the silver links: the row, or dashes when heed-align cannot read the model (its reason in
+# WORK/probe.err).
+silver_reading() {  # MODEL OUT [OPTIONS...]
+  local model=$1 out=$2
+  shift 2
+  if "$BIN/heed-align" -m "$model" "$@" --threads "$THREADS" -q "${test_prefixes[0]}.$SRC" \
+       "${test_prefixes[0]}.$TGT" -o "$out" 2> "$WORK/probe.err"; then
+    silver_score "$out"
+  else
+    dash_row "$aer_columns"
+  fi
+}
 has_row() {  # file id seed lr [reading]
   awk -F'\t' -v id="$2" -v s="$3" -v lr="$4" -v r="${5:-}" \
     '$1 == id && $2 == s && $3 == lr && (r == "" || $4 == r) { f = 1 } END { exit !f }' "$1"
@@ -824,6 +840,7 @@ joined_of() {  # unit
 probe_unit() {  # id seed lr: the probes of a finished run, each skipped when its row is there
   local id=$1 seed=$2 lr=$3
   local unit=$id-s$seed-lr$lr dir=$WORK/runs/$id-s$seed-lr$lr stats reading row kept decoded=0
+  local argmax_row=""
   local links=$RESULTS/links/$unit.argmax.txt.gz
   [ -f "$dir/model.heed" ] && [ -f "$RESULTS/hyps/$unit.${test_names[0]}.txt.gz" ] || return 0
   kept=$(silver_row "$id" "$seed" "$lr" argmax)
@@ -834,7 +851,7 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
      { [ ! -f "$links" ] && [ "${kept%%$'\t'*}" != - ]; }; then
     "$BIN/heed-align" -m "$dir/model.heed" --threads "$THREADS" --soft "$WORK/probe.jsonl" -q \
       "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" -o "$WORK/probe.argmax" 2> "$WORK/probe.err" &&
-      decoded=1
+      decoded=1 argmax_row=$(silver_score "$WORK/probe.argmax")
   fi
   if ! has_row "$RESULTS/saturation.tsv" "$id" "$seed" "$lr"; then
     # A model without attention weights (none) has a row of dashes, with heed-align's reason in
@@ -851,26 +868,22 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
   # The argmax links, kept for heed-align score --system (stats). A run probed before they were
   # kept is read again, and its links kept only if they score exactly as its row.
   if [ "$decoded" = 1 ] && [ ! -f "$links" ]; then
-    row=$("$BIN/heed-align" score --gold "$WORK/silver/test.words" --test "$WORK/probe.argmax" | tail -n 1)
-    if [ -z "$kept" ] || [ "$kept" = "$row" ]; then
+    if [ -z "$kept" ] || [ "$kept" = "$argmax_row" ]; then
       mkdir -p "$RESULTS/links"
       gzip -9nc "$WORK/probe.argmax" > "$links.tmp"
       mv "$links.tmp" "$links"
     else
-      log "$unit: its argmax links read again score '$row', not its row's '$kept': not kept"
+      log "$unit: its argmax links read again score '$argmax_row', not its row's '$kept': not kept"
     fi
   fi
   # The attention as alignment: argmax and shift links against the silver links, a row each (a
   # model without attention weights: rows of dashes).
   for reading in argmax shift; do
     has_row "$RESULTS/silver.tsv" "$id" "$seed" "$lr" "$reading" && continue
-    if { [ "$reading" = argmax ] && [ "$decoded" = 1 ]; } ||
-       { [ "$reading" = shift ] && "$BIN/heed-align" -m "$dir/model.heed" --method shift --threads "$THREADS" -q \
-           "${test_prefixes[0]}.$SRC" "${test_prefixes[0]}.$TGT" -o "$WORK/probe.shift" 2> "$WORK/probe.err"; }; then
-      row=$("$BIN/heed-align" score --gold "$WORK/silver/test.words" --test "$WORK/probe.$reading" | tail -n 1)
-    else
-      row=$(dash_row "$aer_columns")
-    fi
+    case $reading in
+      argmax) row=${argmax_row:-$(dash_row "$aer_columns")} ;;
+      shift) row=$(silver_reading "$dir/model.heed" "$WORK/probe.shift" --method shift) ;;
+    esac
     printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$reading" "$row" >> "$RESULTS/silver.tsv"
   done
   rm -f "$WORK/probe.argmax" "$WORK/probe.shift"
@@ -880,12 +893,7 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
     [ -f "$kept_model" ] || continue
     step=${kept_model##*/model.step-} step=${step%.heed}
     has_row "$RESULTS/silver-curves.tsv" "$id" "$seed" "$lr" "$step" && continue
-    if "$BIN/heed-align" -m "$kept_model" --threads "$THREADS" -q "${test_prefixes[0]}.$SRC" \
-         "${test_prefixes[0]}.$TGT" -o "$WORK/probe.curve" 2> "$WORK/probe.err"; then
-      row=$("$BIN/heed-align" score --gold "$WORK/silver/test.words" --test "$WORK/probe.curve" | tail -n 1)
-    else
-      row=$(dash_row "$aer_columns")
-    fi
+    row=$(silver_reading "$kept_model" "$WORK/probe.curve")
     printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$step" "$row" >> "$RESULTS/silver-curves.tsv"
   done
   rm -f "$WORK/probe.curve"
@@ -1002,7 +1010,10 @@ kept_links() {  # id
   local unit runs=""
   for unit in $(compared_units "$1"); do
     [ -f "$RESULTS/links/$unit.argmax.txt.gz" ] || continue
-    gzip -dc "$RESULTS/links/$unit.argmax.txt.gz" > "$WORK/stats/$unit.links"
+    # Once per stats call (WORK/stats is emptied at its start): the family's and the diagonal's
+    # comparisons read the same runs.
+    [ -f "$WORK/stats/$unit.links" ] ||
+      gzip -dc "$RESULTS/links/$unit.argmax.txt.gz" > "$WORK/stats/$unit.links"
     runs+=${runs:+,}$WORK/stats/$unit.links
   done
   echo "$runs"
