@@ -67,12 +67,15 @@ awk -F' [|][|][|] ' '$0 == "" { next } { n = split($1, out, " "); r = split($2, 
 
 # Co-process: write one line, read one line, with the input still open.
 coproc TR { "$X" -m "$M" --beam-size 2 2>/dev/null; }
+# Bash unsets TR_PID once it has reaped the coprocess, which can happen before the wait below;
+# wait on a reaped child's saved pid still returns its status.
+tr_pid=$TR_PID
 echo "I like cats." >&"${TR[1]}"
 if read -r -t 20 answer <&"${TR[0]}"; then ok; else fail "coprocess: no answer within 20 s"; fi
 echo "Tom is here." >&"${TR[1]}"
 if read -r -t 20 answer2 <&"${TR[0]}"; then ok; else fail "coprocess: no second answer"; fi
 exec {TR[1]}>&-
-wait "$TR_PID" 2>/dev/null
+wait "$tr_pid" 2>/dev/null
 expect_eq coprocess-exit $? 0
 
 # SIGPIPE into head is not an error.
