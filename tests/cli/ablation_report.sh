@@ -291,6 +291,8 @@ expect "test sets with their sizes" 'Test sets: test2016 \(1,000 sentences\), te
 expect "learning-rate check in the setup" 'times each of 2; the rate with the lowest'
 expect "changes to the protocol printed under the setup" '^- \*\*Changes during the study\*\* \(`protocol-changes.md`\): the grid was widened$'
 expect "answers' places marked" '^<!-- ANSWER 1: '
+expect "the design's limits, with the fixture's corpus and budget" 'One corpus, `[^`]*` \(de → en\)'
+expect "the design's limits: the budget" '^  [0-9,]+ updates with early stopping; a run whose best validation$'
 expect "machine and minutes" '^- \*\*Machine:\*\* cpu: Test CPU \(2 cores visible\); memory: 1 GiB\. Training took 190 minutes'
 expect "saturation on the trained models: the chosen rate's runs, mean over seeds" '^\| `dot` \| 2 \| 0\.35 \| 0\.65 \| 2\.50 \| 0\.000 \| 0\.025 \|$'
 grep -q '^| `general` | 1 | 0\.99' "$TMP/page.md" && fail "saturation: a run at the rate not chosen"
