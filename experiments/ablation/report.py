@@ -936,12 +936,10 @@ def silver_table(results):
 def silver_curve_runs(results):
     """{id: ((seed, lr), {step: AER})}: each configuration's run read along training, in the
     configurations' order (one run each: the driver reads one seed's)."""
-    runs = {}
-    for config_id in results.configs:
-        for (run_id, seed, lr), points in sorted(results.silver_curves.items()):
-            if run_id == config_id and config_id not in runs:
-                runs[config_id] = ((seed, lr), points)
-    return runs
+    first = {}
+    for (run_id, seed, lr), points in sorted(results.silver_curves.items()):
+        first.setdefault(run_id, ((seed, lr), points))
+    return {i: first[i] for i in results.configs if i in first}
 
 
 def silver_curve_table(results):
