@@ -219,6 +219,40 @@ def training_table(results):
     return "\n".join(lines)
 
 
+def budget_note(results, series):
+    """Whether the models converged by the early-stopping rule or ran into the update budget, and
+    how fast their AER was still falling at the end of training: what 'trained to the protocol'
+    does and does not say about these models."""
+    if not results.training:
+        return ""
+    at_budget = [r for r in results.training
+                 if r["early_stop"] == "no" and r["best_step"] == r["updates"]]
+    total = len(results.training)
+    if not at_budget:
+        return ""
+    budget = sorted({int(r["updates"]) for r in at_budget})
+    budget = f"{budget[0]:,}" if len(budget) == 1 else ", ".join(f"{b:,}" for b in budget)
+    text = (f"{len(at_budget)} of {total} models ran to the update budget ({budget}) with their "
+            "best validation perplexity at the last validation: the early-stopping rule never "
+            "fired, so they are budget-bound, not converged by the protocol's own test")
+    falls = {}
+    for mechanism, (name, points) in series.items():
+        steps = sorted(points)
+        if len(steps) >= 3:
+            falls[mechanism] = (steps[-3], steps[-1], points[steps[-3]] - points[steps[-1]])
+    listed = ", ".join(f"`{m}` {fall:.2f} from update {before:,} to {last:,}"
+                       for m, (before, last, fall) in falls.items())
+    if falls and all(fall > 0 for _, _, fall in falls.values()):
+        text += ("; along training the AER of each mechanism's reading was still falling at the "
+                 f"end (AER points fallen: {listed}). That longer training "
+                 "would lower these rows is likely; whether it would change their order is a "
+                 "hypothesis no run here tests")
+    elif falls:
+        text += (f"; at the end of training the AER of each mechanism's reading fell by (AER points; "
+                 f"negative: rose) {listed}")
+    return text + "."
+
+
 def curve_series(results):
     """{mechanism: (reading name, {step: aer})} for the seed-1 mechanisms read along training,
     each by the reading that is best for its best model among those read at the checkpoints."""
@@ -422,6 +456,9 @@ def render(results, page_dir, hansards):
               "own and grow with the machine's load, the updates do not):",
               training_table(results)]
     series = curve_series(results)
+    note = budget_note(results, series)
+    if note:
+        parts.append(note)
     if series:
         svg = os.path.join(results.dir, "emergence.svg")
         references = [(system, results.best(system, "-")[0])

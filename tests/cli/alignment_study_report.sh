@@ -109,6 +109,11 @@ grep -qF '| `dot`, seed 2 | 41.00 |' <<< "$page" && grep -F '`dot`, seed 2' <<< 
 grep -qF 'Best reading per seed: `dot` seed 1 33.00 (agree), seed 2 36.50 (agree).' <<< "$page" && ok ||
   fail "seed spread: $(grep -F 'Best reading' <<< "$page")"
 grep -qF '| `dot` | 1 | fr→en | 300 | 10.10 (200) | yes | 2.0 | 4000 |' <<< "$page" && ok || fail "training row"
+# Models whose best validation is the budget's last one are said to be budget-bound, with how
+# fast the curve's AER was still falling (agree: 70 at update 100, 50 at 300).
+grep -qF '1 of 2 models ran to the update budget (300) with their best validation perplexity at the last validation' <<< "$page" &&
+  grep -qF '(AER points fallen: `dot` 20.00 from update 100 to 300)' <<< "$page" && ok ||
+  fail "budget note: $(grep -F 'update budget' <<< "$page")"
 # The differences with their intervals: a column per family, a line of what each supports.
 grep -qF '| `dot` | 2 | 33.00,36.50 | +20.25 [+18.00, +22.50] (p Holm < 0.001) | baseline |' <<< "$page" && ok ||
   fail "compare row: $(grep -F '| `dot` | 2 |' <<< "$page")"
