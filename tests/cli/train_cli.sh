@@ -79,6 +79,16 @@ expect_exit 64 bad-attention -- "$T" "${tiny[@]}" -o "$TMP/f" --max-steps 1 --at
 expect_last_error_line train bad-attention "unknown attention 'nope'"
 expect_exit 64 no-limit -- "$T" "${tiny[@]}" -o "$TMP/f"
 expect_last_error_line train no-limit "max-steps"
+# Sizes that cannot fit in memory are refused before the model is allocated (the largest
+# --hidden allowed needs over 500 GiB to train), not killed by the kernel part way.
+expect_exit 64 too-large -- "$T" "${data[@]}" --hidden 65536 --embed 8 --threads 1 -o "$TMP/big" --max-steps 1
+expect_last_error_line train too-large "--hidden 65536 --embed 8 .*: the model cannot be trained in the .* GiB of memory here .*passed at '"
+[ -e "$TMP/big/checkpoint.heed" ] && fail "too-large: a checkpoint was written" || ok
+# An empty vocabulary file would make a model that reads every word as <unk>: refused.
+: > "$TMP/empty.vocab"
+expect_exit 65 empty-vocab -- "$T" "${tiny[@]}" -o "$TMP/ev" --max-steps 1 \
+  --src-vocab "$TMP/empty.vocab" --tgt-vocab "$TMP/empty.vocab"
+expect_last_error_line train empty-vocab "empty.vocab: no words \(an empty vocabulary file\)"
 expect_exit 74 unwritable -- "$T" "${tiny[@]}" -o /proc/heed-no/dir --max-steps 1
 expect_last_error_line train unwritable "/proc/heed-no/dir"
 expect_exit 66 missing -- "$T" --train-src "$TMP/nope" --train-tgt "$TMP/tgt" -o "$TMP/f" --max-steps 1

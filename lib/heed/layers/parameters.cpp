@@ -7,6 +7,9 @@ namespace heed::layers {
 Parameter& ParameterStore::add(const std::string& name, const tensor::Shape& shape) {
   if (by_name_.count(name)) throw InternalError("parameter '" + name + "' added twice");
   if (shape.numel() <= 0) throw InternalError("parameter '" + name + "' has no values");
+  if (limit_.max_values > 0 && shape.numel() > limit_.max_values - values_) {
+    throw ConfigError(limit_.why + " (passed at '" + name + "', " + shape.to_string() + ")");
+  }
   auto param = std::make_unique<Parameter>();
   param->name = name;
   param->value = tensor::Tensor(shape);
@@ -15,6 +18,7 @@ Parameter& ParameterStore::add(const std::string& name, const tensor::Shape& sha
   owned_.push_back(std::move(param));
   order_.push_back(raw);
   by_name_[name] = raw;
+  values_ += shape.numel();
   return *raw;
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "heed/tensor/tensor.h"
@@ -27,6 +28,14 @@ struct Parameter {
   bool initial_identity = false;
 };
 
+// At most max_values values in a store (0 = no limit), checked before each parameter is
+// allocated: a model too large for the machine is refused while what is allocated is still a
+// fraction of the limit. why starts the refusal's message.
+struct ParameterLimit {
+  int64_t max_values = 0;
+  std::string why;
+};
+
 class ParameterStore {
  public:
   ParameterStore() = default;
@@ -34,8 +43,9 @@ class ParameterStore {
   ParameterStore& operator=(const ParameterStore&) = delete;
 
   // Adds a zero parameter (and zero gradient). Throws InternalError for a duplicate name or an
-  // empty shape.
+  // empty shape, and ConfigError when it would take the store past its limit.
   Parameter& add(const std::string& name, const tensor::Shape& shape);
+  void limit(ParameterLimit limit) { limit_ = std::move(limit); }
   // Throws InternalError for an unknown name.
   Parameter& get(const std::string& name);
   const Parameter& get(const std::string& name) const;
@@ -54,6 +64,8 @@ class ParameterStore {
   std::vector<std::unique_ptr<Parameter>> owned_;
   std::vector<Parameter*> order_;
   std::map<std::string, Parameter*> by_name_;
+  int64_t values_ = 0;
+  ParameterLimit limit_;
 };
 
 }  // namespace heed::layers

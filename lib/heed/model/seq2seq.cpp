@@ -8,8 +8,9 @@
 
 namespace heed::model {
 
-Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision)
+Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision, layers::ParameterLimit limit)
     : config_(std::move(config)), attention_(config_.validate()), precision_(precision) {
+  store_.limit(std::move(limit));
   encoder_ = std::make_unique<Encoder>(config_, precision, store_);
   decoder_ = Decoder::make(config_, attention_, precision, store_);
   // Tied: the decoder's embedding matrix [V, E = O] is the projection; both uses add their

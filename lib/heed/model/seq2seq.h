@@ -30,8 +30,10 @@ struct LossOptions {
 
 class Seq2Seq {
  public:
-  // Validates config (ConfigError) and builds every layer; parameters start at zero.
-  Seq2Seq(ModelConfig config, onednn::Precision precision = onednn::Precision::kF32);
+  // Validates config (ConfigError) and builds every layer; parameters start at zero. With a
+  // limit, a model that would pass it is refused (ConfigError) before it is allocated.
+  Seq2Seq(ModelConfig config, onednn::Precision precision = onednn::Precision::kF32,
+          layers::ParameterLimit limit = {});
   ~Seq2Seq();
   Seq2Seq(const Seq2Seq&) = delete;
   Seq2Seq& operator=(const Seq2Seq&) = delete;

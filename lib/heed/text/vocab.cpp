@@ -351,7 +351,11 @@ Vocab Vocab::from_counts(const WordCounts& counts, const VocabOptions& options) 
 }
 
 Vocab Vocab::load(const std::string& path, const VocabOptions& options) {
-  return from_counts(load_counts(path), options);
+  const CountList counts = load_counts(path);
+  // A model over the special tokens alone turns every word into <unk>: an empty file is a
+  // mistake (a wrong path or a failed step before), not a vocabulary.
+  if (counts.empty()) throw DataError(path + ": no words (an empty vocabulary file)");
+  return from_counts(counts, options);
 }
 
 int32_t Vocab::id(std::string_view token) const {

@@ -4,6 +4,7 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/corpus.cpp
   ${CMAKE_CURRENT_LIST_DIR}/output_dir.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/moving_average.cpp
   ${CMAKE_CURRENT_LIST_DIR}/optimizer.cpp

@@ -15,6 +15,7 @@
 #include "heed/common/error.h"
 #include "heed/common/profile.h"
 #include "heed/common/rng.h"
+#include "heed/decode/memory.h"
 #include "heed/io/line_writer.h"
 #include "heed/io/parallel_corpus.h"
 #include "heed/model/model_file.h"
@@ -22,6 +23,7 @@
 #include "heed/model/serialize.h"
 #include "heed/train/communicator.h"
 #include "heed/train/corpus.h"
+#include "heed/train/memory.h"
 #include "heed/train/metrics.h"
 #include "heed/train/moving_average.h"
 #include "heed/train/output_dir.h"
@@ -43,6 +45,48 @@ struct Window {
   double mean_loss() const { return steps ? loss / double(steps) : std::nan(""); }
   double tokens_per_second() const { return seconds > 0 ? tokens / seconds : 0; }
 };
+
+// The model for config, refused (ConfigError) before it is allocated when its parameters cannot
+// be trained in this machine's memory, and after it is built when an update on the largest batch
+// the training data can make could not fit either (train/memory.h): sizes that cannot work are
+// named at once instead of growing until the kernel kills the process.
+std::unique_ptr<model::Seq2Seq> build_model(const model::ModelConfig& config,
+                                            const TrainConfig& train, const TrainingData& data) {
+  const double available = decode::physical_memory_bytes();
+  const double gib = double(1 << 30);
+  layers::ParameterLimit limit;
+  if (available > 0) {
+    limit.max_values = int64_t(available / kTrainingBytesPerParameter);
+    limit.why = fmt::format(
+        "--hidden {} --embed {} with {} + {} layers and vocabularies of {} and {}: the model "
+        "cannot be trained in the {:.1f} GiB of memory here ({:.0f} bytes a parameter with the "
+        "optimizer's state, so at most {} parameters); lower --hidden, --embed, --layers or "
+        "--vocab-size",
+        config.hidden, config.embed, config.encoder_layers, config.decoder_layers,
+        config.src_vocab_size, config.tgt_vocab_size, available / gib, kTrainingBytesPerParameter,
+        limit.max_values);
+  }
+  auto model = std::make_unique<model::Seq2Seq>(config, train.precision, std::move(limit));
+  const BatchBound batch = largest_batch(data.train, train.batching);
+  const double parameters = kTrainingBytesPerParameter * double(model->parameters().numel());
+  const double activations = activation_bytes(model->config(), batch);
+  spdlog::info("memory: at most {:.1f} MiB (parameters and optimizer {:.1f}, activations {:.1f})",
+               (parameters + activations) / (1 << 20), parameters / (1 << 20),
+               activations / (1 << 20));
+  if (available > 0 && parameters + activations > available) {
+    throw ConfigError(fmt::format(
+        "--batch-size {}{}: an update on the largest batch the training data can make (up to {} "
+        "pairs, {} padded source and {} target tokens, sources up to {} tokens) could need {:.1f} "
+        "GiB, more than the {:.1f} GiB of memory here; lower --batch-size, set --batch-tokens or "
+        "lower --max-length",
+        train.batching.max_sentences,
+        train.batching.max_tokens > 0 ? fmt::format(" --batch-tokens {}", train.batching.max_tokens)
+                                      : std::string(),
+        batch.rows, batch.src_tokens, batch.tgt_tokens, batch.src_len,
+        (parameters + activations) / gib, available / gib));
+  }
+  return model;
+}
 
 // The trainer of one process. With several (world().size() > 1) every rank holds the whole model
 // and the same state and makes the same decisions; each computes the gradients of its shard of
@@ -355,7 +399,7 @@ void Trainer::start() {
                                            config_.valid_max_sentences);
   model_config.src_vocab_size = static_cast<int>(data_.src_vocab.size());
   model_config.tgt_vocab_size = static_cast<int>(data_.tgt_vocab.size());
-  model_ = std::make_unique<model::Seq2Seq>(model_config, config_.precision);
+  model_ = build_model(model_config, config_, data_);
   // Validation pairs are not length-filtered: one the attention cannot score is refused here,
   // before training, not at the first validation.
   if (const int64_t limit = model_->config().max_source_length(); limit > 0) {

@@ -244,4 +244,7 @@ TEST_CASE("vocab: string round trip and loading from a counts file", "[text][fas
   CHECK(loaded.id("<pad>") == Vocab::kPadId);
   CHECK_THROWS_WITH(Vocab::load(write(dir, "bad", "x\t3\ny\n")),
                     Catch::StartsWith(dir.path("bad") + ":2:"));
+  // An empty file would make a model that reads every word as <unk>.
+  CHECK_THROWS_WITH(Vocab::load(write(dir, "empty", "")),
+                    dir.path("empty") + ": no words (an empty vocabulary file)");
 }
