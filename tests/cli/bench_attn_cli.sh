@@ -108,6 +108,12 @@ bad no-points "no points" --attention coverage --mode all-steps
 bad location-too-long "--source-length 5000: attention 'location'" --attention location \
   --source-length 5000
 bad repeats "repeats" --repeats 0
+# Sizes the parser accepts but no machine holds: refused before anything is allocated (they
+# crashed with SIGSEGV or leaked oneDNN's and std::vector's messages).
+bad huge-hidden "--hidden 4611686018427387904: the largest point's buffers could need .* GiB, more than the .* GiB of memory here" \
+  --hidden 4611686018427387904
+bad huge-batch "--batch 4611686018427387904 .*: the largest point's buffers could need" --batch 4611686018427387904
+bad huge-peak "--peak-size 3037000500: the matmul could need .* GiB, more than" --peak-size 3037000500
 
 # --plot: the report on stdout as without it, and a well-formed SVG with one polyline per
 # series (here dot and linear, both modes: 4), decade ticks on both axes, an exponent per entry.
@@ -185,6 +191,8 @@ bad_stats stats-lengths "--stats takes one --source-length" --stats --source-len
 bad_stats stats-input "--input: unknown input 'uniform'" --stats --input uniform
 bad_stats stats-samples "samples" --stats --samples 0
 bad_stats dims-without-stats "--dims needs --stats" --dims 16
+bad_stats stats-huge-dims "--dims 4611686018427387904 .*: the keys and their gradient could need" \
+  --stats --dims 4611686018427387904 --samples 1
 
 # A closed pipe ends the run quietly.
 "$B" "${TINY[@]}" --attention dot,linear --source-length 4,8 --peak-size 0 2>"$TMP/err" |

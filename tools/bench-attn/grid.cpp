@@ -1,6 +1,7 @@
 #include "grid.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <set>
 #include <thread>
@@ -9,6 +10,7 @@
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
+#include "heed/decode/memory.h"
 
 namespace heed::bench_attn {
 
@@ -122,12 +124,49 @@ std::vector<int64_t> parse_int_list(const std::string& option, const std::string
   return values;
 }
 
+void check_memory(double bytes, const std::string& sizes) {
+  const double available = decode::physical_memory_bytes();
+  if (available <= 0.0 || bytes <= available) return;
+  const double gib = double(1 << 30);
+  char text[128];
+  std::snprintf(text, sizeof text, " could need %.3g GiB, more than the %.1f GiB of memory here",
+                bytes / gib, available / gib);
+  throw ConfigError(sizes + text);
+}
+
+namespace {
+
+int64_t largest(const std::vector<int64_t>& values) {
+  return values.empty() ? 0 : *std::max_element(values.begin(), values.end());
+}
+
+// The grid's largest sizes together, checked before any mechanism is built: a coarse bound of
+// one point's buffers in f32 — keys, their gradient and projections [N, S, H]; queries,
+// contexts and their gradients [N, T, H]; scores, weights and their gradients [N, T, S];
+// parameters and gradients, at most four H × H matrices. (Additive's tanh over [N, T, S, H] is
+// not stored: at N 16, S 200, T 50, H 512 all steps forward and backward, whose tanh would be
+// 328 MB, heed-bench-attn's resident set was 72 MB.) A bound to refuse what cannot fit, not a
+// prediction.
+void check_grid_memory(const BenchGrid& grid) {
+  const double n = double(largest(grid.batch)), s = double(largest(grid.source_lengths)),
+               t = double(largest(grid.target_lengths)), h = double(largest(grid.hidden));
+  const double floats = 4.0 * n * s * h + 4.0 * n * t * h + 4.0 * n * t * s + 8.0 * h * h;
+  check_memory(4.0 * floats,
+               "--batch " + std::to_string(largest(grid.batch)) + " --source-length " +
+                   std::to_string(largest(grid.source_lengths)) + " --target-length " +
+                   std::to_string(largest(grid.target_lengths)) + " --hidden " +
+                   std::to_string(largest(grid.hidden)) + ": the largest point's buffers");
+}
+
+}  // namespace
+
 std::vector<BenchPoint> expand_grid(const BenchGrid& grid) {
   std::vector<std::string> mechanisms;
   for (const std::string& name : grid.mechanisms) {
     mechanisms.push_back(canonical_attention_name(name));
   }
   if (grid.mechanisms.empty()) mechanisms = attention_names();
+  check_grid_memory(grid);
   const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
   std::vector<BenchPoint> points;
   std::set<std::tuple<std::string, int64_t, int64_t, int64_t, int>> built;

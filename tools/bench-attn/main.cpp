@@ -46,6 +46,9 @@ int bench_attn_main(int argc, char** argv) {
   machine.onednn_version = backend.onednn_version;
   machine.peak_size = cfg.peak_size;
   if (cfg.peak_size > 0) {
+    // Three n × n matrices in f32 and three in bf16.
+    bench_attn::check_memory(18.0 * double(cfg.peak_size) * double(cfg.peak_size),
+                             "--peak-size " + std::to_string(cfg.peak_size) + ": the matmul");
     for (const bench_attn::BenchPoint& point : points) {
       if (machine.peak.count(point.threads)) continue;
       const onednn::MatmulPeak peak =
