@@ -104,3 +104,28 @@ TEST_CASE("model file: a changed byte in the metadata is refused; files without 
   test::write_file(dir.path("older"), older);
   CHECK(model::load_model(dir.path("older")).extra.count("metadata_checksuM") == 1);
 }
+
+TEST_CASE("model file: a recorded tokenizer heed-tokenize does not know makes the file invalid",
+          "[io][fast]") {
+  test::TempDir dir;
+  const auto with = [&](const std::string& key, const std::string& value) {
+    model::ModelFile file = tiny();
+    file.extra["tokenizer_mode"] = "aggressive";
+    file.extra[key] = value;
+    model::save_model(dir.path("m"), file);
+    return load_error(dir.path("m"));
+  };
+  CHECK(with("tokenizer_lowercase", "1").empty());
+  CHECK(with("tokenizer_normalization", "nfkc").empty());
+  CHECK_THAT(with("tokenizer_mode", "bogus"),
+             Catch::StartsWith("'" + dir.path("m") +
+                               "' is invalid: tokenizer_mode: unknown "
+                               "tokenization mode 'bogus'"));
+  CHECK_THAT(with("tokenizer_normalization", "nfd"),
+             Catch::Contains("is invalid: tokenizer_normalization: unknown normalization 'nfd'"));
+  for (const char* flag : {"maybe", "1x", "2", ""}) {
+    CHECK_THAT(with("tokenizer_case_feature", flag),
+               Catch::EndsWith("is invalid: tokenizer_case_feature is '" + std::string(flag) +
+                               "', not 0 or 1"));
+  }
+}
