@@ -33,6 +33,23 @@ expect_exit 64 bad-variable -- "$P" --variable-length 50
 expect_error_line pooling bad-variable "variable-length: '50'"
 expect_exit 64 bad-markers -- "$P" --train-markers 5:2
 expect_error_line pooling bad-markers "train-markers: '5:2'"
+# Values each option accepts but a run cannot take: refused before the table's header is
+# written (they were refused after it, with the header already on stdout).
+bad_run() { # NAME PATTERN ARGS...
+  local name=$1 pattern=$2; shift 2
+  expect_exit 64 "$name" -- "$P" "${TINY[@]}" --task addition --lengths 12 --models mean "$@"
+  expect_error_line pooling "$name" "$pattern"
+  expect_eq "$name-stdout" "$(wc -c < "$TMP/out")" 0
+}
+bad_run markers-past-length "addition T=12 mean lr 0.003: the second marker's range \[1, 99999\)" \
+  --train-markers 1:99999
+bad_run test-markers-past-length "the second marker's range \[1, 99999\)" --test-markers 1:99999
+expect_exit 64 eval-batches-memory -- "$P" --threads 1 --budget-steps 3 --batch-size 5 \
+  --eval-batches 2147483647 --task addition --lengths 12 --models mean --learning-rates 0.003
+expect_error_line pooling eval-batches-memory "--batch-size 5 --eval-batches 2147483647: addition T=12 mean lr 0.003 could need .* GiB, more than the .* GiB of memory here"
+expect_eq eval-batches-memory-stdout "$(wc -c < "$TMP/out")" 0
+expect_exit 64 float-zero-scale -- "$P" --models ff-pool-fixed-1e-320
+expect_error_line pooling float-zero-scale "ff-pool-fixed-1e-320.*\(0, 20\]"
 
 # One row per task × T × model × rate after the header, on stdout.
 expect_exit 0 stdout -- "$P" "${TINY[@]}" --task addition --lengths 12,14 --models ff-pool,mean,dense
@@ -161,6 +178,25 @@ pid=$!
 for _ in $(seq 400); do [ -s "$TMP/ck/first.tsv.checkpoint" ] && break; sleep 0.05; done
 kill -INT "$pid"
 wait "$pid"
+# A checkpoint whose numbers no run of this budget writes is refused before they are used
+# (an edited "steps" of 10^21 overflowed into a negative update count).
+if [ -x /usr/bin/python3 ]; then
+  /usr/bin/python3 - "$TMP/ck/first.tsv.checkpoint" "$TMP/ck/edited.tsv.checkpoint" <<'PYEOF'
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", data[:8])[0]
+header = json.loads(data[8:8 + n])
+header["__metadata__"]["steps"] = "999999999999999999999"
+text = json.dumps(header, separators=(",", ":")).encode()
+text += b" " * (-len(text) % 8)
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(text)) + text + data[8 + n:])
+PYEOF
+  expect_exit 65 checkpoint-steps -- "$P" "${LONG[@]}" 0.0003 -o "$TMP/ck/edited.tsv"
+  expect_error_line pooling checkpoint-steps "edited.tsv.checkpoint: metadata 'steps' is 1e\+21, not in \[0, 3000\]"
+  rm -f "$TMP/ck/edited.tsv.checkpoint"
+else
+  echo "SKIPPED checkpoint-steps: no /usr/bin/python3 to edit a checkpoint"
+fi
 mv "$TMP/ck/first.tsv.checkpoint" "$TMP/ck/other.tsv.checkpoint"
 expect_exit 0 other-run -- "$P" "${LONG[@]}" 0.001 -o "$TMP/ck/other.tsv"
 grep -q 'a checkpoint of another run' "$TMP/err" && ok || fail "other-run: no warning"

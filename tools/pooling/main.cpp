@@ -21,6 +21,7 @@
 #include "common/run.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
+#include "heed/decode/memory.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 #include "heed/train/signals.h"
@@ -238,9 +239,51 @@ std::vector<pooling::PoolingRunConfig> plan(const pooling::PoolingCliConfig& cfg
   return cells;
 }
 
+// The longest sequence a run's model sees: its own or a held-out set's.
+int64_t model_length(const pooling::PoolingRunConfig& run) {
+  int64_t length = run.longest();
+  for (const auto& task : run.transfer_tasks) length = std::max(length, task.padded_length());
+  return length;
+}
+
+// A run refused before the table's header is written (ConfigError naming the run): what
+// run_pooling would refuse part way, and sizes whose batches cannot fit in memory — a coarse
+// bound in f32 of the held-out batches (inputs of 2 values a step) and an update's activations
+// and their gradients ([batch, T, width], four of them), in doubles so that nothing overflows.
+void check_run(const pooling::PoolingRunConfig& run, const std::string& name) {
+  if (!pooling::not_applicable_reason(run).empty()) return;  // an "n/a" row, not an error
+  try {
+    run.validate();
+  } catch (const ConfigError& e) {
+    throw ConfigError(name + ": " + e.what());
+  }
+  const double sets = 1.0 + double(run.transfer_tasks.size());
+  const double rows = double(run.batch_size) * double(model_length(run));
+  const double bytes =
+      4.0 * rows * (2.0 * (double(run.eval_batches) * sets + 1.0) + 4.0 * double(run.width));
+  const double available = decode::physical_memory_bytes();
+  if (available > 0 && bytes > available) {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "--batch-size %lld --eval-batches %lld: %s could need %.3g GiB, more than the "
+                  "%.1f GiB of memory here",
+                  static_cast<long long>(run.batch_size), static_cast<long long>(run.eval_batches),
+                  name.c_str(), bytes / double(1 << 30), available / double(1 << 30));
+    throw ConfigError(text);
+  }
+}
+
+std::string run_name(const pooling::PoolingRunConfig& run) {
+  const std::string key = key_columns(run);
+  return pooling::to_string(run.task.problem) + " T=" + split(key, "\t")[1] + " " +
+         pooling::model_name(run.kind, run.fixed_scale) + " lr " + key.substr(key.rfind('\t') + 1);
+}
+
 int pooling_main(int argc, char** argv) {
   pooling::PoolingCliConfig cfg;
   if (!pooling::parse_options(argc, argv, cfg)) return 0;
+  const std::vector<pooling::PoolingRunConfig> planned = plan(cfg);
+  for (const auto& run : planned) check_run(run, run_name(run));
   std::vector<std::string> rows = read_rows(cfg.output, kHeader, "results table");
   SideTable bias(cfg.bias_output, kBiasHeader, "bias table");
   SideTable marked(cfg.marked_output, kMarkedHeader, "marked-weight table");
@@ -252,8 +295,8 @@ int pooling_main(int argc, char** argv) {
   const auto save = [&] { write_table(cfg.output, kHeader, rows); };
 
   std::vector<pooling::PoolingRunConfig> cells;
-  for (auto& run : plan(cfg)) {
-    if (!done.count(key_columns(run))) cells.push_back(std::move(run));
+  for (const auto& run : planned) {
+    if (!done.count(key_columns(run))) cells.push_back(run);
   }
   // With -o FILE the run in progress keeps FILE.checkpoint: Ctrl-C (or SIGTERM) saves it and
   // exits 130 (143); the next call with the same FILE continues that run where it stopped.
@@ -265,15 +308,10 @@ int pooling_main(int argc, char** argv) {
     pooling::PoolingRunConfig& run = cells[index];
     const std::string key = key_columns(run);
     run.stop_after = earlier_best(rows, key.substr(0, key.rfind('\t')));
-    const std::string name = pooling::to_string(run.task.problem) + " T=" + split(key, "\t")[1] +
-                             " " + pooling::model_name(run.kind, run.fixed_scale) + " lr " +
-                             key.substr(key.rfind('\t') + 1);
+    const std::string name = run_name(run);
     pooling::PoolingRunResult result;
-    int64_t model_length = run.longest();
-    for (const auto& task : run.transfer_tasks) {
-      model_length = std::max(model_length, task.padded_length());
-    }
-    result.parameters = pooling::PoolingModel::count_parameters(run.kind, model_length, run.width);
+    result.parameters =
+        pooling::PoolingModel::count_parameters(run.kind, model_length(run), run.width);
     std::string row;
     if (const std::string reason = pooling::not_applicable_reason(run); !reason.empty()) {
       row = format_row(run, "n/a", result, reason);

@@ -85,7 +85,8 @@ PoolingKind parse_pooling_kind(const std::string& name, float* fixed_scale) {
     const std::string text = name.substr(sizeof kFixedScalePrefix - 1);
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !(value > 0) || value > 20) {
+    // Checked as the float it is kept in: 1e-320 is a positive double but a float 0.
+    if (text.empty() || *end != '\0' || !(float(value) > 0) || value > 20) {
       throw ConfigError("model '" + name + "': S in ff-pool-fixed-S must be a number in (0, 20]");
     }
     if (fixed_scale) *fixed_scale = float(value);
@@ -660,7 +661,7 @@ void save_checkpoint(const PoolingCheckpoint& checkpoint,
 // another run's. Returns the seconds the run had taken.
 bool load_checkpoint(const PoolingCheckpoint& checkpoint,
                      const std::vector<train::ParamRef>& params, train::Optimizer& optimizer,
-                     const RunState& state, double& seconds) {
+                     const RunState& state, int64_t max_steps, double& seconds) {
   struct stat info {};
   if (checkpoint.path.empty() || ::stat(checkpoint.path.c_str(), &info) != 0) return false;
   const io::SafeTensors in = io::SafeTensors::load(checkpoint.path);
@@ -682,14 +683,32 @@ bool load_checkpoint(const PoolingCheckpoint& checkpoint,
   std::istringstream rng(in.metadata("train_rng"));
   rng >> *state.train_rng;
   if (rng.fail()) throw FormatError(checkpoint.path + ": metadata 'train_rng' is not an RNG state");
-  state.result->steps = int64_t(in.metadata_number("steps"));
-  *state.tested_at = int64_t(in.metadata_number("tested_at"));
-  state.result->accuracy = in.metadata_number("accuracy");
-  state.result->best_accuracy = in.metadata_number("best_accuracy");
-  state.result->mse = in.metadata_number("mse");
+  // Every number in the range a run of this budget can write, checked before it is used (an
+  // edited "steps" of 10^21 overflowed into a negative count).
+  const auto number = [&](const char* key, double low, double high) {
+    const double value = in.metadata_number(key);
+    if (!(value >= low && value <= high)) {
+      throw FormatError(checkpoint.path + ": metadata '" + key + "' is " + exact(value) +
+                        ", not in [" + exact(low) + ", " + exact(high) + "]");
+    }
+    return value;
+  };
+  const auto whole = [&](const char* key, int64_t low, int64_t high) {
+    const double value = number(key, double(low), double(high));
+    if (value != std::floor(value)) {
+      throw FormatError(checkpoint.path + ": metadata '" + key + "' is " + exact(value) +
+                        ", not a whole number");
+    }
+    return int64_t(value);
+  };
+  state.result->steps = whole("steps", 0, max_steps);
+  *state.tested_at = whole("tested_at", -1, state.result->steps);
+  state.result->accuracy = number("accuracy", 0, 1);
+  state.result->best_accuracy = number("best_accuracy", 0, 1);
+  state.result->mse = in.metadata_number("mse");  // only reported; may be inf after a bad test
   state.progress->step = state.result->steps;
   if (*state.tested_at >= 0) state.progress->accuracy = state.result->accuracy;
-  seconds = in.metadata_number("seconds");
+  seconds = number("seconds", 0, std::numeric_limits<double>::max());
   return true;
 }
 
@@ -736,7 +755,7 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
   };
   const RunState state{&result, &progress, &tested_at, &train_rng};
   double seconds_before = 0;
-  if (load_checkpoint(checkpoint, params, *optimizer, state, seconds_before)) {
+  if (load_checkpoint(checkpoint, params, *optimizer, state, config.budget_steps, seconds_before)) {
     model.weights_changed();
     spdlog::info("{}: continuing at update {}", checkpoint.path, result.steps);
   }
