@@ -128,6 +128,12 @@ expect_exit 64 p0-range -- "$A" ibm2 -d --p0 1 "$TMP/src" "$TMP/tgt"
 expect_error_line align p0-range "p0"
 expect_exit 64 tension-without-diagonal -- "$A" ibm2 --optimize-tension "$TMP/src" "$TMP/tgt"
 expect_error_line align tension-without-diagonal "--optimize-tension needs --favor-diagonal"
+# A fitted tension starts inside the range it is kept in: from 10^4 up fast_align's formulas
+# were not finite, and the run failed after its first EM update with a message naming no option.
+expect_exit 64 tension-start-range -- "$A" ibm2 -d --diagonal-tension 1e6 --optimize-tension \
+  --tension-gradient fast-align "$TMP/src" "$TMP/tgt" -o "$TMP/tension-links"
+expect_error_line align tension-start-range "--diagonal-tension 1e\+06: with --optimize-tension it must be in \[0.1, 14\]"
+[ -e "$TMP/tension-links.checkpoint" ] && fail "tension-start-range: a checkpoint was left" || ok
 expect_exit 64 gradient-without-optimize -- "$A" ibm2 -d --tension-gradient fast-align \
   "$TMP/src" "$TMP/tgt"
 expect_error_line align gradient-without-optimize "--tension-gradient needs --optimize-tension"

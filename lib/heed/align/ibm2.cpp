@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <utility>
@@ -181,6 +182,17 @@ void Ibm2Options::validate() const {
   if (iterations < 1) refuse("iterations must be at least 1");
   if (!(diagonal_tension > 0) || !std::isfinite(diagonal_tension)) {
     refuse("the diagonal tension must be a finite number > 0");
+  }
+  // The fitted tension is kept in [kMinTension, kMaxTension] from the first step on; a start
+  // far outside it broke fast_align's gradient formulas (not finite from about 10^4 up).
+  if (optimize_tension && (diagonal_tension < kMinTension || diagonal_tension > kMaxTension)) {
+    char range[96];
+    std::snprintf(range, sizeof range,
+                  "--diagonal-tension %g: with --optimize-tension it must be "
+                  "in [%g, %g]",
+                  diagonal_tension, kMinTension, kMaxTension);
+    throw ConfigError(std::string(range) +
+                      ", the range the fitted tension is kept in (as fast_align keeps it)");
   }
   if (!(null_probability >= 0 && null_probability < 1)) refuse("p0 must be in [0, 1)");
   if (!(alpha > 0) || !std::isfinite(alpha)) refuse("alpha must be a finite number > 0");

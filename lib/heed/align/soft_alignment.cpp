@@ -49,7 +49,7 @@ SoftAlignment parse_json_line(std::string_view line, const std::string& file,
   };
   try {
     const auto id = json_number<long long>(j.at("id"));
-    if (!id) fail("\"id\" is not an integer");
+    if (!id || *id < 0) fail("\"id\" is not an integer >= 0 (a zero-based pair number)");
     pair.id = *id;
     pair.source = j.at("source").get<std::vector<std::string>>();
     pair.target = j.at("target").get<std::vector<std::string>>();

@@ -57,6 +57,9 @@ TEST_CASE("soft alignment: malformed lines name the file and line", "[align][fas
   CHECK_THAT(error(R"({"id": 1e30, "source": ["a"], "target": ["b"], )" + words +
                    R"("weights": [[1], [1]]})"),
              Catch::Contains("\"id\" is not an integer"));
+  CHECK_THAT(error(R"({"id": -5, "source": ["a"], "target": ["b"], )" + words +
+                   R"("weights": [[1], [1]]})"),
+             Catch::Contains("\"id\" is not an integer >= 0"));
   CHECK_THAT(error(R"({"id": 0, "source": ["a"], "target": ["b"], "source_words": [1e30], )"
                    R"("target_words": [0], "weights": [[1], [1]]})"),
              Catch::Contains("\"source_words\" is not a list of numbers in range"));
