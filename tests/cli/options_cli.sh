@@ -41,6 +41,10 @@ check "'--seed' must be an integer in \[0, 18446744073709551615\], not '-1'" tra
 check "'--threads' must be an integer in \[0, 1024\], not '99999999999'" score --threads 99999999999
 check "'--beam-size' must be an integer in \[1, 1000\], not '0'" translate --beam-size 0
 check "'--width' must be an integer in \[0, 10\], not '11'" score --width 11
+# A number the option's type cannot hold says so, with the type's limit.
+check "'--temperature' must be a finite number > 0, not '1e39' \(past the largest float, 3.40282e\+38\)" translate --temperature 1e39
+check "'--temperature' must be a finite number > 0, not '1e-46' \(below the smallest float, 1.4013e-45\)" translate --temperature 1e-46
+check "'--lr' must be .*, not '3.5e38' \(past the largest float" train --lr 3.5e38
 
 # Config files: the error names the file and line; values are range-checked there too.
 printf 'threads = 1\n\n# comment\nbeam-size = -2\n' > "$TMP/bad.cfg"
@@ -57,6 +61,9 @@ check "$TMP/syntax.cfg:1: " tokenize learn-bpe --config "$TMP/syntax.cfg"
 # given twice, a directory; a byte order mark is dropped.
 printf '[model]\nmode = aggressive\n' > "$TMP/section.cfg"
 check "$TMP/section.cfg:1: sections \('\[model\]'\)" tokenize --config "$TMP/section.cfg"
+# A byte that is not UTF-8 is named by its place, never echoed raw.
+printf 'beam-size = 5\nbeam-size-x = \377\n' > "$TMP/byte.cfg"
+check "$TMP/byte.cfg:2: invalid UTF-8 at byte 15$" translate --config "$TMP/byte.cfg"
 printf 'mode = aggressive\nconfig = other.cfg\n' > "$TMP/nested.cfg"
 check "$TMP/nested.cfg:2: a config file cannot name another" tokenize --config "$TMP/nested.cfg"
 printf 'mode = aggressive\n\nmode = conservative\n' > "$TMP/twice.cfg"

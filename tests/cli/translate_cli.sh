@@ -188,6 +188,12 @@ printf 'chat\tcat\t2\n' > "$TMP/lex-bad.tsv"
 expect_exit 65 shortlist-bad-probability -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex-bad.tsv"
 expect_error_line translate shortlist-bad-probability \
   "lex-bad.tsv:1: the probability '2' is not a number in \\[0, 1\\]$"
+# An empty table is allowed (the frequent words alone) but said on stderr.
+: > "$TMP/lex-empty.tsv"
+expect_exit 0 shortlist-empty -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex-empty.tsv" \
+  --shortlist-frequent 10
+grep -q 'lex-empty.tsv: no translations: the shortlist is the 10 most frequent target words alone' \
+  "$TMP/err" && ok || fail "shortlist-empty: no warning: $(cat "$TMP/err")"
 expect_exit 66 shortlist-missing -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/nothing.tsv"
 expect_error_line translate shortlist-missing "nothing.tsv"
 expect_exit 64 shortlist-best-alone -- "$X" -m "$M" -i "$TMP/in" --shortlist-best 3
@@ -235,7 +241,7 @@ for bad in 0 -1 nan inf; do
   expect_error_line translate "temperature-$bad" "option '--temperature' must be a finite number > 0, not '$bad'"
 done
 expect_exit 64 temperature-underflow -- "${S[@]}" --sampling full --temperature 1e-50
-expect_error_line translate temperature-underflow "--temperature must be a finite number > 0$"
+expect_error_line translate temperature-underflow "option '--temperature' must be a finite number > 0, not '1e-50' \\(below the smallest float"
 expect_exit 64 temperature-alone -- "${S[@]}" --temperature 0.5
 expect_error_line translate temperature-alone "--temperature needs --sampling$"
 printf 'beam-size = 1\nsampling = nucleus:2\n' > "$TMP/sampling-bad.cfg"

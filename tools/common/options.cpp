@@ -18,6 +18,7 @@
 #include "heed/common/error.h"
 #include "heed/common/version.h"
 #include "heed/io/line_reader.h"
+#include "heed/text/input_check.h"
 
 namespace heed::cli {
 namespace {
@@ -87,6 +88,10 @@ void store_config_file(const std::string& path, const po::options_description& a
   std::map<std::string, long long> first_line_of;
   while (std::getline(lines, line)) {
     ++number;
+    // Checked before anything echoes the line: a message must not carry its raw bytes.
+    if (const auto bad = text::find_invalid_text(line)) {
+      throw ConfigError(at_line(path, number, text::describe_invalid_text(line, *bad)));
+    }
     refuse_placeholders(line, path + ":" + std::to_string(number));
     // What Boost would accept silently or report without a line: sections, a nested --config,
     // an option given twice.
@@ -211,6 +216,7 @@ class NumberValue final : public po::typed_value<T>, public RangeChecked {
     T value{};
     long double as_long_double = 0;
     bool parsed = false;
+    std::string why;  // a number the type cannot hold, said
     if constexpr (std::is_integral_v<T>) {
       const char* end = token.data() + token.size();
       const auto [stop, error] = std::from_chars(token.data(), end, value);
@@ -218,16 +224,30 @@ class NumberValue final : public po::typed_value<T>, public RangeChecked {
       as_long_double = static_cast<long double>(value);
     } else {
       char* stop = nullptr;
-      as_long_double = std::strtold(token.c_str(), &stop);
-      value = static_cast<T>(as_long_double);
+      const long double written = std::strtold(token.c_str(), &stop);
+      value = static_cast<T>(written);
       parsed = !token.empty() && *stop == '\0' && std::isfinite(value);
+      // The bounds hold for the value stored: 1e-46 is a float 0, 1e39 a float infinity.
+      as_long_double = static_cast<long double>(value);
+      const char* type = std::is_same_v<T, float> ? "float" : "double";
+      char text[80] = "";
+      if (parsed || !std::isfinite(written) || *stop != '\0') {
+        if (written != 0 && value == 0) {
+          std::snprintf(text, sizeof text, " (below the smallest %s, %g)", type,
+                        double(std::numeric_limits<T>::denorm_min()));
+        }
+      } else {
+        std::snprintf(text, sizeof text, " (past the largest %s, %g)", type,
+                      double(std::numeric_limits<T>::max()));
+      }
+      why = text;
     }
     const long double v = as_long_double;
     if (!parsed || !(min_open_ ? v > min_ : v >= min_) || !(max_open_ ? v < max_ : v <= max_)) {
       throw po::error_with_option_name(
           "option '%canonical_option%' must be " +
           describe(min_, max_, min_open_, max_open_, std::is_integral_v<T>) + ", not '" + token +
-          "'");
+          "'" + why);
     }
     store = value;
   }

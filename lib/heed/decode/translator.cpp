@@ -80,8 +80,14 @@ Translator::Translator(model::ModelFile file, const std::string& path, Translati
     tokenizer_ = std::make_unique<text::Tokenizer>(tokenizer, bpe);
   }
   if (!options_.shortlist.table.empty()) {
-    shortlist_ = std::make_unique<Shortlist>(LexicalTable::load(options_.shortlist.table),
-                                             src_vocab_, tgt_vocab_, options_.shortlist);
+    const LexicalTable table = LexicalTable::load(options_.shortlist.table);
+    // Allowed (the frequent words alone make a shortlist), but more often a wrong path or a
+    // failed step before: said, not silently taken.
+    if (table.size() == 0) {
+      spdlog::warn("{}: no translations: the shortlist is the {} most frequent target words alone",
+                   options_.shortlist.table, options_.shortlist.frequent);
+    }
+    shortlist_ = std::make_unique<Shortlist>(table, src_vocab_, tgt_vocab_, options_.shortlist);
   }
 }
 
