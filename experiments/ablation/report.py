@@ -951,7 +951,28 @@ def silver_curve_table(results):
     header = ["updates"] + [f"`{i}` (seed {seed}, lr {lr})" for i, ((seed, lr), _) in runs.items()]
     rows = [[f"{step:,}"] + [num(points.get(step)) for _, points in runs.values()]
             for step in steps]
-    return markdown_table(header, rows)
+    return markdown_table(header, rows) + "\n\n" + silver_curve_summary(results, runs)
+
+
+def silver_curve_summary(results, runs):
+    """Per run read along training: its lowest AER and where, the AER of the model it keeps
+    (the best by validation perplexity, the one compared above) and of its last; facts, no
+    reading of them."""
+    parts = []
+    for run_id, ((seed, lr), points) in runs.items():
+        lowest = min(sorted(points), key=lambda step: points[step])
+        last = max(points)
+        kept = next((int(row["best_step"]) for row in results.runs
+                     if (row["id"], row["seed"], row["lr"]) == (run_id, seed, lr)
+                     and row["status"] == "ok"), None)
+        text = (f"`{run_id}` lowest {num(points[lowest])} at update {lowest:,}, "
+                f"{num(points[last])} at the last read ({last:,})")
+        if kept is not None:
+            text += (f", {num(points[kept])} at the model it keeps (best validation perplexity, "
+                     f"update {kept:,})" if kept in points else
+                     f"; the model it keeps (update {kept:,}) not read")
+        parts.append(text)
+    return "AER along training: " + "; ".join(parts) + "."
 
 
 def long_table(results):

@@ -321,6 +321,8 @@ expect "alignment along training: the run's AER at each update, in order" \
   '^\| 1,700 \| 60\.25 \|$'
 expect "alignment along training: the second row" '^\| 3,400 \| 45\.50 \|$'
 expect "alignment along training: the run named" '^\| updates \| `dot` \(seed 2, lr 0\.001\) \|$'
+expect "alignment along training: lowest, last and the kept model (update 6,800, not read)" \
+  '^AER along training: `dot` lowest 45\.50 at update 3,400, 45\.50 at the last read \(3,400\); the model it keeps \(update 6,800\) not read\.$'
 expect "silver: the comparisons' margin from the settings" 'level\* within ±1 AER \(TOST\)'
 expect "silver against gold, from the Hansards study" 'the same recipe.s links score 18\.12$'
 expect "mechanistic check against its counterpart" '^\| `general-identity` \| `general` \| level: within ±0\.5 BLEU \(TOST p = 0\.0100\); \+0\.20 \[-0\.10, \+0\.50\] \| — \|$'
