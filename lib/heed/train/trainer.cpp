@@ -70,7 +70,7 @@ std::unique_ptr<model::Seq2Seq> build_model(const model::ModelConfig& config,
   const BatchBound batch = largest_batch(data.train, train.batching);
   const double parameters = kTrainingBytesPerParameter * double(model->parameters().numel());
   const double activations = activation_bytes(model->config(), batch);
-  spdlog::info("memory: at most {:.1f} MiB (parameters and optimizer {:.1f}, activations {:.1f})",
+  spdlog::info("memory: about {:.1f} MiB (parameters and optimizer {:.1f}, activations {:.1f})",
                (parameters + activations) / (1 << 20), parameters / (1 << 20),
                activations / (1 << 20));
   if (available > 0 && parameters + activations > available) {
