@@ -239,13 +239,6 @@ std::vector<pooling::PoolingRunConfig> plan(const pooling::PoolingCliConfig& cfg
   return cells;
 }
 
-// The longest sequence a run's model sees: its own or a held-out set's.
-int64_t model_length(const pooling::PoolingRunConfig& run) {
-  int64_t length = run.longest();
-  for (const auto& task : run.transfer_tasks) length = std::max(length, task.padded_length());
-  return length;
-}
-
 // A run refused before the table's header is written (ConfigError naming the run): what
 // run_pooling would refuse part way, and sizes whose batches cannot fit in memory — a coarse
 // bound in f32 of the held-out batches (inputs of 2 values a step) and an update's activations
@@ -258,7 +251,7 @@ void check_run(const pooling::PoolingRunConfig& run, const std::string& name) {
     throw ConfigError(name + ": " + e.what());
   }
   const double sets = 1.0 + double(run.transfer_tasks.size());
-  const double rows = double(run.batch_size) * double(model_length(run));
+  const double rows = double(run.batch_size) * double(run.model_length());
   const double bytes =
       4.0 * rows * (2.0 * (double(run.eval_batches) * sets + 1.0) + 4.0 * double(run.width));
   const double available = decode::physical_memory_bytes();
@@ -311,7 +304,7 @@ int pooling_main(int argc, char** argv) {
     const std::string name = run_name(run);
     pooling::PoolingRunResult result;
     result.parameters =
-        pooling::PoolingModel::count_parameters(run.kind, model_length(run), run.width);
+        pooling::PoolingModel::count_parameters(run.kind, run.model_length(), run.width);
     std::string row;
     if (const std::string reason = pooling::not_applicable_reason(run); !reason.empty()) {
       row = format_row(run, "n/a", result, reason);

@@ -500,6 +500,14 @@ int64_t PoolingRunConfig::longest() const {
   return variable() ? variable_max : task.padded_length();
 }
 
+int64_t PoolingRunConfig::model_length() const {
+  int64_t length = longest();
+  for (const PoolingTask& transfer : transfer_tasks) {
+    length = std::max(length, transfer.padded_length());
+  }
+  return length;
+}
+
 void PoolingRunConfig::validate() const {
   if (width < 1 || batch_size < 1 || eval_batches < 1 || eval_every < 1 || budget_steps < 1) {
     throw ConfigError(
@@ -724,11 +732,7 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
   Rng eval_rng = make_rng(config.seed, 3);
   const Timer timer;
   const std::vector<PoolingBatch> held_out = held_out_set(config, eval_rng);
-  int64_t model_length = config.longest();
-  for (const PoolingTask& transfer : config.transfer_tasks) {
-    model_length = std::max(model_length, transfer.padded_length());
-  }
-  PoolingModel model(config.kind, model_length, config.width, init_rng, config.fused,
+  PoolingModel model(config.kind, config.model_length(), config.width, init_rng, config.fused,
                      config.fixed_scale);
   std::vector<train::ParamRef> params;
   for (layers::Parameter* p : model.parameters().all()) {

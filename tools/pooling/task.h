@@ -191,6 +191,8 @@ struct PoolingRunConfig {
 
   bool variable() const { return variable_max > 0; }
   int64_t longest() const;  // the longest padded length any batch has
+  // The longest sequence the model sees: its own batches' or a held-out set's.
+  int64_t model_length() const;
   void validate() const;
 };
 
