@@ -253,7 +253,7 @@ expect_exit 64 huge-beam -- "$X" -m "$M" -b 100000 -i "$TMP/in"
 expect_error_line translate huge-beam "^heed-translate: error: option '--beam-size' must be an integer in \\[1, 1000\\], not '100000'"
 # Sizes each within range that together cannot fit are refused by the memory estimate.
 expect_exit 64 huge-beam-batch -- "$X" -m "$M" -b 1000 --batch-size 100000 -i "$TMP/in"
-expect_error_line translate huge-beam-batch "decoding could need [0-9.]+ GiB .*; lower --(beam|batch)-size$"
+expect_error_line translate huge-beam-batch "decoding \\(.* sentences x .* hypotheses, .*\\) could need [0-9.e+]+ GiB, more than .*; lower --(beam|batch)-size$"
 expect_exit 64 huge-batch -- "$X" -m "$M" --batch-size 100000000 -i "$TMP/in"
 expect_error_line translate huge-batch "--batch-size 100000000: .*lower --batch-size$"
 expect_exit 64 huge-input-length -- "$X" -m "$M" --max-input-length 100000000 -i "$TMP/in"

@@ -9,8 +9,8 @@
 
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
+#include "heed/common/memory.h"
 #include "heed/common/strings.h"
-#include "heed/decode/memory.h"
 
 namespace heed::bench_attn {
 
@@ -124,16 +124,6 @@ std::vector<int64_t> parse_int_list(const std::string& option, const std::string
   return values;
 }
 
-void check_memory(double bytes, const std::string& sizes) {
-  const double available = decode::physical_memory_bytes();
-  if (available <= 0.0 || bytes <= available) return;
-  const double gib = double(1 << 30);
-  char text[128];
-  std::snprintf(text, sizeof text, " could need %.3g GiB, more than the %.1f GiB of memory here",
-                bytes / gib, available / gib);
-  throw ConfigError(sizes + text);
-}
-
 namespace {
 
 int64_t largest(const std::vector<int64_t>& values) {
@@ -151,11 +141,11 @@ void check_grid_memory(const BenchGrid& grid) {
   const double n = double(largest(grid.batch)), s = double(largest(grid.source_lengths)),
                t = double(largest(grid.target_lengths)), h = double(largest(grid.hidden));
   const double floats = 4.0 * n * s * h + 4.0 * n * t * h + 4.0 * n * t * s + 8.0 * h * h;
-  check_memory(4.0 * floats,
-               "--batch " + std::to_string(largest(grid.batch)) + " --source-length " +
-                   std::to_string(largest(grid.source_lengths)) + " --target-length " +
-                   std::to_string(largest(grid.target_lengths)) + " --hidden " +
-                   std::to_string(largest(grid.hidden)) + ": the largest point's buffers");
+  check_fits_in_memory(4.0 * floats,
+                       "--batch " + std::to_string(largest(grid.batch)) + " --source-length " +
+                           std::to_string(largest(grid.source_lengths)) + " --target-length " +
+                           std::to_string(largest(grid.target_lengths)) + " --hidden " +
+                           std::to_string(largest(grid.hidden)) + ": the largest point's buffers");
 }
 
 }  // namespace

@@ -41,11 +41,6 @@ bool parse_on_off(const std::string& option, const std::string& text);
 std::vector<int64_t> parse_int_list(const std::string& option, const std::string& text,
                                     int64_t min = 1);
 
-// ConfigError "SIZES: ... could need X GiB, more than the Y GiB of memory here" when bytes (a
-// double, so that absurd sizes cannot overflow) is more than this machine's memory: sizes that
-// cannot fit are refused before anything is allocated.
-void check_memory(double bytes, const std::string& sizes);
-
 // The grid: every combination is a point. Options a mechanism does not declare (heads,
 // window) do not multiply its points.
 struct BenchGrid {

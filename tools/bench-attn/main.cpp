@@ -9,6 +9,7 @@
 #include "bench-attn/options.h"
 #include "common/progress.h"
 #include "common/run.h"
+#include "heed/common/memory.h"
 #include "heed/io/line_writer.h"
 #include "heed/onednn/context.h"
 #include "plot.h"
@@ -47,8 +48,8 @@ int bench_attn_main(int argc, char** argv) {
   machine.peak_size = cfg.peak_size;
   if (cfg.peak_size > 0) {
     // Three n × n matrices in f32 and three in bf16.
-    bench_attn::check_memory(18.0 * double(cfg.peak_size) * double(cfg.peak_size),
-                             "--peak-size " + std::to_string(cfg.peak_size) + ": the matmul");
+    check_fits_in_memory(18.0 * double(cfg.peak_size) * double(cfg.peak_size),
+                         "--peak-size " + std::to_string(cfg.peak_size) + ": the matmul");
     for (const bench_attn::BenchPoint& point : points) {
       if (machine.peak.count(point.threads)) continue;
       const onednn::MatmulPeak peak =

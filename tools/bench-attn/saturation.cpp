@@ -8,6 +8,7 @@
 #include "grid.h"
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
+#include "heed/common/memory.h"
 #include "heed/common/stats.h"
 #include "heed/common/strings.h"
 
@@ -127,9 +128,9 @@ std::vector<StatsRow> saturation_stats(const StatsConfig& config) {
     for (const int64_t d : config.dims) {
       if (d < 1) throw ConfigError("--dims: every width must be at least 1");
       // Keys [S, n, d], their gradient, and the queries: f32.
-      check_memory(4.0 * (2.0 * double(s) + 1.0) * double(n) * double(d),
-                   "--dims " + std::to_string(d) + " --source-length " + std::to_string(s) +
-                       " --samples " + std::to_string(n) + ": the keys and their gradient");
+      check_fits_in_memory(4.0 * (2.0 * double(s) + 1.0) * double(n) * double(d),
+                           "--dims " + std::to_string(d) + " --source-length " + std::to_string(s) +
+                               " --samples " + std::to_string(n) + ": the keys and their gradient");
       // Draws that depend on (seed, input, d) only.
       std::seed_seq seeds{uint32_t(config.seed), uint32_t(config.seed >> 32), uint32_t(input),
                           uint32_t(d)};

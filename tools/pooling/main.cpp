@@ -20,8 +20,8 @@
 #include "common/progress.h"
 #include "common/run.h"
 #include "heed/common/error.h"
+#include "heed/common/memory.h"
 #include "heed/common/strings.h"
-#include "heed/decode/memory.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 #include "heed/train/signals.h"
@@ -254,16 +254,9 @@ void check_run(const pooling::PoolingRunConfig& run, const std::string& name) {
   const double rows = double(run.batch_size) * double(run.model_length());
   const double bytes =
       4.0 * rows * (2.0 * (double(run.eval_batches) * sets + 1.0) + 4.0 * double(run.width));
-  const double available = decode::physical_memory_bytes();
-  if (available > 0 && bytes > available) {
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  "--batch-size %lld --eval-batches %lld: %s could need %.3g GiB, more than the "
-                  "%.1f GiB of memory here",
-                  static_cast<long long>(run.batch_size), static_cast<long long>(run.eval_batches),
-                  name.c_str(), bytes / double(1 << 30), available / double(1 << 30));
-    throw ConfigError(text);
-  }
+  check_fits_in_memory(bytes, "--batch-size " + std::to_string(run.batch_size) +
+                                  " --eval-batches " + std::to_string(run.eval_batches) + ": " +
+                                  name);
 }
 
 std::string run_name(const pooling::PoolingRunConfig& run) {

@@ -15,6 +15,7 @@
 
 #include "common/run.h"
 #include "heed/common/error.h"
+#include "heed/common/memory.h"
 #include "heed/common/timer.h"
 #include "heed/decode/memory.h"
 #include "heed/decode/translator.h"
@@ -48,9 +49,6 @@ void check_memory(const TranslateCliConfig& cfg, const model::ModelFile& file) {
       "{:.0f})",
       estimate.total() / mib, estimate.model / mib, estimate.decoding / mib, estimate.caches / mib,
       estimate.runtime / mib);
-  const double available = decode::physical_memory_bytes();
-  const double needed = estimate.total();
-  if (available <= 0.0 || needed <= available) return;
   struct Size {
     const char* option;
     double value;
@@ -67,15 +65,13 @@ void check_memory(const TranslateCliConfig& cfg, const model::ModelFile& file) {
   const Size& worst = *std::max_element(sizes, std::end(sizes), [](const Size& a, const Size& b) {
     return a.value / a.default_value < b.value / b.default_value;
   });
-  char message[320];
-  std::snprintf(message, sizeof message,
-                "%s %.10g: decoding could need %.1f GiB (%d sentences x %d hypotheses, sources up "
-                "to %d tokens), more than the %.1f GiB of memory here; lower %s",
+  char what[224];
+  std::snprintf(what, sizeof what,
+                "%s %.10g: decoding (%d sentences x %d hypotheses, sources up to %d tokens)",
                 worst.option,
                 worst.option == std::string("--max-length-offset") ? worst.value - 1 : worst.value,
-                needed / double(1 << 30), t.batch_size, t.decode.beam_size, t.max_input_length,
-                available / double(1 << 30), worst.option);
-  throw ConfigError(message);
+                t.batch_size, t.decode.beam_size, t.max_input_length);
+  check_fits_in_memory(estimate.total(), what, std::string("lower ") + worst.option);
 }
 
 // Lines between two returns of the heap's free pages to the system.

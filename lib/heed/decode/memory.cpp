@@ -1,7 +1,5 @@
 #include "heed/decode/memory.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "heed/common/rng.h"
@@ -53,13 +51,6 @@ MemoryEstimate translation_memory(const model::ModelConfig& model, long long par
   e.caches = 2.0 * 8.0 * 4.0 * rows * double(std::max(1LL, sizes.max_source_length)) *
              double(model.key_size());
   return e;
-}
-
-double physical_memory_bytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page_size = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return 0.0;
-  return double(pages) * double(page_size);
 }
 
 }  // namespace heed::decode

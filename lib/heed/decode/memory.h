@@ -38,7 +38,4 @@ struct MemoryEstimate {
 MemoryEstimate translation_memory(const model::ModelConfig& model, long long parameters,
                                   const DecodeConfig& config, const DecodeSizes& sizes);
 
-// Physical memory of the machine in bytes (sysconf), 0 if unknown.
-double physical_memory_bytes();
-
 }  // namespace heed::decode

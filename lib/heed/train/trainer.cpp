@@ -13,9 +13,9 @@
 
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
+#include "heed/common/memory.h"
 #include "heed/common/profile.h"
 #include "heed/common/rng.h"
-#include "heed/decode/memory.h"
 #include "heed/io/line_writer.h"
 #include "heed/io/parallel_corpus.h"
 #include "heed/model/model_file.h"
@@ -52,7 +52,7 @@ struct Window {
 // named at once instead of growing until the kernel kills the process.
 std::unique_ptr<model::Seq2Seq> build_model(const model::ModelConfig& config,
                                             const TrainConfig& train, const TrainingData& data) {
-  const double available = decode::physical_memory_bytes();
+  const double available = physical_memory_bytes();
   const double gib = double(1 << 30);
   layers::ParameterLimit limit;
   if (available > 0) {
@@ -73,18 +73,17 @@ std::unique_ptr<model::Seq2Seq> build_model(const model::ModelConfig& config,
   spdlog::info("memory: about {:.1f} MiB (parameters and optimizer {:.1f}, activations {:.1f})",
                (parameters + activations) / (1 << 20), parameters / (1 << 20),
                activations / (1 << 20));
-  if (available > 0 && parameters + activations > available) {
-    throw ConfigError(fmt::format(
-        "--batch-size {}{}: an update on the largest batch the training data can make (up to {} "
-        "pairs, {} padded source and {} target tokens, sources up to {} tokens) could need {:.1f} "
-        "GiB, more than the {:.1f} GiB of memory here; lower --batch-size, set --batch-tokens or "
-        "lower --max-length",
-        train.batching.max_sentences,
-        train.batching.max_tokens > 0 ? fmt::format(" --batch-tokens {}", train.batching.max_tokens)
-                                      : std::string(),
-        batch.rows, batch.src_tokens, batch.tgt_tokens, batch.src_len,
-        (parameters + activations) / gib, available / gib));
-  }
+  check_fits_in_memory(
+      parameters + activations,
+      fmt::format("--batch-size {}{}: an update on the largest batch the training data can make "
+                  "(up to {} pairs, {} padded source and {} target tokens, sources up to {} "
+                  "tokens)",
+                  train.batching.max_sentences,
+                  train.batching.max_tokens > 0
+                      ? fmt::format(" --batch-tokens {}", train.batching.max_tokens)
+                      : std::string(),
+                  batch.rows, batch.src_tokens, batch.tgt_tokens, batch.src_len),
+      "lower --batch-size, set --batch-tokens or lower --max-length");
   return model;
 }
 
