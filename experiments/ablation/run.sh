@@ -81,7 +81,8 @@
 # 1.4× the tokens per second of JOBS=1 THREADS=2, bench/parallel_training.sh, so the study
 # finishes sooner; each run's result is the same either way, its minutes are not), MODEL
 # ("--embed 256 --dropout 0.3") and VOCAB (10000: --vocab-size), the last two for tests and
-# other corpora. SCORE_BIN (BIN): the heed-align whose `score --system` compares the kept links.
+# other corpora. SCORE_BIN (BIN): the heed-score and heed-align whose --system comparisons (stage
+# stats) give the intervals: they read files, so a newer build's can score runs trained by BIN's.
 # CURVE ("dot general additive multi-head"): the configurations whose second seed's run keeps
 # its model at every validation, each read as alignment (stage probes).
 #
@@ -206,8 +207,8 @@ STAGES=${STAGES:-data cost runs probes stats report}
 LONG_MIN=${LONG_MIN:-30} LONG_MAX=${LONG_MAX:-80}
 MARGIN=${MARGIN:-0.5} AER_MARGIN=${AER_MARGIN:-1}
 CURVE=${CURVE-dot general additive multi-head}
-# The heed-align that compares the kept links (score --system): BIN's, or a newer build's for a
-# study begun with binaries older than that command (scoring reads files; the runs are BIN's).
+# The heed-score and heed-align of the comparisons (--system): BIN's, or a newer build's for a
+# study begun with older binaries (scoring reads files; the runs are BIN's).
 SCORE_BIN=${SCORE_BIN:-$BIN}
 if [ "$quick" = 1 ]; then
   WORK=${WORK:-/tmp/heed-ablation-conv-quick}
@@ -952,7 +953,7 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
       for i in "${!test_names[@]}"; do
         [ "${test_names[i]}" = "$name" ] && ref=${test_prefixes[i]}.$TGT
       done
-      "$BIN/heed-score" "${case_score[@]}" -r "$ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
+      "$SCORE_BIN/heed-score" "${case_score[@]}" -r "$ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
         --equivalence-margin "$MARGIN" --format tsv -q -o "$RESULTS/compare/$family.$name.tsv"
     done
     # The attention as alignment: each configuration's kept links against its baseline's, scored
@@ -976,7 +977,7 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
         [ -n "$runs" ] && sys+=(--system "$c=$runs")
       done
       [ "${#sys[@]}" = 4 ] || continue
-      "$BIN/heed-score" "${case_score[@]}" -r "$WORK/pooled.ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
+      "$SCORE_BIN/heed-score" "${case_score[@]}" -r "$WORK/pooled.ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
         --equivalence-margin "$MARGIN" --format tsv -q -o "$RESULTS/counterpart/$id.tsv" < /dev/null
     done <<< "$(awk -F'\t' -v f="$family" '$2 == f' <<< "$planned_lines")"
     # Each configuration's long inputs translated whole against one by one, its runs paired.
@@ -991,7 +992,7 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
         whole+=${whole:+,}$WORK/stats/$unit.whole apart+=${apart:+,}$WORK/stats/$unit.apart
       done
       [ -n "$whole" ] || continue
-      "$BIN/heed-score" "${case_score[@]}" -r "$WORK/long.ref" --system "one-by-one=$apart" \
+      "$SCORE_BIN/heed-score" "${case_score[@]}" -r "$WORK/long.ref" --system "one-by-one=$apart" \
         --system "whole=$whole" --bootstrap "$BOOTSTRAP" --equivalence-margin "$MARGIN" \
         --format tsv -q -o "$RESULTS/long/$id.tsv"
     done

@@ -188,13 +188,19 @@ std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& system
     r.difference = r.mean - results[0].mean;
   }
 
-  // resampled[s][b]: system s's mean over its drawn runs on resample b.
+  // resampled[s][b]: system s's score on resample b, all runs' mean plus λ times the drawn
+  // runs' deviation from it (the header's rescaling).
   std::vector<std::vector<double>> resampled(n_systems, std::vector<double>(n_samples));
+  std::vector<double> rescale(n_systems, 1.0);
+  for (size_t s = 0; s < n_systems; ++s) {
+    const double n = static_cast<double>(runs[s].size());
+    if (n > 1) rescale[s] = std::sqrt(n / (n - 1));
+  }
   Resample d;
   d.segments.resize(segments);
   for (size_t s = 0; s < n_systems; ++s) d.runs.emplace_back(runs[s].size());
   std::vector<double> counts(segments);
-  std::vector<std::vector<double>> run_score(n_systems);  // this resample's, NaN until needed
+  std::vector<std::vector<double>> run_score(n_systems);  // this resample's
   for (size_t b = 0; b < n_samples; ++b) {
     draw(d);
     std::fill(counts.begin(), counts.end(), 0.0);
@@ -203,16 +209,24 @@ std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& system
       counts[i] += 1;
     }
     for (size_t s = 0; s < n_systems; ++s) {
-      run_score[s].assign(runs[s].size(), std::numeric_limits<double>::quiet_NaN());
-      double total = 0;
+      run_score[s].resize(runs[s].size());
+      double all = 0;
+      for (size_t r = 0; r < runs[s].size(); ++r) {
+        run_score[s][r] = resampled_score(runs[s][r], counts, sum, score);
+        all += run_score[s][r];
+      }
+      double drawn = 0;
       for (size_t r : d.runs[s]) {
         if (r >= runs[s].size()) throw InternalError("compare_runs: drawn run out of range");
-        if (std::isnan(run_score[s][r])) {
-          run_score[s][r] = resampled_score(runs[s][r], counts, sum, score);
-        }
-        total += run_score[s][r];
+        drawn += run_score[s][r];
       }
-      resampled[s][b] = total / static_cast<double>(d.runs[s].size());
+      drawn /= static_cast<double>(d.runs[s].size());
+      if (runs[s].size() == 1) {
+        resampled[s][b] = drawn;  // exactly the one run's score (paired_bootstrap's)
+      } else {
+        all /= static_cast<double>(runs[s].size());
+        resampled[s][b] = all + rescale[s] * (drawn - all);
+      }
     }
   }
 

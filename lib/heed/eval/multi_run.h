@@ -4,8 +4,12 @@
 // as across the test set's segments (Koehn 2004). A two-level (hierarchical) bootstrap measures
 // both: each resample draws, per system, its runs with replacement, and one set of segment
 // indices with replacement that every system and run shares (paired); the corpus score of each
-// drawn run is recomputed from summed segment statistics, and a system's resampled score is the
-// mean over its drawn runs. The first system is the baseline; every other is compared with it.
+// run is recomputed from summed segment statistics. A system's resampled score is the mean of
+// all its runs on the resample plus λ times the drawn runs' deviation from it, λ = √(n/(n−1))
+// for n runs (1 for one run): Rao & Wu's rescaling (1988, m = n draws, seeds an unbounded
+// population), since n draws with replacement give the mean a variance of (n−1)/n · s²/n, half
+// the usual s²/n with two seeds, and an interval over few seeds would be that much too narrow.
+// The first system is the baseline; every other is compared with it.
 #pragma once
 
 #include <cstdint>
@@ -65,7 +69,7 @@ struct SystemComparison {
   std::vector<double> run_scores;  // corpus score of each run
   double mean = 0;                 // over the runs
   double sd = 0;                   // sample standard deviation over the runs; NaN with one run
-  double resampled_mean = 0;       // of the resampled scores
+  double resampled_mean = 0;       // of the resampled scores (rescaled as above)
   double ci = 0;                   // half width of their 95% interval (as BootstrapResult::ci)
   // Against the baseline (left at these values for the baseline itself).
   double difference = 0;  // mean − the baseline's mean

@@ -53,11 +53,15 @@ double bleu(const eval::SegmentStats& v) {
 // The hand-worked case. Baseline A: run 0 gets (1, 1) of (2, 2) right, run 1 (2, 0); system B:
 // run 0 (2, 1), run 1 (2, 2). A run's score on a resample is 25·(c_i + c_j) for the segments
 // (i, j) drawn. Scores: A 50, 50 (mean 50, sd 0); B 75, 100 (mean 87.5, sd 12.5·√2).
-// Resampled differences B − A over the 64 resamples (worked out per segment draw):
-//   (0,0): A0 = 50, A1 = 100, B always 100      → 50 ×4, 25 ×8, 0 ×4
-//   (0,1), (1,0): A always 50, B0 = 75, B1 = 100 → 25 ×4, 37.5 ×8, 50 ×4, each
-//   (1,1): A0 = 50, A1 = 0, B0 = 50, B1 = 100    → 0 ×1, 25 ×4, 50 ×6, 75 ×4, 100 ×1
-// Sorted: 0 ×5, 25 ×20, 37.5 ×16, 50 ×18, 75 ×4, 100 ×1 (mean 2400/64 = 37.5).
+// A system's resampled score is its two runs' mean m on the segments drawn, plus √2 (Rao & Wu,
+// n = 2) times the drawn runs' deviation from m: m − √2·h (run draw (0, 0), 1 in 4), m (2 in 4)
+// and m + √2·h (1 in 4), h = half the second run's score minus the first's. Per segment draw
+// (A's runs; B's runs), with r = 25·√2:
+//   (0,0): A 50, 100 (m 75, h 25); B 100, 100  → B − A = 25 + r ×4, 25 ×8, 25 − r ×4
+//   (0,1), (1,0): A 50, 50; B 75, 100 (m 87.5, h 12.5) → 37.5 − r/2 ×4, 37.5 ×8, 37.5 + r/2 ×4
+//   (1,1): A 50, 0 (m 25, h −25); B 50, 100 (m 75, h 25) → 50 + k·r for k = −2..2, ×1 4 6 4 1
+// Sorted (64): 50 − 2r ×1, 25 − r ×4, 50 − r ×4, 37.5 − r/2 ×8, 25 ×8, 37.5 ×16, 50 ×6,
+// 37.5 + r/2 ×8, 25 + r ×4, 50 + r ×4, 50 + 2r ×1 (mean 37.5: the rescaling keeps the mean).
 TEST_CASE("multi-run: the hand-worked case, every resample enumerated", "[eval][fast]") {
   const std::vector<eval::SystemRuns> systems = {{run(1, 1), run(2, 0)}, {run(2, 1), run(2, 2)}};
   auto r = eval::compare_runs(systems, accuracy, 64, 0.5, enumerate_all());
@@ -71,24 +75,51 @@ TEST_CASE("multi-run: the hand-worked case, every resample enumerated", "[eval][
   CHECK(r[1].sd == Approx(12.5 * std::sqrt(2.0)));
   CHECK(r[1].difference == 37.5);
   // Resampled means: A 75, 50, 50, 25 per segment draw (mean 50); B 100, 87.5, 87.5, 75.
-  CHECK(r[0].resampled_mean == 50);
-  CHECK(r[1].resampled_mean == 87.5);
-  // 95%: order statistics ⌊64·0.025⌋ = 1 and 62; 90%: 3 and 60.
-  CHECK(r[1].ci95.low == 0);
-  CHECK(r[1].ci95.high == 75);
-  CHECK(r[1].equivalence.ci90.low == 0);
-  CHECK(r[1].equivalence.ci90.high == 75);
-  // 5 differences ≤ 0, 64 ≥ 0: p = 2·5/64. One comparison: Holm leaves it.
+  CHECK(r[0].resampled_mean == Approx(50));
+  CHECK(r[1].resampled_mean == Approx(87.5));
+  // 95%: order statistics ⌊64·0.025⌋ = 1 and 62 (0-based); 90%: 3 and 60.
+  const double rr = 25 * std::sqrt(2.0);
+  CHECK(r[1].ci95.low == Approx(25 - rr));
+  CHECK(r[1].ci95.high == Approx(50 + rr));
+  CHECK(r[1].equivalence.ci90.low == Approx(25 - rr));
+  CHECK(r[1].equivalence.ci90.high == Approx(50 + rr));
+  // 5 differences ≤ 0 (50 − 2r, 25 − r ×4), 59 ≥ 0: p = 2·5/64. One comparison: Holm leaves it.
   CHECK(r[1].p.value == 2.0 * 5 / 64);
   CHECK_FALSE(r[1].p.less_than);
   CHECK(r[1].p_holm.value == r[1].p.value);
-  // TOST at ±0.5: 59 differences ≥ 0.5, none ≤ −0.5.
+  // TOST at ±0.5: 59 differences ≥ 0.5, 5 ≤ −0.5.
   CHECK(r[1].equivalence.p.value == 59.0 / 64);
   CHECK_FALSE(r[1].equivalence.equivalent);
-  // At ±80 the 90% interval [0, 75] is inside; one difference (100) is ≥ 80: p = 1/64.
-  auto wide = eval::compare_runs(systems, accuracy, 64, 80, enumerate_all());
+  // At ±90 the 90% interval [25 − r, 50 + r] = [−10.4, 85.4] is inside; one difference
+  // (50 + 2r = 120.7) is ≥ 90: p = 1/64.
+  auto wide = eval::compare_runs(systems, accuracy, 64, 90, enumerate_all());
   CHECK(wide[1].equivalence.equivalent);
   CHECK(wide[1].equivalence.p.value == 1.0 / 64);
+}
+
+TEST_CASE("multi-run: the run draws are rescaled by √(n/(n−1)) about the runs' mean",
+          "[eval][fast]") {
+  // One segment, so the segment draws change nothing: the resampled scores spread over the runs
+  // alone. With n runs x_1..x_n, the exact variance over every run draw is
+  // λ² · (1/n) · (1/n)Σ(x − x̄)² = s²/n (λ² = n/(n−1)), where plain draws give (n−1)/n of it.
+  // Three runs scoring 0, 50 and 100 (of 2 items: 0, 1, 2 right): s² = 2500, s²/3 = 833.3;
+  // all 27 run draws enumerated, the baseline the same runs.
+  const eval::SystemRuns three = {{{0, 2}}, {{1, 2}}, {{2, 2}}};
+  int b = 0;
+  auto every_draw = [&b](eval::Resample& d) {
+    d.segments = {0};
+    d.runs = {{0, 0, 0}, {size_t(b / 9), size_t(b / 3 % 3), size_t(b % 3)}};
+    ++b;
+  };
+  const eval::SystemRuns zero = {{{0, 2}}, {{0, 2}}, {{0, 2}}};
+  // The baseline's three runs all score 0, so each difference is the system's resampled score.
+  auto r = eval::compare_runs({zero, three}, accuracy, 27, 0.5, every_draw);
+  CHECK(r[1].sd * r[1].sd == Approx(2500));
+  CHECK(r[1].resampled_mean == Approx(50));
+  // The 95% interval of 27 resamples: order statistics 0 and 26 (0-based), the run draws
+  // (0, 0, 0) and (2, 2, 2): 50 ∓ √(3/2)·50.
+  CHECK(r[1].ci95.low == Approx(50 - std::sqrt(1.5) * 50));
+  CHECK(r[1].ci95.high == Approx(50 + std::sqrt(1.5) * 50));
 }
 
 TEST_CASE("multi-run: identical systems", "[eval][fast]") {
