@@ -99,8 +99,16 @@ class Results:
             self.curves.setdefault((row["system"], row["seed"]), {}).setdefault(
                 (row["run"], row["reading"]), {})[int(row["step"])] = float(row["aer"])
         self.compare = {}     # family -> [rows of heed-align score --system's TSV]
+        # Families whose intervals come from a heed-align older than the rescaled run draws
+        # (multi_run.h): their method line does not name the rescaling.
+        self.compare_unscaled = []
         for path in sorted(glob.glob(os.path.join(directory, "compare", "*.tsv"))):
-            self.compare[os.path.basename(path)[:-4]] = read_tsv(path)
+            family = os.path.basename(path)[:-4]
+            self.compare[family] = read_tsv(path)
+            with open(path, encoding="utf-8") as f:
+                method = [line for line in f if line.startswith("# hierarchical bootstrap")]
+            if method and "sqrt(n/(n-1))" not in method[0]:
+                self.compare_unscaled.append(family)
         self.training = read_tsv(os.path.join(directory, "training.tsv"))
         self.silver = read_tsv(os.path.join(directory, "silver.tsv"))
         self.reference = {}   # system -> {"note": ..., (run, reading): aer}
@@ -415,8 +423,21 @@ def compare_section(results):
         "hierarchical bootstrap over the runs (seeds) and the 447 test sentences "
         "(`heed-align score --system`, 1,000 resamples; `results/compare/`); Holm within each "
         "column; equivalence (TOST) within ±1 AER point. A system with one run has an interval "
-        "over sentences only.",
+        "over sentences only." + unscaled_note(results),
         "\n".join(lines), "\n".join(verdicts)])
+
+
+def unscaled_note(results):
+    """What the intervals of a heed-align from before the rescaled run draws lack."""
+    old = [f for f, _ in FAMILIES if f in results.compare_unscaled]
+    if not old:
+        return ""
+    return (" These intervals (" + ", ".join(f"`compare/{f}.tsv`" for f in old) + ") come from a "
+            "heed-align that drew each system's runs with replacement without rescaling them: "
+            "with two seeds that puts the seeds' part of an interval's variance at half its "
+            "unbiased value, so the intervals of two-seed systems are narrower than heed-align "
+            "gives now (√(n/(n−1)), Rao & Wu 1988). The link files to compute them again were on "
+            "a machine since replaced: that needs the models trained again.")
 
 
 def choices(results):

@@ -73,9 +73,12 @@ mkdir -p "$results/compare"
 H=$'system\tmetric\truns\tmean\tsd\tdifference\tci95_low\tci95_high\tp_value\tp_holm\tci90_low\tci90_high\ttost_p\tequivalent\trun_scores'
 printf '%s\n' "$H" $'ibm2\tAER\t1\t14.50\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t14.50' \
   $'dot\tAER\t2\t34.75\t2.47\t+20.25\t+18.00\t+22.50\t< 0.001\t< 0.001\t+18.40\t+22.10\t1.0000\tno\t33.00,36.50' \
-  '# AER in percent, lower is better' > "$results/compare/aligner.tsv"
+  '# AER in percent, lower is better' \
+  "# hierarchical bootstrap: 1000 resamples, each drawing every system's runs and one shared set of segments with replacement; seed 12345; baseline ibm2" \
+  > "$results/compare/aligner.tsv"
 printf '%s\n' "$H" $'dot\tAER\t2\t34.75\t2.47\t-\t-\t-\t-\t-\t-\t-\t-\t-\t33.00,36.50' \
   $'general\tAER\t1\t34.50\t-\t-0.25\t-0.90\t+0.40\t0.4400\t0.4400\t-0.80\t+0.30\t0.0100\tyes\t34.50' \
+  "# hierarchical bootstrap: 1000 resamples, each drawing every system's runs and one shared set of segments with replacement, the drawn runs' deviation from the system's mean times sqrt(n/(n-1)) for n runs (Rao & Wu 1988); seed 12345; baseline dot" \
   > "$results/compare/dot.tsv"
 printf 'system\tseed\treason\nfast_align\t-\tno FAST_ALIGN to make its links again\n' > "$results/compare/left-out.tsv"
 svg='<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect class="cell" width="5" height="5"/></svg>'
@@ -125,6 +128,10 @@ grep -qF 'neither (the interval across 0): `general` (equivalent within the marg
   fail "compare verdict: $(grep -F -- '- Against `dot`' <<< "$page")"
 grep -qF -- '- Left out: `fast_align` (no FAST_ALIGN to make its links again).' <<< "$page" && ok ||
   fail "left out: $(grep -F 'Left out' <<< "$page")"
+# A comparison file from a heed-align before the rescaled run draws is said to be one (its
+# method line names no rescaling); one from after is not.
+grep -qF 'These intervals (`compare/aligner.tsv`) come from a heed-align that drew each system' <<< "$page" && ok ||
+  fail "unscaled note: $(grep -F 'These intervals' <<< "$page")"
 # --choices: each system's reading chosen on the trial sentences, with its trial and test AER.
 "$PY" "$REPORT" --results "$results" --queue "dot:1 dot:2 general:1" --directions "fwd rev" --choices > "$TMP/choices"
 expect_eq choices "$(cat "$TMP/choices")" "$(printf 'system\tseed\trun\treading\ttrial_aer\ttest_aer\ndot\t1\tfwd\targmax\t30.00\t40.00\nibm2\t-\tintersect\t-\t17.00\t14.50')"

@@ -118,7 +118,8 @@ std::vector<std::string> comparison_method(int resamples, std::uint64_t seed,
   const std::string b = std::to_string(resamples);
   return {"# hierarchical bootstrap: " + b +
               " resamples, each drawing every system's runs and one shared set of segments "
-              "with replacement; seed " +
+              "with replacement, the drawn runs' deviation from the system's mean times "
+              "sqrt(n/(n-1)) for n runs (Rao & Wu 1988); seed " +
               std::to_string(seed) + "; baseline " + baseline,
           "# p: two-sided, twice the share of resamples whose difference is on the far side of "
           "0; '< x' when none is (x = 1/(" +
