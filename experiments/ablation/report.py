@@ -342,7 +342,7 @@ class Results:
         # (silver.tsv), and the mechanisms' attention compared on gold (compare/NAME.tsv, NAME the
         # baseline: dot, diagonal, aligner; AER margin 1 as study.sh compares; one run of a
         # deterministic baseline is all it has).
-        self.silver_check, self.gold_compare = {}, {}
+        self.silver_check, self.gold_compare, self.gold_unrescaled = {}, {}, set()
         if alignment:
             self.silver_check = {row["set"]: row for row in (read_tsv(
                 os.path.join(alignment, "silver.tsv"), required=False) or [])}
@@ -351,6 +351,8 @@ class Results:
                 if name != "left-out":
                     self.gold_compare[name] = {system: c for (system, _), c in read_comparisons(
                         file, 1, name == "dot").items()}
+                    if not common.runs_rescaled(file):
+                        self.gold_unrescaled.add(name)
         # (mechanism, mode) → [one round: {"phases": {phase: row}, "notes": ["# …" lines]}]
         self.share = {}
         for file in sorted(glob.glob(path("share/*.tsv"))):
@@ -507,8 +509,9 @@ class Results:
         comparison = self.gold_compare.get(against, {}).get(config_id)
         if comparison is None:
             return "not compared yet (the Hansards study's compare stage)"
-        return f"{comparison.verdict} (against `{comparison.baseline}`)" \
+        verdict = f"{comparison.verdict} (against `{comparison.baseline}`)" \
             if against == "aligner" else comparison.verdict
+        return verdict + (" ‡" if against in self.gold_unrescaled else "")
 
     # Cost: forward+backward ms of one batch's attention (cost-*.tsv).
     def cost(self, mechanism, length):

@@ -105,9 +105,7 @@ class Results:
         for path in sorted(glob.glob(os.path.join(directory, "compare", "*.tsv"))):
             family = os.path.basename(path)[:-4]
             self.compare[family] = read_tsv(path)
-            with open(path, encoding="utf-8") as f:
-                method = [line for line in f if line.startswith("# hierarchical bootstrap")]
-            if method and "sqrt(n/(n-1))" not in method[0]:
+            if family != "left-out" and not common.runs_rescaled(path):
                 self.compare_unscaled.append(family)
         self.training = read_tsv(os.path.join(directory, "training.tsv"))
         self.silver = read_tsv(os.path.join(directory, "silver.tsv"))

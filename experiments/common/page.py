@@ -1,5 +1,6 @@
 """What the study reports (experiments/*/report.py) share: generated text spliced into a page
-between two marker lines, written atomically, and the Debian Python packages a report needs.
+between two marker lines, written atomically, the Debian Python packages a report needs, and
+which bootstrap a comparison file came from.
 
 Only the Python standard library. A report imports it with
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "common"))
@@ -21,6 +22,15 @@ def splice(path, begin, end, text):
     _, tail = rest.split(end, 1)
     pathlib.Path(f"{path}.tmp").write_text(f"{head}{begin}\n{text}\n{end}{tail}", encoding="utf-8")
     os.replace(f"{path}.tmp", path)
+
+
+def runs_rescaled(path):
+    """Whether the comparison file PATH (heed-score / heed-align --system's TSV) comes from a
+    build that rescales the drawn runs by √(n/(n−1)) (lib/heed/eval/multi_run.h): its method
+    line says so. False for an older file, whose intervals' seed part is (n−1)/n too small."""
+    with open(path, encoding="utf-8") as f:
+        method = [line for line in f if line.startswith("# hierarchical bootstrap")]
+    return bool(method) and "sqrt(n/(n-1))" in method[0]
 
 
 def missing_packages(packages):
