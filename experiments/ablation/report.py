@@ -320,6 +320,7 @@ class Results:
         self.saturation = read_tsv(path("saturation.tsv"), required=False) or []
         self.long = read_tsv(path("long.tsv"), required=False) or []
         self.long_set = read_tsv(path("long-set.tsv"), required=False) or []
+        self.long_length = read_tsv(path("long-length.tsv"), required=False) or []
         self.long_drop = {}  # id → {metric: Comparison of whole against one by one}
         for file in sorted(glob.glob(path("long/*.tsv"))):
             for (_, metric), comparison in read_comparisons(file, self.margin).items():
@@ -1000,6 +1001,55 @@ def long_table(results):
                            "whole inputs against the baseline"], rows)
 
 
+def long_length_table(results):
+    """Per configuration, where its long inputs' BLEU goes: the output's length against the
+    reference's and BLEU's brevity penalty, whole and one by one; BLEU divided by the penalty
+    (the n-gram precisions' geometric mean); and the share of the loss (in log BLEU) that is the
+    penalty's: log(BP whole / BP one by one) / log(BLEU whole / BLEU one by one), per run."""
+    rows = []
+    for config_id in finished(results):
+        bleu = {(r["seed"], r["lr"]): r for r in unit_rows(results, results.long, config_id)}
+        runs = [(r, bleu[(r["seed"], r["lr"])])
+                for r in unit_rows(results, results.long_length, config_id)
+                if (r["seed"], r["lr"]) in bleu]
+        if not runs:
+            continue
+        parts = {"ratio_long": [], "ratio_joined": [], "bp_long": [], "bp_joined": [],
+                 "precision_long": [], "precision_joined": [], "share": []}
+        for length, scores in runs:
+            values = {c: number(length[c]) for c in ("ratio_long", "ratio_joined", "bp_long",
+                                                       "bp_joined")}
+            values.update({c: number(scores[c]) for c in ("bleu_long", "bleu_joined")})
+            # A penalty of 0 (no output at all) leaves BLEU without it undefined.
+            if None in values.values() or not (values["bp_long"] > 0 and values["bp_joined"] > 0):
+                continue
+            for side in ("long", "joined"):
+                parts["ratio_" + side].append(values["ratio_" + side])
+                parts["bp_" + side].append(values["bp_" + side])
+                parts["precision_" + side].append(values["bleu_" + side] / values["bp_" + side])
+            # A share only of a loss: both BLEU above 0, whole below one by one.
+            if 0 < values["bleu_long"] < values["bleu_joined"]:
+                loss = math.log(values["bleu_long"] / values["bleu_joined"])
+                parts["share"].append(math.log(values["bp_long"] / values["bp_joined"]) / loss)
+        if not parts["ratio_long"]:
+            continue
+
+        def both(column, digits=2):
+            return f"{pm(parts[column + '_long'], digits)} / {pm(parts[column + '_joined'], digits)}"
+
+        share = f"{100 * mean(parts['share']):.0f} %" if parts["share"] else DASH
+        if parts["share"] and len(parts["share"]) < len(parts["ratio_long"]):
+            share += f" ({len(parts['share'])} runs)"
+        rows.append([f"`{config_id}`", f"{len(parts['ratio_long'])}", both("ratio"), both("bp"),
+                     both("precision"), share])
+    if not rows:
+        return "_No long inputs scored yet (stage \"probes\")._"
+    return markdown_table(["configuration", "runs", "output / reference length, whole / one by one",
+                           "brevity penalty, whole / one by one",
+                           "BLEU ÷ brevity penalty, whole / one by one",
+                           "share of the loss that is brevity"], rows)
+
+
 def share_table(results):
     """Per mechanism: the attention's time and share of a training update, and of a greedy and a
     beam decoding step (the phase benchmarks, stepped with input feeding): the median over the
@@ -1049,6 +1099,7 @@ def tables(results):
         "stats": stats_table(results),
         "saturation": saturation_table(results),
         "long": long_table(results),
+        "long_length": long_length_table(results),
         "silver": silver_table(results),
         "silver_curves": silver_curve_table(results),
         "counterpart": counterpart_table(results),

@@ -127,6 +127,8 @@
 #                     long-set.tsv the long set's inputs; hyps/UNIT.long.txt.gz their translations;
 #                     compare/FAMILY.long.tsv the family's comparison on them; long/ID.tsv each
 #                     configuration's whole-against-one-by-one comparison (heed-score --system)
+#   long-length.tsv   per run, the length ratio (output / reference) and brevity penalty of the
+#                     long inputs translated whole and one by one: how much of the loss is length
 #   counterpart/ID.tsv  a mechanistic check against its counterpart (the core configuration
 #                     of its family with its --attention), pooled set (heed-score --system)
 #   share/MECHANISM.MODE.rROUND.tsv  the phase benchmarks' output (train, greedy, beam5), SHARE_ROUNDS
@@ -800,6 +802,8 @@ sat_columns+='\tgrad_scores_mean\tgrad_scores_median'
   printf 'id\tseed\tlr\tstep\t%b\n' "$aer_columns" > "$RESULTS/silver-curves.tsv"
 [ -s "$RESULTS/long.tsv" ] ||
   printf 'id\tseed\tlr\tbleu_long\tchrf_long\tbleu_joined\tchrf_joined\n' > "$RESULTS/long.tsv"
+[ -s "$RESULTS/long-length.tsv" ] ||
+  printf 'id\tseed\tlr\tratio_long\tbp_long\tratio_joined\tbp_joined\n' > "$RESULTS/long-length.tsv"
 # A row of dashes, one per column of COLUMNS (tab-separated names, \t written as in printf).
 dash_row() {  # COLUMNS
   printf -- "$1\n" | awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) $i = "-"; print }'
@@ -838,12 +842,32 @@ joined_of() {  # unit
               for (j = 0; j < count[i]; j++) out = out (j ? " " : "") line[first[i] + j]
               print out } }' "$RESULTS/long-set.tsv" -
 }
+# How much of the long inputs' BLEU is length: heed-score's length ratio (output / reference) and
+# brevity penalty of the whole and the one-by-one translations, a row of long-length.tsv. From
+# the kept translations, so also for a run whose model is gone.
+long_length() {  # id seed lr
+  local id=$1 seed=$2 lr=$3 unit=$1-s$2-lr$3
+  if [ "$long_ok" = 1 ] && [ -f "$RESULTS/hyps/$unit.long.txt.gz" ] &&
+     ! has_row "$RESULTS/long-length.tsv" "$id" "$seed" "$lr"; then
+    gzip -dc "$RESULTS/hyps/$unit.long.txt.gz" > "$WORK/length.whole"
+    joined_of "$unit" > "$WORK/length.apart"
+    "$BIN/heed-score" "${case_score[@]}" -m bleu -r "$WORK/long.ref" --hyp "$WORK/length.whole" \
+        --hyp "$WORK/length.apart" |
+      awk -F'\t' -v OFS='\t' -v id="$id" -v s="$seed" -v lr="$lr" '
+        { if (!match($2, /BP = [0-9.]+ ratio = [0-9.]+/)) exit 1
+          split(substr($2, RSTART, RLENGTH), f, " "); row = row OFS f[6] OFS f[3]; n++ }
+        END { if (n != 2) exit 1; print id OFS s OFS lr row }' >> "$RESULTS/long-length.tsv" ||
+      die 70 "$unit: no brevity penalty in heed-score's output"
+    rm -f "$WORK/length.whole" "$WORK/length.apart"
+  fi
+}
 probe_unit() {  # id seed lr: the probes of a finished run, each skipped when its row is there
   local id=$1 seed=$2 lr=$3
   local unit=$id-s$seed-lr$lr dir=$WORK/runs/$id-s$seed-lr$lr stats reading row kept decoded=0
   local argmax_row=""
   local links=$RESULTS/links/$unit.argmax.txt.gz
-  [ -f "$dir/model.heed" ] && [ -f "$RESULTS/hyps/$unit.${test_names[0]}.txt.gz" ] || return 0
+  [ -f "$dir/model.heed" ] && [ -f "$RESULTS/hyps/$unit.${test_names[0]}.txt.gz" ] ||
+    { long_length "$id" "$seed" "$lr"; return 0; }
   kept=$(silver_row "$id" "$seed" "$lr" argmax)
   # One force-decode gives the attention matrices (the saturation statistics) and the argmax links
   # (the silver AER, and the links kept for the comparisons). f32, whatever the study's precision:
@@ -910,6 +934,7 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
       "$(score_of chrF2 <<< "$whole")" "$(score_of BLEU <<< "$apart")" "$(score_of chrF2 <<< "$apart")" \
       >> "$RESULTS/long.tsv"
   fi
+  long_length "$id" "$seed" "$lr"
 }
 
 # --- stats --------------------------------------------------------------------------------------
@@ -1099,6 +1124,13 @@ worker() {
     [ "$pending" = 0 ] || [ "$progress" = 1 ] || sleep 30
   done
 }
+# The probes of runs finished before (or by a driver without the stage, or without a probe it
+# has now), before any training: a new probe reads every finished run at once.
+if has_stage probes; then
+  while IFS=$'\t' read -r -u 3 id _ seed lr _ status _; do
+    [ "$status" = ok ] && probe_unit "$id" "$seed" "$lr"
+  done 3< <(tail -n +2 "$RESULTS/runs.tsv")
+fi
 if has_stage runs; then
   # Claims are this call's: a run an earlier call left unfinished is free to take (heed-train's
   # own lock keeps two trainings out of one run directory).
@@ -1124,12 +1156,6 @@ if has_stage runs; then
     fi
   done
   [ "$failed" = 0 ] || die "$failed" "a worker stopped (exit $failed); call the driver again to resume"
-fi
-# The probes of runs finished before (or by a driver without the stage).
-if has_stage probes; then
-  while IFS=$'\t' read -r -u 3 id _ seed lr _ status _; do
-    [ "$status" = ok ] && probe_unit "$id" "$seed" "$lr"
-  done 3< <(tail -n +2 "$RESULTS/runs.tsv")
 fi
 # --- share --------------------------------------------------------------------------------------
 # The phase benchmarks at the study's sizes: hidden HIDDEN, the embedding of MODEL, the target

@@ -94,6 +94,19 @@ expect_eq long-set "$(awk -F'\t' 'NR > 1 && ($3 < 30 || $3 > 80)' "$R/long-set.t
 long_inputs=$(($(wc -l < "$R/long-set.tsv") - 1))
 [ "$long_inputs" -ge 1 ] && ok || fail "no long inputs"
 expect_eq long-rows "$(tail -n +2 "$R/long.tsv" | wc -l)" 10
+# Where their BLEU goes: heed-score's length ratio and brevity penalty, whole and one by one.
+expect_eq long-length-header "$(head -n 1 "$R/long-length.tsv")" \
+  "$(printf 'id\tseed\tlr\tratio_long\tbp_long\tratio_joined\tbp_joined')"
+# (The tiny models may say nothing at all: ratio and penalty 0.)
+expect_eq long-length-rows "$(awk -F'\t' 'NR > 1 && $4 >= 0 && $5 >= 0 && $5 <= 1 && $6 >= 0 && $7 >= 0 && $7 <= 1' \
+  "$R/long-length.tsv" | wc -l)" 10
+# On the page, dot's runs that said something both ways (BLEU without the penalty is defined).
+said=$(awk -F'\t' -v lr="$(awk -F'\t' '$1 == "dot" && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")" \
+  '$1 == "dot" && $3 == lr && $5 > 0 && $7 > 0' "$R/long-length.tsv" | wc -l)
+if [ "$said" -gt 0 ]; then
+  grep -qE "^\| \`dot\` \| $said \| [0-9.]+( ± [0-9.]+)? / [0-9.]+( ± [0-9.]+)? \| " "$REPORT" && ok ||
+    fail "no row of where the long inputs' BLEU goes for dot on the page"
+fi
 expect_eq silver-rows "$(tail -n +2 "$R/silver.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
   "10argmax 10shift "
 awk -F'\t' 'NR > 1 && !($5 >= 0 && $5 <= 100 && $11 == 12) { bad = 1 } END { exit bad }' "$R/silver.tsv" && ok ||

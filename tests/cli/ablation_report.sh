@@ -174,6 +174,16 @@ dot 2 0.001 31.00 56.00 33.00 58.00
 general 1 0.002 31.00 56.00 31.50 56.50
 general 1 0.001 1.00 1.00 1.00 1.00
 EOF2
+# Worked by hand: dot's whole translations keep 30/0.94 = 31.91 and 31/0.96 = 32.29 of BLEU
+# without the penalty; the penalty's share of each loss is log 0.94 / log(30/32) = 0.959 and
+# log 0.96 / log(31/33) = 0.653, 81 % on average. general at 0.001 is not its compared rate.
+tsv "$R/long-length.tsv" <<'EOF2'
+id seed lr ratio_long bp_long ratio_joined bp_joined
+dot 1 0.001 0.93 0.94 1.01 1.00
+dot 2 0.001 0.95 0.96 0.99 1.00
+general 1 0.002 0.98 0.99 1.00 1.00
+general 1 0.001 0.50 0.40 1.00 1.00
+EOF2
 printf 'the grid was widened\nafter two checks.\n' > "$R/protocol-changes.md"
 printf 'first\tsentences\twords\n1\t2\t31\n3\t3\t45\n6\t2\t40\n' > "$R/long-set.tsv"
 mkdir -p "$R/long" "$R/share" "$R/counterpart"
@@ -302,6 +312,10 @@ expect "saturation: random vectors at the models' width only" '^\| random tanh v
 grep -q 'd = 64, S = 20' "$TMP/page.md" && fail "saturation: random vectors of another width"
 expect "long inputs described" '^3 inputs of 31–45 source words \(median 40\), each 2–3 consecutive sentences of test2016 joined\. '
 expect "long inputs table" '^\| `dot` \| 2 \| 32\.50 ± 0\.71 \| 30\.50 ± 0\.71 \| -2\.00 \[-3\.00, -1\.00\] \| differs \| — \|$'
+expect "long inputs: where the loss goes" \
+  '^\| `dot` \| 2 \| 0\.94 ± 0\.01 / 1\.00 ± 0\.01 \| 0\.95 ± 0\.01 / 1\.00 ± 0\.00 \| 32\.10 ± 0\.27 / 32\.50 ± 0\.71 \| 81 % \|$'
+expect "long inputs: where the loss goes, the chosen rate's run alone" \
+  '^\| `general` \| 1 \| 0\.98 / 1\.00 \| 0\.99 / 1\.00 \| 31\.31 / 31\.50 \| 63 % \|$'
 expect "long inputs against the baseline, the chosen rate's runs" '^\| `general` \| 1 \| 31\.50 \| 31\.00 \| — \| — \| undecided: \+0\.50 \[-0\.50, \+1\.50\]'
 expect "share table: medians over the rounds, the whole's range" '^\| `dot` \| 210\.0 \(200–220\) \| 45\.0 \(20 %\) \| 5,000\.0 \| 500\.0 \(10 %\) \| — \| — \| — \|$'
 expect "share setup from the files" 'run them \(cpu: Test CPU; decoding: beam 1, batch 64; model: bi-LSTM 256\+256; 2 interleaved rounds\):$'

@@ -65,9 +65,10 @@ class Ibm2Command : public align_tool::Subcommand {
                               "prefer links near the diagonal (otherwise positions are uniform, as "
                               "in IBM Model 1)")
         ("diagonal-tension",  cli::number(&options_.diagonal_tension, cli::above(0)),
-                              "starting tension of the diagonal prior (with --favor-diagonal; in "
-                              "[0.1, 14] with --optimize-tension, the range the fitted tension "
-                              "is kept in)")
+                              fmt::format("starting tension of the diagonal prior (with "
+                                          "--favor-diagonal; in [{}, {}] with --optimize-tension, "
+                                          "the range the fitted tension is kept in)",
+                                          align::kMinTension, align::kMaxTension))
         ("optimize-tension",  cli::flag(&options_.optimize_tension),
                               "fit the tension between EM iterations (with --favor-diagonal)")
         ("tension-gradient",  cli::choice(&tension_gradient_, {"exact", "fast-align"}),

@@ -27,11 +27,9 @@ constexpr double kFixedPointScale = 4294967296.0;
 constexpr size_t kPairsPerChunk = 256;
 
 // fast_align's schedule for fitting the tension: this many gradient steps of this size on the
-// per-word gradient after each EM update, with λ kept in [kMinTension, kMaxTension].
+// per-word gradient after each EM update, with λ kept in [kMinTension, kMaxTension] (ibm2.h).
 constexpr int kTensionSteps = 8;
 constexpr double kTensionStepSize = 20.0;
-constexpr double kMinTension = 0.1;
-constexpr double kMaxTension = 14.0;
 
 // ψ(x) for x > 0: the recurrence ψ(x) = ψ(x + 1) − 1/x up to x ≥ 6, then the asymptotic
 // series ln x − 1/(2x) − Σ B_2k / (2k x^2k), accurate there to about 1e-12.

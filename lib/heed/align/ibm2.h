@@ -78,6 +78,10 @@ enum class TensionGradient {
   fast_align,  // as fast_align computes it, deviations and all (fast_align_expected_feature)
 };
 
+// The range a fitted tension is kept in (fast_align's), so also where a fitted one must start.
+constexpr double kMinTension = 0.1;
+constexpr double kMaxTension = 14.0;
+
 struct Ibm2Options {
   // Passes over the corpus, counted as fast_align counts them: every pass but the last is an EM
   // update, the last one only aligns. 1 aligns with the initial, uniform t.
