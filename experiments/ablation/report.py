@@ -249,7 +249,11 @@ class Comparison:
 def read_comparisons(file, margin, baseline_seeded=True):
     """The rows of one heed-score or heed-align score --system TSV: {(system, metric):
     Comparison} against its first system, the baseline, which has no row of its own."""
-    rows = read_tsv(file)
+    return read_comparisons_rows(read_tsv(file), margin, baseline_seeded)
+
+
+def read_comparisons_rows(rows, margin, baseline_seeded=True):
+    """read_comparisons of the rows already read."""
     table = {}
     for row in rows:
         if row["difference"] in ("-", ""):
@@ -321,6 +325,13 @@ class Results:
         self.long = read_tsv(path("long.tsv"), required=False) or []
         self.long_set = read_tsv(path("long-set.tsv"), required=False) or []
         self.long_length = read_tsv(path("long-length.tsv"), required=False) or []
+        # The pooled set by source length (stage stats): the groups, and per group and family
+        # heed-score's rows (the systems' mean and sd as well as the comparisons).
+        self.length_groups = read_tsv(path("length-groups.tsv"), required=False) or []
+        self.length_rows = {}  # (family, group) → [rows of compare/FAMILY.length-K.tsv]
+        for file in sorted(glob.glob(path("compare/*.length-*.tsv"))):
+            family, _, name = os.path.basename(file)[:-4].rpartition(".")
+            self.length_rows[(family, name[len("length-"):])] = read_tsv(file)
         self.long_drop = {}  # id → {metric: Comparison of whole against one by one}
         for file in sorted(glob.glob(path("long/*.tsv"))):
             for (_, metric), comparison in read_comparisons(file, self.margin).items():
@@ -1050,6 +1061,45 @@ def long_length_table(results):
                            "share of the loss that is brevity"], rows)
 
 
+def length_tables(results):
+    """The first family on the pooled set's groups by source length: BLEU (mean ± sd over the
+    compared runs) per configuration and group, and each configuration against the baseline
+    (difference [95 % CI], verdict: Holm over the family within each group)."""
+    family = next(iter(results.families), None)
+    groups = [g for g in results.length_groups if (family, g["group"]) in results.length_rows]
+    if not groups:
+        return {"bleu": "_Not compared yet (stage \"stats\")._", "against": ""}
+    header = [(f"{g['shortest']}–{g['longest']}" if g["shortest"] != g["longest"] else g["shortest"])
+              + f" words ({int(g['sentences']):,})" for g in groups]
+    bleu_rows, against_rows = [], []
+    for config_id in results.families[family]:
+        bleu_cells, against_cells = [], []
+        for g in groups:
+            rows = [r for r in results.length_rows[(family, g["group"])]
+                    if r["system"] == config_id and r["metric"] == "BLEU"]
+            if not rows:
+                bleu_cells.append(DASH)
+                against_cells.append(DASH)
+                continue
+            row = rows[0]
+            sd = number(row["sd"])
+            bleu_cells.append(row["mean"] + (f" ± {row['sd']}" if sd is not None else ""))
+            if row["difference"] in ("-", ""):
+                against_cells.append(DASH)
+                continue
+            c = read_comparisons_rows(results.length_rows[(family, g["group"])], results.margin)
+            c = c[(config_id, "BLEU")]
+            against_cells.append(f"{c.interval} {c.verdict_word}" +
+                                 (" †" if c.runs < 2 or c.baseline_runs < 2 else ""))
+        if any(cell != DASH for cell in bleu_cells):
+            bleu_rows.append([f"`{config_id}`"] + bleu_cells)
+        if any(cell != DASH for cell in against_cells):
+            against_rows.append([f"`{config_id}`"] + against_cells)
+    return {"bleu": markdown_table(["configuration"] + header, bleu_rows),
+            "against": markdown_table(["against `" + results.families[family][0] + "`"] + header,
+                                      against_rows) if against_rows else ""}
+
+
 def share_table(results):
     """Per mechanism: the attention's time and share of a training update, and of a greedy and a
     beam decoding step (the phase benchmarks, stepped with input feeding): the median over the
@@ -1100,6 +1150,7 @@ def tables(results):
         "saturation": saturation_table(results),
         "long": long_table(results),
         "long_length": long_length_table(results),
+        "length": length_tables(results),
         "silver": silver_table(results),
         "silver_curves": silver_curve_table(results),
         "counterpart": counterpart_table(results),

@@ -84,7 +84,8 @@
 # other corpora. SCORE_BIN (BIN): the heed-score and heed-align whose --system comparisons (stage
 # stats) give the intervals: they read files, so a newer build's can score runs trained by BIN's.
 # CURVE ("dot general additive multi-head"): the configurations whose second seed's run keeps
-# its model at every validation, each read as alignment (stage probes).
+# its model at every validation, each read as alignment (stage probes). LENGTH_GROUPS (5): the
+# groups of the pooled set's sentences by source length compared (stage stats).
 #
 # Stages, each unit skipped when its result is there, so the driver can be stopped anywhere and
 # called again (an interrupted training resumes from its checkpoint):
@@ -106,7 +107,8 @@
 #           baseline's family, in the mode training runs (stepped, input feeding: bench/
 #           train_phases.cpp, decode_phases.cpp from BENCH, default build/bench); a speed
 #           measurement, so not a default stage: run it alone on an idle machine
-#   stats   heed-score --system per family, test set and pooled set (RESULTS/compare/); the
+#   stats   heed-score --system per family, test set, pooled set and each of its LENGTH_GROUPS (5)
+#           groups of sentences by source length (RESULTS/compare/); the
 #           kept argmax links against the silver links by heed-align score --system, per family
 #           and against the diagonal (RESULTS/silver-compare/)
 #   report  the page, from RESULTS alone: report.py renders ablation.md.j2 (Debian's
@@ -127,6 +129,8 @@
 #                     long-set.tsv the long set's inputs; hyps/UNIT.long.txt.gz their translations;
 #                     compare/FAMILY.long.tsv the family's comparison on them; long/ID.tsv each
 #                     configuration's whole-against-one-by-one comparison (heed-score --system)
+#   length-groups.tsv the pooled set's sentences in LENGTH_GROUPS (5) groups by source length;
+#                     compare/FAMILY.length-K.tsv the family's comparison on group K
 #   long-length.tsv   per run, the length ratio (output / reference) and brevity penalty of the
 #                     long inputs translated whole and one by one: how much of the loss is length
 #   counterpart/ID.tsv  a mechanistic check against its counterpart (the core configuration
@@ -206,7 +210,7 @@ source "$root/bench/machine.sh"
 PRECISION=${PRECISION:-$(heed_default_precision)}
 LR=${LR:-0.001}
 STAGES=${STAGES:-data cost runs probes stats report}
-LONG_MIN=${LONG_MIN:-30} LONG_MAX=${LONG_MAX:-80}
+LONG_MIN=${LONG_MIN:-30} LONG_MAX=${LONG_MAX:-80} LENGTH_GROUPS=${LENGTH_GROUPS:-5}
 MARGIN=${MARGIN:-0.5} AER_MARGIN=${AER_MARGIN:-1}
 CURVE=${CURVE-dot general additive multi-head}
 # The heed-score and heed-align of the comparisons (--system): BIN's, or a newer build's for a
@@ -242,7 +246,7 @@ read -r -a lr_factors <<< "$LR_FACTORS"
 read -r -a transfer_factors <<< "$TRANSFER_FACTORS"
 [ "${#seeds[@]}" -gt 0 ] || die 64 "no seeds"
 for n in "$UPDATES" "$VALID_EVERY" "$PATIENCE" "$WARMUP" "$HIDDEN" "$BOOTSTRAP" "$MERGES" \
-         "$LONG_MIN" "$LONG_MAX"; do
+         "$LONG_MIN" "$LONG_MAX" "$LENGTH_GROUPS"; do
   [[ $n =~ ^[0-9]+$ ]] || die 64 "'$n' is not a whole number"
 done
 for f in "${lr_factors[@]}" "${transfer_factors[@]}"; do
@@ -562,6 +566,33 @@ if [ "$(wc -l < "$WORK/long-set.tsv")" -le 1 ]; then
   log "no long inputs: no run of ${test_prefixes[0]}.$SRC's sentences makes $LONG_MIN–$LONG_MAX words"
 fi
 cp "$WORK/long-set.tsv" "$RESULTS/long-set.tsv"
+# The pooled set's sentences by source length (words): LENGTH_GROUPS groups of about equal size,
+# cut at the quantiles of the lengths, a length never split between two groups (ties can leave
+# fewer groups). WORK/length-K.lines: the pooled set's line numbers in group K, WORK/length-K.ref
+# their references. length-groups.tsv: per group, its shortest and longest source and size.
+[ "$LENGTH_GROUPS" -ge 1 ] || die 64 "LENGTH_GROUPS: at least 1"
+rm -f "$WORK"/length-*.lines "$WORK"/length-*.ref
+for i in "${!test_names[@]}"; do cat "${test_prefixes[i]}.$SRC"; done | awk '{ print NF }' |
+  paste -d '\t' - "$WORK/pooled.ref" |
+  awk -F'\t' -v groups="$LENGTH_GROUPS" -v out="$WORK/length" '
+    { words[NR] = $1; ref[NR] = $2; count[$1]++; if ($1 > longest) longest = $1 }
+    END {
+      print "group\tshortest\tlongest\tsentences"
+      k = 1; total = 0; before = 0; shortest = -1
+      for (w = 0; w <= longest; w++) {
+        if (!(w in count)) continue
+        # A group ends before this length when that leaves it nearer its share than taking it.
+        target = k * NR / groups
+        if (k < groups && total > before && total + count[w] - target > target - total) {
+          print k "\t" shortest "\t" last "\t" total - before; before = total; k++; shortest = -1 }
+        if (shortest < 0) shortest = w
+        total += count[w]; group[w] = k; last = w
+      }
+      if (shortest >= 0) print k "\t" shortest "\t" longest "\t" total - before
+      for (i = 1; i <= NR; i++) {
+        print i > (out "-" group[words[i]] ".lines"); print ref[i] > (out "-" group[words[i]] ".ref") }
+    }' > "$RESULTS/length-groups.tsv"
+length_names=$(awk 'NR > 1 { printf "length-%s ", $1 }' "$RESULTS/length-groups.tsv")
 
 # --- cost ---------------------------------------------------------------------------------------
 # Forward+backward of every target step at once (training's shape), batch 64, in the study's
@@ -947,7 +978,7 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
   choose_lr
   for family in $(cut -f2 <<< "$planned_lines" | awk -v only="${1:-}" '!seen[$0]++ && (only == "" || $0 == only)'); do
     ids=$(awk -F'\t' -v f="$family" '$2 == f { print $1 }' <<< "$planned_lines")
-    for name in "${test_names[@]}" pooled $([ "$long_ok" = 1 ] && echo long); do
+    for name in "${test_names[@]}" pooled $([ "$long_ok" = 1 ] && echo long) $length_names; do
       sys=()
       for id in $ids; do
         runs=""
@@ -956,6 +987,9 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
           [ "$name" = long ] && [ ! -f "$RESULTS/hyps/$unit.long.txt.gz" ] && continue
           if [ "$name" = pooled ]; then
             for i in "${test_names[@]}"; do gzip -dc "$RESULTS/hyps/$unit.$i.txt.gz"; done
+          elif [[ $name == length-* ]]; then
+            # A group of the pooled set (written above, the pooled set coming first).
+            awk 'NR == FNR { keep[$1]; next } FNR in keep' "$WORK/$name.lines" "$WORK/stats/$unit.pooled"
           else
             gzip -dc "$RESULTS/hyps/$unit.$name.txt.gz"
           fi > "$WORK/stats/$unit.$name"
@@ -975,6 +1009,7 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
       fi
       ref=$WORK/pooled.ref
       [ "$name" = long ] && ref=$WORK/long.ref
+      [[ $name == length-* ]] && ref=$WORK/$name.ref
       for i in "${!test_names[@]}"; do
         [ "${test_names[i]}" = "$name" ] && ref=${test_prefixes[i]}.$TGT
       done

@@ -78,7 +78,17 @@ expect_eq scores "$(tail -n +2 "$R/scores.tsv" | cut -f4 | sort | uniq -c | awk 
   "10a 10b 10pooled "
 expect_eq hyps "$(ls "$R/hyps" | wc -l)" 30  # 10 runs × (2 test sets + the long inputs)
 expect_eq curves "$(cat "$R"/curves/*.tsv | grep -c '^[36]	')" 20
-expect_eq compare "$(ls "$R/compare" | tr '\n' ' ')" "main.a.tsv main.b.tsv main.long.tsv main.pooled.tsv "
+# The pooled set (20 sentences) by source length: groups that split it, in order of length.
+groups=$(($(wc -l < "$R/length-groups.tsv") - 1))
+[ "$groups" -ge 1 ] && [ "$groups" -le 5 ] && ok || fail "length groups: $groups"
+expect_eq length-groups "$(awk -F'\t' 'NR > 1 { n += $4; if ($1 != NR - 1 || $2 > $3 || $2 <= last) bad = 1; last = $3 }
+  END { print n, bad + 0 }' "$R/length-groups.tsv")" "20 0"
+expect_eq compare "$(ls "$R/compare" | tr '\n' ' ')" \
+  "main.a.tsv main.b.tsv $(for k in $(seq "$groups"); do printf 'main.length-%s.tsv ' "$k"; done)main.long.tsv main.pooled.tsv "
+expect_eq length-compare "$(awk -F'\t' '!/^#/ && NR > 1 && $2 == "BLEU" { print $1 }' "$R/compare/main.length-1.tsv" | tr '\n' ' ')" \
+  "dot general general-id "
+grep -qE '^\| configuration \| [0-9]+(–[0-9]+)? words \([0-9]+\) \|' "$REPORT" && ok ||
+  fail "no BLEU by source length on the page"
 expect_eq compare-rows "$(awk -F'\t' '$1 == "general" { print $2 "-" $3 }' "$R/compare/main.pooled.tsv" | tr '\n' ' ')" \
   "BLEU-2 chrF2-2 "
 grep -q '^\*\*Status: 10 of 10 runs done\*\*' "$REPORT" && ok || fail "no status line in the page"

@@ -128,6 +128,17 @@ printf '%s\n' "$H" \
   'general	chrF2	2	58.00	0.71	+0.30	+0.10	+0.50	< 0.001	< 0.001	+0.12	+0.45	0.0400	yes	57.50,58.50' \
   'additive	chrF2	1	56.90	-	-0.80	-2.00	+0.50	0.3000	0.3000	-1.80	+0.30	0.6000	no	56.90' \
   '# hierarchical bootstrap: 1000 resamples' > "$R/compare/main.pooled.tsv"
+# The pooled set by source length: two groups, additive compared on the first only.
+printf 'group\tshortest\tlongest\tsentences\n1\t3\t9\t1200\n2\t10\t10\t300\n' > "$R/length-groups.tsv"
+printf '%s\n' "$H" \
+  'dot	BLEU	2	36.00	1.00	-	-	-	-	-	-	-	-	-	35.00,37.00' \
+  'general	BLEU	2	37.50	0.50	+1.50	+0.50	+2.50	0.0030	0.0060	+0.70	+2.30	0.9000	no	37.00,38.00' \
+  'additive	BLEU	1	35.00	-	-1.00	-2.00	+0.10	0.2000	0.2000	-1.80	-0.10	0.3000	no	35.00' \
+  > "$R/compare/main.length-1.tsv"
+printf '%s\n' "$H" \
+  'dot	BLEU	2	38.00	2.00	-	-	-	-	-	-	-	-	-	36.00,40.00' \
+  'general	BLEU	2	38.40	0.20	+0.40	-0.20	+1.00	0.3000	0.3000	-0.10	+0.90	0.0100	yes	38.20,38.60' \
+  > "$R/compare/main.length-2.tsv"
 printf '%s\n' "$H" \
   'additive-a128	BLEU	1	30.00	-	-	-	-	-	-	-	-	-	-	30.00' \
   'mh1-a128	BLEU	1	31.00	-	+1.00	-0.50	+2.50	0.2000	0.2000	-0.20	+2.20	0.7000	no	31.00' > "$R/compare/sweep-a128.pooled.tsv"
@@ -312,6 +323,11 @@ expect "saturation: random vectors at the models' width only" '^\| random tanh v
 grep -q 'd = 64, S = 20' "$TMP/page.md" && fail "saturation: random vectors of another width"
 expect "long inputs described" '^3 inputs of 31–45 source words \(median 40\), each 2–3 consecutive sentences of test2016 joined\. '
 expect "long inputs table" '^\| `dot` \| 2 \| 32\.50 ± 0\.71 \| 30\.50 ± 0\.71 \| -2\.00 \[-3\.00, -1\.00\] \| differs \| — \|$'
+expect "BLEU by source length: the groups" '^\| configuration \| 3–9 words \(1,200\) \| 10 words \(300\) \|$'
+expect "BLEU by source length: mean ± sd of the compared runs" '^\| `dot` \| 36\.00 ± 1\.00 \| 38\.00 ± 2\.00 \|$'
+expect "BLEU by source length: one run, and a group without the configuration" '^\| `additive` \| 35\.00 \| — \|$'
+expect "BLEU by source length: against the baseline" '^\| `general` \| \+1\.50 \[\+0\.50, \+2\.50\] differs \| \+0\.40 \[-0\.20, \+1\.00\] level \|$'
+expect "BLEU by source length: against the baseline, one run" '^\| `additive` \| -1\.00 \[-2\.00, \+0\.10\] undecided † \| — \|$'
 expect "long inputs: where the loss goes" \
   '^\| `dot` \| 2 \| 0\.94 ± 0\.01 / 1\.00 ± 0\.01 \| 0\.95 ± 0\.01 / 1\.00 ± 0\.00 \| 32\.10 ± 0\.27 / 32\.50 ± 0\.71 \| 81 % \|$'
 expect "long inputs: where the loss goes, the chosen rate's run alone" \
