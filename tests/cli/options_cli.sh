@@ -122,6 +122,20 @@ for binary in "$BIN"/heed-*; do
   expect_exit 74 "$tool-log-file" -- "$binary" --log-file /proc/heed-no/dir/log "${required[@]}" </dev/null
   expect_error_line "$tool" "$tool-log-file" "/proc/heed-no/dir/log"
 done
+# A log file that fills up (a full disk): the work is done and its output kept, and the tool ends
+# with one line naming the file, a write error (74), as tee(1) does.
+if [ -w /dev/full ]; then
+  printf 'Hello, world.\n' > "$TMP/hello"
+  expect_exit 0 log-file-none -- "$BIN/heed-tokenize" -i "$TMP/hello"
+  cp "$TMP/out" "$TMP/hello.tok"
+  expect_exit 74 log-file-full -- "$BIN/heed-tokenize" -v --log-file /dev/full -i "$TMP/hello"
+  expect_same log-file-full-output "$TMP/hello.tok" "$TMP/out"
+  # -v: the info line on stderr too, then the error, once.
+  expect_last_error_line tokenize log-file-full "cannot write the log file '/dev/full': .*No space left on device \(the work itself is done\)"
+  expect_eq log-file-full-once "$(grep -c '/dev/full' "$TMP/err")" 1
+else
+  echo "SKIPPED: log-file-full (no writable /dev/full)"
+fi
 # Boost's message placeholders in a value hung its error formatting (found by the options fuzzer):
 # refused with one line, on the command line and in a config file (naming FILE:LINE).
 expect_exit 64 placeholder-argv -- timeout 20 "$BIN/heed-score" -r '%value%' --hyp x

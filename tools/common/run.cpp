@@ -12,6 +12,7 @@
 #include <new>
 
 #include "heed/common/error.h"
+#include "heed/common/log.h"
 #include "heed/io/line_writer.h"
 
 namespace heed::cli {
@@ -64,6 +65,11 @@ int run_tool(int argc, char** argv, const std::string& tool, const ToolMain& bod
     if (std::fflush(stdout) != 0) {
       if (errno == EPIPE) return 0;
       return report(tool, "cannot write '<stdout>': " + errno_message(errno),
+                    static_cast<int>(ExitCode::kIoError));
+    }
+    // As tee(1): the work is done, but a log asked for and not written is a write error.
+    if (const std::string failure = finish_logging(); !failure.empty() && code == 0) {
+      return report(tool, failure + " (the work itself is done)",
                     static_cast<int>(ExitCode::kIoError));
     }
     return code;

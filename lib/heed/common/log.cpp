@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <mutex>
 #include <vector>
 
 #include "heed/common/error.h"
@@ -33,9 +35,20 @@ spdlog::level::level_enum to_spdlog(LogLevel level) {
 
 constexpr const char* kLevelNames[] = {"trace", "debug", "info", "warn", "error", "off"};
 
+// The first failure to write the log file (spdlog's sinks report theirs to the logger's error
+// handler, from any thread).
+std::mutex log_failure_mutex;
+std::string log_failure;
+bool log_finishing = false;  // finish_logging's flush: its caller says the failure
+
 }  // namespace
 
 void init_logging(const LogConfig& config) {
+  {
+    std::lock_guard<std::mutex> lock(log_failure_mutex);
+    log_failure.clear();
+    log_finishing = false;
+  }
   std::vector<spdlog::sink_ptr> sinks;
   if (isatty(STDERR_FILENO)) {
     sinks.push_back(std::make_shared<spdlog::sinks::ansicolor_stderr_sink_mt>());
@@ -53,7 +66,26 @@ void init_logging(const LogConfig& config) {
   logger->set_pattern("[%H:%M:%S.%e] [%n] [%l] %v");
   logger->set_level(to_spdlog(config.level));
   logger->flush_on(spdlog::level::warn);
+  // Only the file sink throws (the stderr sinks do not check their writes).
+  logger->set_error_handler([name = config.name, file = config.file](const std::string& what) {
+    std::lock_guard<std::mutex> lock(log_failure_mutex);
+    if (!log_failure.empty()) return;
+    log_failure = "cannot write the log file '" + file + "': " + what;
+    if (log_finishing) return;
+    std::fprintf(stderr, "%s: warning: %s; the log goes on on stderr only\n", name.c_str(),
+                 log_failure.c_str());
+  });
   spdlog::set_default_logger(logger);
+}
+
+std::string finish_logging() {
+  {
+    std::lock_guard<std::mutex> lock(log_failure_mutex);
+    log_finishing = true;
+  }
+  spdlog::default_logger()->flush();
+  std::lock_guard<std::mutex> lock(log_failure_mutex);
+  return log_failure;
 }
 
 LogLevel parse_log_level(const std::string& name) {

@@ -13,8 +13,13 @@ struct LogConfig {
   std::string file;                  // optional extra log file
 };
 
-// Creates the process logger: stderr (colour only on a terminal) plus an optional file.
+// Creates the process logger: stderr (colour only on a terminal) plus an optional file. A failure
+// to write the file (a full disk) is said once on stderr as it happens; the log goes on there.
 void init_logging(const LogConfig& config);
+
+// Flushes the log; returns why the log file could not be written ("" when it was, or there is
+// none), so that a tool can end with a write error rather than lose its log unsaid.
+std::string finish_logging();
 
 // "trace|debug|info|warn|error|off" → LogLevel; throws ConfigError otherwise.
 LogLevel parse_log_level(const std::string& name);
