@@ -575,7 +575,7 @@ rm -f "$WORK"/length-*.lines "$WORK"/length-*.ref
 for i in "${!test_names[@]}"; do cat "${test_prefixes[i]}.$SRC"; done | awk '{ print NF }' |
   paste -d '\t' - "$WORK/pooled.ref" |
   awk -F'\t' -v groups="$LENGTH_GROUPS" -v out="$WORK/length" '
-    { words[NR] = $1; ref[NR] = $2; count[$1]++; if ($1 > longest) longest = $1 }
+    { words[NR] = $1; ref[NR] = substr($0, length($1) + 2); count[$1]++; if ($1 > longest) longest = $1 }
     END {
       print "group\tshortest\tlongest\tsentences"
       k = 1; total = 0; before = 0; shortest = -1
