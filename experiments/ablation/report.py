@@ -576,6 +576,36 @@ class Results:
                 f"sentences of {self.test_sets[0]['name']} joined")
 
     @property
+    def long_brevity(self):
+        """How early whole translations of the long inputs stop: the range of the configurations'
+        mean output length against the reference's, and which configurations lose most of their
+        BLEU (in log) to the brevity penalty and which less (None before any run is probed)."""
+        ratios, most, less = [], {}, {}
+        for config_id in finished(self):
+            parts = long_length_parts(self, config_id)
+            if parts["ratio_long"]:
+                ratios.append(mean(parts["ratio_long"]))
+            if parts["share"]:
+                share = 100 * mean(parts["share"])
+                (most if share > 50 else less)[config_id] = share
+
+        def said(group):
+            low, high = min(group.values()), max(group.values())
+            span = f"{low:.0f} %" if round(low) == round(high) else f"{low:.0f}–{high:.0f} %"
+            return ", ".join(f"`{c}`" for c in group) + f" ({span})"
+
+        if not ratios or not (most or less):
+            return None
+        text = (f"whole, they come out {min(ratios):.2f}–{max(ratios):.2f} of the reference's "
+                f"length; the brevity penalty is ")
+        if most:
+            text += (f"most of the loss in log BLEU for {said(most)}, for which the probe "
+                     "measures where a model trained on single sentences stops more than how its "
+                     "attention reads a long input")
+            return text + (f"; less than half for {said(less)}" if less else "")
+        return text + f"less than half of the loss in log BLEU for {said(less)}"
+
+    @property
     def share_setup(self):
         """What the phase benchmarks ran, from their own "# " lines: the machine, the shapes of
         an update and of the decoding steps, the model (its mechanism varies), the rounds, and
@@ -1012,36 +1042,41 @@ def long_table(results):
                            "whole inputs against the baseline"], rows)
 
 
+def long_length_parts(results, config_id):
+    """CONFIG_ID's compared runs on the long inputs, per run: the output's length against the
+    reference's and BLEU's brevity penalty, whole (_long) and one by one (_joined); BLEU divided
+    by the penalty (precision_: the n-gram precisions' geometric mean); and the share of the loss
+    (in log BLEU) that is the penalty's, log(BP whole / BP one by one) / log(BLEU whole / BLEU one
+    by one), where there is a loss."""
+    bleu = {(r["seed"], r["lr"]): r for r in unit_rows(results, results.long, config_id)}
+    parts = {"ratio_long": [], "ratio_joined": [], "bp_long": [], "bp_joined": [],
+             "precision_long": [], "precision_joined": [], "share": []}
+    for length in unit_rows(results, results.long_length, config_id):
+        scores = bleu.get((length["seed"], length["lr"]))
+        if scores is None:
+            continue
+        values = {c: number(length[c])
+                  for c in ("ratio_long", "ratio_joined", "bp_long", "bp_joined")}
+        values.update({c: number(scores[c]) for c in ("bleu_long", "bleu_joined")})
+        # A penalty of 0 (no output at all) leaves BLEU without it undefined.
+        if None in values.values() or not (values["bp_long"] > 0 and values["bp_joined"] > 0):
+            continue
+        for side in ("long", "joined"):
+            parts["ratio_" + side].append(values["ratio_" + side])
+            parts["bp_" + side].append(values["bp_" + side])
+            parts["precision_" + side].append(values["bleu_" + side] / values["bp_" + side])
+        # A share only of a loss: both BLEU above 0, whole below one by one.
+        if 0 < values["bleu_long"] < values["bleu_joined"]:
+            loss = math.log(values["bleu_long"] / values["bleu_joined"])
+            parts["share"].append(math.log(values["bp_long"] / values["bp_joined"]) / loss)
+    return parts
+
+
 def long_length_table(results):
-    """Per configuration, where its long inputs' BLEU goes: the output's length against the
-    reference's and BLEU's brevity penalty, whole and one by one; BLEU divided by the penalty
-    (the n-gram precisions' geometric mean); and the share of the loss (in log BLEU) that is the
-    penalty's: log(BP whole / BP one by one) / log(BLEU whole / BLEU one by one), per run."""
+    """Per configuration, where its long inputs' BLEU goes (long_length_parts, mean ± sd)."""
     rows = []
     for config_id in finished(results):
-        bleu = {(r["seed"], r["lr"]): r for r in unit_rows(results, results.long, config_id)}
-        runs = [(r, bleu[(r["seed"], r["lr"])])
-                for r in unit_rows(results, results.long_length, config_id)
-                if (r["seed"], r["lr"]) in bleu]
-        if not runs:
-            continue
-        parts = {"ratio_long": [], "ratio_joined": [], "bp_long": [], "bp_joined": [],
-                 "precision_long": [], "precision_joined": [], "share": []}
-        for length, scores in runs:
-            values = {c: number(length[c]) for c in ("ratio_long", "ratio_joined", "bp_long",
-                                                       "bp_joined")}
-            values.update({c: number(scores[c]) for c in ("bleu_long", "bleu_joined")})
-            # A penalty of 0 (no output at all) leaves BLEU without it undefined.
-            if None in values.values() or not (values["bp_long"] > 0 and values["bp_joined"] > 0):
-                continue
-            for side in ("long", "joined"):
-                parts["ratio_" + side].append(values["ratio_" + side])
-                parts["bp_" + side].append(values["bp_" + side])
-                parts["precision_" + side].append(values["bleu_" + side] / values["bp_" + side])
-            # A share only of a loss: both BLEU above 0, whole below one by one.
-            if 0 < values["bleu_long"] < values["bleu_joined"]:
-                loss = math.log(values["bleu_long"] / values["bleu_joined"])
-                parts["share"].append(math.log(values["bp_long"] / values["bp_joined"]) / loss)
+        parts = long_length_parts(results, config_id)
         if not parts["ratio_long"]:
             continue
 

@@ -328,6 +328,8 @@ expect "BLEU by source length: mean ± sd of the compared runs" '^\| `dot` \| 36
 expect "BLEU by source length: one run, and a group without the configuration" '^\| `additive` \| 35\.00 \| — \|$'
 expect "BLEU by source length: against the baseline" '^\| `general` \| \+1\.50 \[\+0\.50, \+2\.50\] differs \| \+0\.40 \[-0\.20, \+1\.00\] level \|$'
 expect "BLEU by source length: against the baseline, one run" '^\| `additive` \| -1\.00 \[-2\.00, \+0\.10\] undecided † \| — \|$'
+expect "the limits: how early whole translations stop, from long-length.tsv" \
+  "^  whole, they come out 0\.94–0\.98 of the reference's length; the brevity penalty is most of the loss in log BLEU for \`dot\`, \`general\` \(63–81 %\), for which the probe measures where a model trained on single sentences stops more than how its attention reads a long input \(Long inputs, \"Where the loss goes\"\)\.$"
 expect "long inputs: where the loss goes" \
   '^\| `dot` \| 2 \| 0\.94 ± 0\.01 / 1\.00 ± 0\.01 \| 0\.95 ± 0\.01 / 1\.00 ± 0\.00 \| 32\.10 ± 0\.27 / 32\.50 ± 0\.71 \| 81 % \|$'
 expect "long inputs: where the loss goes, the chosen rate's run alone" \
