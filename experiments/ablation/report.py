@@ -571,9 +571,17 @@ class Results:
         joins = [int(r["sentences"]) for r in self.long_set]
         if not words:
             return "No long inputs yet (stage \"probes\")"
-        return (f"{len(words):,} inputs of {min(words)}–{max(words)} source words (median "
+        text = (f"{len(words):,} inputs of {min(words)}–{max(words)} source words (median "
                 f"{statistics.median(words):g}), each {min(joins)}–{max(joins)} consecutive "
                 f"sentences of {self.test_sets[0]['name']} joined")
+        # Sentences are joined until the input reaches the least length: with short sentences
+        # the inputs end well below the most allowed, and the lengths between are not probed.
+        low, high = number(self.settings.get("long_min")), number(self.settings.get("long_max"))
+        if low is not None and high is not None and max(words) < high:
+            text += (f" (sentences are joined until an input has {low:g} words, and one past "
+                     f"{high:g} is left out: with this corpus's sentences no input is longer than "
+                     f"{max(words)}, so {max(words) + 1}–{high:g} words are not probed)")
+        return text
 
     @property
     def long_brevity(self):

@@ -510,6 +510,7 @@ shown() {
   printf 'precision\t%s\nthreads\t%s\njobs\t%s\nbootstrap\t%s\nmargin\t%s\naer_margin\t%s\nquick\t%s\n' \
     "$PRECISION" "$THREADS" "$JOBS" "$BOOTSTRAP" "$MARGIN" "$AER_MARGIN" "$quick"
   printf 'curve\t%s\nplanned_runs\t%s\n' "$CURVE" "$(($(wc -l < "$RESULTS/plan.tsv") - 1))"
+  printf 'long_min\t%s\nlong_max\t%s\nlength_groups\t%s\n' "$LONG_MIN" "$LONG_MAX" "$LENGTH_GROUPS"
 } > "$RESULTS/settings.tsv"
 
 # --- data ---------------------------------------------------------------------------------------

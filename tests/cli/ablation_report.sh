@@ -56,7 +56,8 @@ printf 'corpus\t/data/train\nvalid\t/data/val\nsrc\tde\ntgt\ten\nmerges\t8000\nl
 test\ttest2016\t1000\t/data/test_2016\ntest\ttest2017\t500\t/data/test_2017
 updates\t6800\nvalid_every\t850\npatience\t4\nlr\t0.001\nlr_factors\t2
 schedule\t--lr-schedule cosine --warmup-steps 500\nmodel\t--embed 256 --dropout 0.3\nhidden\t512
-seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t17\n' \
+seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t17
+long_min\t30\nlong_max\t80\n' \
   > "$R/settings.tsv"
 tsv "$R/plan.tsv" <<'EOF2'
 order id family stage seed lr hidden options
@@ -321,7 +322,8 @@ expect "saturation on the trained models: the chosen rate's runs, mean over seed
 grep -q '^| `general` | 1 | 0\.99' "$TMP/page.md" && fail "saturation: a run at the rate not chosen"
 expect "saturation: random vectors at the models' width only" '^\| random tanh vectors, `dot`, d = 512, S = 20 \| — \| 0\.17 \| 0\.85 \| — \| — \| 0\.004 \|$'
 grep -q 'd = 64, S = 20' "$TMP/page.md" && fail "saturation: random vectors of another width"
-expect "long inputs described" '^3 inputs of 31–45 source words \(median 40\), each 2–3 consecutive sentences of test2016 joined\. '
+expect "long inputs described, and the lengths not probed" \
+  "^3 inputs of 31–45 source words \\(median 40\\), each 2–3 consecutive sentences of test2016 joined \\(sentences are joined until an input has 30 words, and one past 80 is left out: with this corpus's sentences no input is longer than 45, so 46–80 words are not probed\\)\\. "
 expect "long inputs table" '^\| `dot` \| 2 \| 32\.50 ± 0\.71 \| 30\.50 ± 0\.71 \| -2\.00 \[-3\.00, -1\.00\] \| differs \| — \|$'
 expect "BLEU by source length: the groups" '^\| configuration \| 3–9 words \(1,200\) \| 10 words \(300\) \|$'
 expect "BLEU by source length: mean ± sd of the compared runs" '^\| `dot` \| 36\.00 ± 1\.00 \| 38\.00 ± 2\.00 \|$'
