@@ -584,6 +584,27 @@ class Results:
         return text
 
     @property
+    def longest_group(self):
+        """The first family's last group by source length (stage stats), or None."""
+        family = next(iter(self.families), None)
+        groups = [g for g in self.length_groups if (family, g["group"]) in self.length_rows]
+        if not groups:
+            return None
+        g = groups[-1]
+        words = g["shortest"] if g["shortest"] == g["longest"] else f"{g['shortest']}–{g['longest']}"
+        return {"family": family, "group": g["group"],
+                "label": f"{words} source words, {int(g['sentences']):,} sentences"}
+
+    def length_verdict(self, config_id):
+        """CONFIG_ID against its baseline on the longest group, in words (None: not compared)."""
+        g = self.longest_group
+        if g is None:
+            return None
+        c = read_comparisons_rows(self.length_rows[(g["family"], g["group"])],
+                                  self.margin).get((config_id, "BLEU"))
+        return c.verdict if c else None
+
+    @property
     def long_brevity(self):
         """How early whole translations of the long inputs stop: the range of the configurations'
         mean output length against the reference's, and which configurations lose most of their

@@ -325,6 +325,8 @@ grep -q 'd = 64, S = 20' "$TMP/page.md" && fail "saturation: random vectors of a
 expect "long inputs described, and the lengths not probed" \
   "^3 inputs of 31–45 source words \\(median 40\\), each 2–3 consecutive sentences of test2016 joined \\(sentences are joined until an input has 30 words, and one past 80 is left out: with this corpus's sentences no input is longer than 45, so 46–80 words are not probed\\)\\. "
 expect "long inputs table" '^\| `dot` \| 2 \| 32\.50 ± 0\.71 \| 30\.50 ± 0\.71 \| -2\.00 \[-3\.00, -1\.00\] \| differs \| — \|$'
+expect "answer 2's evidence: against dot on the longest group" \
+  '^- `general` against `dot` on the longest sentences \(10 source words, 300 sentences; \[by source length\]\(#by-source-length\)\): level: within ±0\.5 BLEU \(TOST p = 0\.0100\); \+0\.40 \[-0\.20, \+1\.00\]$'
 expect "BLEU by source length: the groups" '^\| configuration \| 3–9 words \(1,200\) \| 10 words \(300\) \|$'
 expect "BLEU by source length: mean ± sd of the compared runs" '^\| `dot` \| 36\.00 ± 1\.00 \| 38\.00 ± 2\.00 \|$'
 expect "BLEU by source length: one run, and a group without the configuration" '^\| `additive` \| 35\.00 \| — \|$'
