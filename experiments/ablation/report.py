@@ -581,6 +581,12 @@ class Results:
             text += (f" (sentences are joined until an input has {low:g} words, and one past "
                      f"{high:g} is left out: with this corpus's sentences no input is longer than "
                      f"{max(words)}, so {max(words) + 1}–{high:g} words are not probed)")
+        sentences, longest = number(self.settings.get("train_sentences")), number(
+            self.settings.get("train_longest"))
+        trained_long = number(self.settings.get("train_long"))
+        if None not in (low, sentences, longest, trained_long):
+            text += (f"; of the {sentences:,.0f} training sentences {trained_long:,.0f} have "
+                     f"{low:g} source words or more, the longest {longest:g}")
         return text
 
     @property

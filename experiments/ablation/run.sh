@@ -511,6 +511,10 @@ shown() {
     "$PRECISION" "$THREADS" "$JOBS" "$BOOTSTRAP" "$MARGIN" "$AER_MARGIN" "$quick"
   printf 'curve\t%s\nplanned_runs\t%s\n' "$CURVE" "$(($(wc -l < "$RESULTS/plan.tsv") - 1))"
   printf 'long_min\t%s\nlong_max\t%s\nlength_groups\t%s\n' "$LONG_MIN" "$LONG_MAX" "$LENGTH_GROUPS"
+  # How long the training sources are, beside the long inputs: sentences, the longest (words),
+  # and how many have LONG_MIN words or more.
+  awk -v lo="$LONG_MIN" '{ if (NF > longest) longest = NF; if (NF >= lo) long++ }
+    END { printf "train_sentences\t%d\ntrain_longest\t%d\ntrain_long\t%d\n", NR, longest, long }' "$TRAIN.$SRC"
 } > "$RESULTS/settings.tsv"
 
 # --- data ---------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ test\ttest2016\t1000\t/data/test_2016\ntest\ttest2017\t500\t/data/test_2017
 updates\t6800\nvalid_every\t850\npatience\t4\nlr\t0.001\nlr_factors\t2
 schedule\t--lr-schedule cosine --warmup-steps 500\nmodel\t--embed 256 --dropout 0.3\nhidden\t512
 seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t17
-long_min\t30\nlong_max\t80\n' \
+long_min\t30\nlong_max\t80\ntrain_sentences\t29000\ntrain_longest\t39\ntrain_long\t29\n' \
   > "$R/settings.tsv"
 tsv "$R/plan.tsv" <<'EOF2'
 order id family stage seed lr hidden options
@@ -323,7 +323,7 @@ grep -q '^| `general` | 1 | 0\.99' "$TMP/page.md" && fail "saturation: a run at 
 expect "saturation: random vectors at the models' width only" '^\| random tanh vectors, `dot`, d = 512, S = 20 \| — \| 0\.17 \| 0\.85 \| — \| — \| 0\.004 \|$'
 grep -q 'd = 64, S = 20' "$TMP/page.md" && fail "saturation: random vectors of another width"
 expect "long inputs described, and the lengths not probed" \
-  "^3 inputs of 31–45 source words \\(median 40\\), each 2–3 consecutive sentences of test2016 joined \\(sentences are joined until an input has 30 words, and one past 80 is left out: with this corpus's sentences no input is longer than 45, so 46–80 words are not probed\\)\\. "
+  "^3 inputs of 31–45 source words \\(median 40\\), each 2–3 consecutive sentences of test2016 joined \\(sentences are joined until an input has 30 words, and one past 80 is left out: with this corpus's sentences no input is longer than 45, so 46–80 words are not probed\\); of the 29,000 training sentences 29 have 30 source words or more, the longest 39\\. "
 expect "long inputs table" '^\| `dot` \| 2 \| 32\.50 ± 0\.71 \| 30\.50 ± 0\.71 \| -2\.00 \[-3\.00, -1\.00\] \| differs \| — \|$'
 expect "answer 2's evidence: against dot on the longest group" \
   '^- `general` against `dot` on the longest sentences \(10 source words, 300 sentences; \[by source length\]\(#by-source-length\)\): level: within ±0\.5 BLEU \(TOST p = 0\.0100\); \+0\.40 \[-0\.20, \+1\.00\]$'
