@@ -28,8 +28,8 @@ The page is the Jinja2 template ablation.md.j2, rendered with
            (trained with the markers at some positions, tested at others), rendered by
            experiments/pooling/report.py ("" until the study has those rows)
   literature  literature.md beside the template (hand-written, with its sources), as it is
-  plots    the plots' Markdown links: curves_ppl, curves_bleu, sweep (SVGs drawn by matplotlib
-           into RESULTS)
+  plots    the plots' Markdown links: curves_ppl, curves_bleu, sweep, silver_curves, by_length
+           (SVGs drawn by matplotlib into RESULTS)
 and numbers are formatted in the template by the filters num(digits), sig(digits), thousands
 and pm(digits) (mean ± standard deviation over seeds). A name the context does not have, a
 configuration the study does not know and a number printed without a filter are errors naming the
@@ -1326,6 +1326,41 @@ def sweep_chart(results, path):
     return True
 
 
+def length_chart(results, path):
+    """BLEU against the groups by source length (the first family): a line per configuration,
+    the mean over its runs, bars from its lowest to its highest run (heed-score's run_scores)."""
+    family = next(iter(results.families), None)
+    groups = [g for g in results.length_groups if (family, g["group"]) in results.length_rows]
+    lines = {}
+    for config_id in results.families.get(family, []):
+        points = []
+        for x, g in enumerate(groups):
+            row = next((r for r in results.length_rows[(family, g["group"])]
+                        if r["system"] == config_id and r["metric"] == "BLEU"), None)
+            runs = [v for v in (number(t) for t in (row or {}).get("run_scores", "").split(","))
+                    if v is not None]
+            if runs:
+                points.append((x, statistics.mean(runs), min(runs), max(runs), len(runs)))
+        if points:
+            lines[config_id] = points
+    if not lines:
+        return False
+
+    def draw(axes):
+        for config_id, points in lines.items():
+            axes.errorbar([p[0] for p in points], [p[1] for p in points],
+                          yerr=[[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]],
+                          marker="o", markersize=4, capsize=3, linewidth=1.5,
+                          label=f"{config_id} ({max(p[4] for p in points)} runs)")
+        axes.set_xticks(range(len(groups)),
+                        [g["shortest"] if g["shortest"] == g["longest"]
+                         else f"{g['shortest']}–{g['longest']}" for g in groups])
+
+    chart(path, draw, "source words (groups of about equal size)", "BLEU",
+          "BLEU by source length: mean over runs, bars min–max")
+    return True
+
+
 def silver_curve_chart(results, path):
     """AER against updates on the silver links, a line per run read along training, the
     diagonal's AER dashed."""
@@ -1355,6 +1390,7 @@ def plots(results, page_dir):
         "curves_bleu": lambda p: curves_chart(results, p, "val_bleu", "validation BLEU"),
         "sweep": lambda p: sweep_chart(results, p),
         "silver_curves": lambda p: silver_curve_chart(results, p),
+        "by_length": lambda p: length_chart(results, p),
     }
     links = {}
     for name, draw in charts.items():

@@ -375,17 +375,18 @@ expect "question 3: the per-step reading at T = 5,000 from controls-long, its on
   '^\| addition \| `dense-mean` \| fixed \| \*\*1,000\*\* \(lr 0\.01\) \| \*\*2,000\*\* \(lr 0\.01\) \(1 of 2 rates\) \|$'
 expect "question 3: the positions test" \
   '^\| addition \| `dense` \| 0\.0003 \| 3,000 \| 100\.0 % \| markers 20-54: 15\.5 % \|$'
-for plot in curves_ppl curves_bleu sweep silver_curves; do
+for plot in curves_ppl curves_bleu sweep silver_curves by_length; do
   expect "plot $plot linked" "^!\[$plot\]\(results/${plot//_/-}\.svg\)$"
 done
-for svg in curves-ppl curves-bleu sweep silver-curves; do
+for svg in curves-ppl curves-bleu sweep silver-curves by-length; do
   # Well-formed SVG whose text is text (the legend's names), not glyphs drawn as paths.
   "$PY" - "$R/$svg.svg" <<'EOF2' || fail "$svg.svg is not an SVG with its legend as text"
 import sys, xml.etree.ElementTree as E
 root = E.parse(sys.argv[1]).getroot()
 texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
 sys.exit(root.tag != "{http://www.w3.org/2000/svg}svg" or not ("dot (2 seeds, lr 0.001)" in texts or "mh1" in texts
-                                                        or "dot (seed 2, lr 0.001)" in texts))
+                                                        or "dot (seed 2, lr 0.001)" in texts
+                                                        or "dot (2 runs)" in texts))
 EOF2
   cp "$R/$svg.svg" "$TMP/$svg.first"
 done
@@ -393,7 +394,7 @@ grep -q 'general (1 seed' "$R/curves-ppl.svg" && fail "curves: a run at the lear
 grep -q 'dc:date' "$R/curves-ppl.svg" && fail "the SVG carries a date"
 cp "$TMP/page.md" "$TMP/page.first"
 report "a second run" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page.md"
-for svg in curves-ppl curves-bleu sweep silver-curves; do
+for svg in curves-ppl curves-bleu sweep silver-curves by-length; do
   cmp -s "$R/$svg.svg" "$TMP/$svg.first" || fail "$svg.svg differs from one run to the next"
 done
 cmp -s "$TMP/page.md" "$TMP/page.first" || fail "the page differs from one run to the next"
