@@ -246,6 +246,13 @@ class Comparison:
         return self.verdict.split(":", 1)[0]
 
 
+def group_words(group):
+    """A row of length-groups.tsv as its source lengths: "3–7", or "10" for one length."""
+    if group["shortest"] == group["longest"]:
+        return group["shortest"]
+    return f"{group['shortest']}–{group['longest']}"
+
+
 def read_comparisons(file, margin, baseline_seeded=True):
     """The rows of one heed-score or heed-align score --system TSV: {(system, metric):
     Comparison} against its first system, the baseline, which has no row of its own."""
@@ -590,16 +597,21 @@ class Results:
         return text
 
     @property
+    def compared_groups(self):
+        """(the first family, its groups by source length compared so far: length-groups.tsv's
+        rows), the groups empty before stage stats."""
+        family = next(iter(self.families), None)
+        return family, [g for g in self.length_groups if (family, g["group"]) in self.length_rows]
+
+    @property
     def longest_group(self):
         """The first family's last group by source length (stage stats), or None."""
-        family = next(iter(self.families), None)
-        groups = [g for g in self.length_groups if (family, g["group"]) in self.length_rows]
+        family, groups = self.compared_groups
         if not groups:
             return None
         g = groups[-1]
-        words = g["shortest"] if g["shortest"] == g["longest"] else f"{g['shortest']}–{g['longest']}"
         return {"family": family, "group": g["group"],
-                "label": f"{words} source words, {int(g['sentences']):,} sentences"}
+                "label": f"{group_words(g)} source words, {int(g['sentences']):,} sentences"}
 
     def length_verdict(self, config_id):
         """CONFIG_ID against its baseline on the longest group, in words (None: not compared)."""
@@ -1135,12 +1147,10 @@ def length_tables(results):
     """The first family on the pooled set's groups by source length: BLEU (mean ± sd over the
     compared runs) per configuration and group, and each configuration against the baseline
     (difference [95 % CI], verdict: Holm over the family within each group)."""
-    family = next(iter(results.families), None)
-    groups = [g for g in results.length_groups if (family, g["group"]) in results.length_rows]
+    family, groups = results.compared_groups
     if not groups:
         return {"bleu": "_Not compared yet (stage \"stats\")._", "against": ""}
-    header = [(f"{g['shortest']}–{g['longest']}" if g["shortest"] != g["longest"] else g["shortest"])
-              + f" words ({int(g['sentences']):,})" for g in groups]
+    header = [f"{group_words(g)} words ({int(g['sentences']):,})" for g in groups]
     bleu_rows, against_rows = [], []
     for config_id in results.families[family]:
         bleu_cells, against_cells = [], []
@@ -1329,8 +1339,7 @@ def sweep_chart(results, path):
 def length_chart(results, path):
     """BLEU against the groups by source length (the first family): a line per configuration,
     the mean over its runs, bars from its lowest to its highest run (heed-score's run_scores)."""
-    family = next(iter(results.families), None)
-    groups = [g for g in results.length_groups if (family, g["group"]) in results.length_rows]
+    family, groups = results.compared_groups
     lines = {}
     for config_id in results.families.get(family, []):
         points = []
@@ -1352,9 +1361,7 @@ def length_chart(results, path):
                           yerr=[[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]],
                           marker="o", markersize=4, capsize=3, linewidth=1.5,
                           label=f"{config_id} ({max(p[4] for p in points)} runs)")
-        axes.set_xticks(range(len(groups)),
-                        [g["shortest"] if g["shortest"] == g["longest"]
-                         else f"{g['shortest']}–{g['longest']}" for g in groups])
+        axes.set_xticks(range(len(groups)), [group_words(g) for g in groups])
 
     chart(path, draw, "source words (groups of about equal size)", "BLEU",
           "BLEU by source length: mean over runs, bars min–max")
