@@ -41,6 +41,7 @@ says whether they are there. Exits 69 naming a missing package, 66 naming a miss
 """
 import csv
 import glob
+import gzip
 import math
 import os
 import re
@@ -627,11 +628,14 @@ class Results:
         """How early whole translations of the long inputs stop: the range of the configurations'
         mean output length against the reference's, and which configurations lose most of their
         BLEU (in log) to the brevity penalty and which less (None before any run is probed)."""
-        ratios, most, less = [], {}, {}
+        ratios, ends, ends_apart, most, less = [], [], [], {}, {}
         for config_id in finished(self):
             parts = long_length_parts(self, config_id)
             if parts["ratio_long"]:
                 ratios.append(mean(parts["ratio_long"]))
+            if parts["ends_long"]:
+                ends.append(mean(parts["ends_long"]))
+                ends_apart.append(mean(parts["ends_joined"]))
             if parts["share"]:
                 share = 100 * mean(parts["share"])
                 (most if share > 50 else less)[config_id] = share
@@ -643,8 +647,13 @@ class Results:
 
         if not ratios or not (most or less):
             return None
-        text = (f"whole, they come out {min(ratios):.2f}–{max(ratios):.2f} of the reference's "
-                f"length; the brevity penalty is ")
+        text = f"whole, they come out {min(ratios):.2f}–{max(ratios):.2f} of the reference's length"
+        if ends:
+            span = (f"{min(ends):.1f}" if round(min(ends), 1) == round(max(ends), 1)
+                    else f"{min(ends):.1f}–{max(ends):.1f}")
+            text += (f" and end {span} sentences per input (one by one: "
+                     f"{mean(ends_apart):.1f})")
+        text += "; the brevity penalty is "
         if most:
             text += (f"most of the loss in log BLEU for {said(most)}, for which the probe "
                      "measures where a model trained on single sentences stops more than how its "
@@ -1089,6 +1098,40 @@ def long_table(results):
                            "whole inputs against the baseline"], rows)
 
 
+SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
+
+
+def sentence_ends(text):
+    """How many sentences TEXT ends: full stops, question and exclamation marks (Latin or CJK)
+    before a space or the end."""
+    return len(SENTENCE_END.findall(text))
+
+
+def long_sentence_ends(results, unit):
+    """(sentence ends per long input in UNIT's whole translations, in its one-by-one ones), from
+    the kept translations (hyps/UNIT.long.txt.gz, and the first test set's grouped as
+    long-set.tsv groups them); None when either is missing."""
+    whole = read_gzip_lines(os.path.join(results.dir, "hyps", f"{unit}.long.txt.gz"))
+    apart = read_gzip_lines(os.path.join(results.dir, "hyps",
+                                         f"{unit}.{results.test_sets[0]['name']}.txt.gz"))
+    if whole is None or apart is None or len(whole) != len(results.long_set):
+        return None
+    ends_apart = 0
+    for group in results.long_set:
+        first, count = int(group["first"]), int(group["sentences"])
+        ends_apart += sum(sentence_ends(line) for line in apart[first - 1:first - 1 + count])
+    inputs = len(whole)
+    return sum(sentence_ends(line) for line in whole) / inputs, ends_apart / inputs
+
+
+def read_gzip_lines(path):
+    """The lines of a gzipped text file, None when it is not there."""
+    if not os.path.isfile(path):
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return f.read().splitlines()
+
+
 def long_length_parts(results, config_id):
     """CONFIG_ID's compared runs on the long inputs, per run: the output's length against the
     reference's and BLEU's brevity penalty, whole (_long) and one by one (_joined); BLEU divided
@@ -1097,11 +1140,16 @@ def long_length_parts(results, config_id):
     by one), where there is a loss."""
     bleu = {(r["seed"], r["lr"]): r for r in unit_rows(results, results.long, config_id)}
     parts = {"ratio_long": [], "ratio_joined": [], "bp_long": [], "bp_joined": [],
-             "precision_long": [], "precision_joined": [], "share": []}
+             "precision_long": [], "precision_joined": [], "share": [], "ends_long": [],
+             "ends_joined": []}
     for length in unit_rows(results, results.long_length, config_id):
         scores = bleu.get((length["seed"], length["lr"]))
         if scores is None:
             continue
+        ends = long_sentence_ends(results, f"{config_id}-s{length['seed']}-lr{length['lr']}")
+        if ends is not None:
+            parts["ends_long"].append(ends[0])
+            parts["ends_joined"].append(ends[1])
         values = {c: number(length[c])
                   for c in ("ratio_long", "ratio_joined", "bp_long", "bp_joined")}
         values.update({c: number(scores[c]) for c in ("bleu_long", "bleu_joined")})
@@ -1133,11 +1181,13 @@ def long_length_table(results):
         share = f"{100 * mean(parts['share']):.0f} %" if parts["share"] else DASH
         if parts["share"] and len(parts["share"]) < len(parts["ratio_long"]):
             share += f" ({len(parts['share'])} runs)"
-        rows.append([f"`{config_id}`", f"{len(parts['ratio_long'])}", both("ratio"), both("bp"),
+        rows.append([f"`{config_id}`", f"{len(parts['ratio_long'])}",
+                     both("ends", 1) if parts["ends_long"] else DASH, both("ratio"), both("bp"),
                      both("precision"), share])
     if not rows:
         return "_No long inputs scored yet (stage \"probes\")._"
-    return markdown_table(["configuration", "runs", "output / reference length, whole / one by one",
+    return markdown_table(["configuration", "runs", "sentences ended per input, whole / one by one",
+                           "output / reference length, whole / one by one",
                            "brevity penalty, whole / one by one",
                            "BLEU ÷ brevity penalty, whole / one by one",
                            "share of the loss that is brevity"], rows)

@@ -186,6 +186,14 @@ dot 2 0.001 31.00 56.00 33.00 58.00
 general 1 0.002 31.00 56.00 31.50 56.50
 general 1 0.001 1.00 1.00 1.00 1.00
 EOF2
+# dot's kept translations of the long inputs (3), and of test2016 (whose lines 1–7 the long
+# inputs join 2, 3 and 2 at a time): 3 sentence ends whole (1.0 an input: "1.5" is no end,
+# "a!" is) against 7 one by one (2.3 an input).
+mkdir -p "$R/hyps"
+for seed in 1 2; do
+  printf 'a man. a dog.\nit costs 1.5 euros\na cat!\n' | gzip > "$R/hyps/dot-s$seed-lr0.001.long.txt.gz"
+  printf 'x%s.\n' 1 2 3 4 5 6 7 | gzip > "$R/hyps/dot-s$seed-lr0.001.test2016.txt.gz"
+done
 # Worked by hand: dot's whole translations keep 30/0.94 = 31.91 and 31/0.96 = 32.29 of BLEU
 # without the penalty; the penalty's share of each loss is log 0.94 / log(30/32) = 0.959 and
 # log 0.96 / log(31/33) = 0.653, 81 % on average. general at 0.001 is not its compared rate.
@@ -333,11 +341,11 @@ expect "BLEU by source length: one run, and a group without the configuration" '
 expect "BLEU by source length: against the baseline" '^\| `general` \| \+1\.50 \[\+0\.50, \+2\.50\] differs \| \+0\.40 \[-0\.20, \+1\.00\] level \|$'
 expect "BLEU by source length: against the baseline, one run" '^\| `additive` \| -1\.00 \[-2\.00, \+0\.10\] undecided † \| — \|$'
 expect "the limits: how early whole translations stop, from long-length.tsv" \
-  "^  whole, they come out 0\.94–0\.98 of the reference's length; the brevity penalty is most of the loss in log BLEU for \`dot\`, \`general\` \(63–81 %\), for which the probe measures where a model trained on single sentences stops more than how its attention reads a long input \(Long inputs, \"Where the loss goes\"\)\.$"
+  "^  whole, they come out 0\.94–0\.98 of the reference's length and end 1\.0 sentences per input \(one by one: 2\.3\); the brevity penalty is most of the loss in log BLEU for \`dot\`, \`general\` \(63–81 %\), for which the probe measures where a model trained on single sentences stops more than how its attention reads a long input \(Long inputs, \"Where the loss goes\"\)\.$"
 expect "long inputs: where the loss goes" \
-  '^\| `dot` \| 2 \| 0\.94 ± 0\.01 / 1\.00 ± 0\.01 \| 0\.95 ± 0\.01 / 1\.00 ± 0\.00 \| 32\.10 ± 0\.27 / 32\.50 ± 0\.71 \| 81 % \|$'
+  '^\| `dot` \| 2 \| 1\.0 ± 0\.0 / 2\.3 ± 0\.0 \| 0\.94 ± 0\.01 / 1\.00 ± 0\.01 \| 0\.95 ± 0\.01 / 1\.00 ± 0\.00 \| 32\.10 ± 0\.27 / 32\.50 ± 0\.71 \| 81 % \|$'
 expect "long inputs: where the loss goes, the chosen rate's run alone" \
-  '^\| `general` \| 1 \| 0\.98 / 1\.00 \| 0\.99 / 1\.00 \| 31\.31 / 31\.50 \| 63 % \|$'
+  '^\| `general` \| 1 \| — \| 0\.98 / 1\.00 \| 0\.99 / 1\.00 \| 31\.31 / 31\.50 \| 63 % \|$'
 expect "long inputs against the baseline, the chosen rate's runs" '^\| `general` \| 1 \| 31\.50 \| 31\.00 \| — \| — \| undecided: \+0\.50 \[-0\.50, \+1\.50\]'
 expect "share table: medians over the rounds, the whole's range" '^\| `dot` \| 210\.0 \(200–220\) \| 45\.0 \(20 %\) \| 5,000\.0 \| 500\.0 \(10 %\) \| — \| — \| — \|$'
 expect "share setup from the files" 'run them \(cpu: Test CPU; decoding: beam 1, batch 64; model: bi-LSTM 256\+256; 2 interleaved rounds\):$'
