@@ -333,6 +333,7 @@ class Results:
         self.long = read_tsv(path("long.tsv"), required=False) or []
         self.long_set = read_tsv(path("long-set.tsv"), required=False) or []
         self.long_length = read_tsv(path("long-length.tsv"), required=False) or []
+        self.long_forced = read_tsv(path("long-forced.tsv"), required=False) or []
         # The pooled set by source length (stage stats): the groups, and per group and family
         # heed-score's rows (the systems' mean and sd as well as the comparisons).
         self.length_groups = read_tsv(path("length-groups.tsv"), required=False) or []
@@ -1107,11 +1108,11 @@ def sentence_ends(text):
     return len(SENTENCE_END.findall(text))
 
 
-def long_sentence_ends(results, unit):
+def long_sentence_ends(results, unit, whole_name="long"):
     """(sentence ends per long input in UNIT's whole translations, in its one-by-one ones), from
-    the kept translations (hyps/UNIT.long.txt.gz, and the first test set's grouped as
+    the kept translations (hyps/UNIT.WHOLE_NAME.txt.gz, and the first test set's grouped as
     long-set.tsv groups them); None when either is missing."""
-    whole = read_gzip_lines(os.path.join(results.dir, "hyps", f"{unit}.long.txt.gz"))
+    whole = read_gzip_lines(os.path.join(results.dir, "hyps", f"{unit}.{whole_name}.txt.gz"))
     apart = read_gzip_lines(os.path.join(results.dir, "hyps",
                                          f"{unit}.{results.test_sets[0]['name']}.txt.gz"))
     if whole is None or apart is None or len(whole) != len(results.long_set):
@@ -1191,6 +1192,35 @@ def long_length_table(results):
                            "brevity penalty, whole / one by one",
                            "BLEU ÷ brevity penalty, whole / one by one",
                            "share of the loss that is brevity"], rows)
+
+
+def long_forced_table(results):
+    """Per configuration, the long inputs made to go on (long-forced.tsv): BLEU one by one, whole
+    and made to go on, of the same runs; the forced translations' sentence ends per input, length
+    against the reference's and BLEU without the brevity penalty; and against the baseline."""
+    rows = []
+    for config_id in finished(results):
+        forced = unit_rows(results, results.long_forced, config_id)
+        if not forced:
+            continue
+        long = {(r["seed"], r["lr"]): r for r in unit_rows(results, results.long, config_id)}
+        same = [long[(r["seed"], r["lr"])] for r in forced if (r["seed"], r["lr"]) in long]
+        ends = [e[0] for e in (long_sentence_ends(results, f"{config_id}-s{r['seed']}-lr{r['lr']}",
+                                                  "long-forced") for r in forced) if e]
+        precision = [b / p for b, p in ((number(r["bleu"]), number(r["bp"])) for r in forced)
+                     if b is not None and p]
+        family = results.family(config_id)
+        versus = results.compare.get((family, "long-forced"), {}).get((config_id, "BLEU"))
+        rows.append([f"`{config_id}`", f"{len(forced)}", pm(numbers(same, "bleu_joined")),
+                     pm(numbers(same, "bleu_long")), pm(numbers(forced, "bleu")),
+                     pm(ends, 1), pm(numbers(forced, "ratio")), pm(precision),
+                     versus.verdict if versus else DASH])
+    if not rows:
+        return "_No trained model made to go on yet (stage \"probes\")._"
+    return markdown_table(["configuration", "runs", "BLEU one by one", "BLEU whole",
+                           "BLEU made to go on", "sentences ended per input",
+                           "output / reference length", "BLEU ÷ brevity penalty",
+                           "made to go on, against the baseline"], rows)
 
 
 def length_tables(results):
@@ -1280,6 +1310,7 @@ def tables(results):
         "saturation": saturation_table(results),
         "long": long_table(results),
         "long_length": long_length_table(results),
+        "long_forced": long_forced_table(results),
         "length": length_tables(results),
         "silver": silver_table(results),
         "silver_curves": silver_curve_table(results),

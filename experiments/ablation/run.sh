@@ -131,6 +131,10 @@
 #                     configuration's whole-against-one-by-one comparison (heed-score --system)
 #   length-groups.tsv the pooled set's sentences in LENGTH_GROUPS (5) groups by source length;
 #                     compare/FAMILY.length-K.tsv the family's comparison on group K
+#   long-forced.tsv   per run, BLEU, chrF, length ratio and brevity penalty of the long inputs
+#                     translated whole with </s> held back (LONG_FORCE: 0.9 × the training text's
+#                     target/source token ratio × the input's tokens); hyps/UNIT.long-forced.txt.gz;
+#                     compare/FAMILY.long-forced.tsv the family's comparison on them
 #   long-length.tsv   per run, the length ratio (output / reference) and brevity penalty of the
 #                     long inputs translated whole and one by one: how much of the loss is length
 #   counterpart/ID.tsv  a mechanistic check against its counterpart (the core configuration
@@ -211,6 +215,7 @@ PRECISION=${PRECISION:-$(heed_default_precision)}
 LR=${LR:-0.001}
 STAGES=${STAGES:-data cost runs probes stats report}
 LONG_MIN=${LONG_MIN:-30} LONG_MAX=${LONG_MAX:-80} LENGTH_GROUPS=${LENGTH_GROUPS:-5}
+LONG_FORCE=${LONG_FORCE:-0.9}
 MARGIN=${MARGIN:-0.5} AER_MARGIN=${AER_MARGIN:-1}
 CURVE=${CURVE-dot general additive multi-head}
 # The heed-score and heed-align of the comparisons (--system): BIN's, or a newer build's for a
@@ -249,6 +254,7 @@ for n in "$UPDATES" "$VALID_EVERY" "$PATIENCE" "$WARMUP" "$HIDDEN" "$BOOTSTRAP" 
          "$LONG_MIN" "$LONG_MAX" "$LENGTH_GROUPS"; do
   [[ $n =~ ^[0-9]+$ ]] || die 64 "'$n' is not a whole number"
 done
+[[ $LONG_FORCE =~ ^[0-9]*\.?[0-9]+$ ]] || die 64 "LONG_FORCE '$LONG_FORCE' is not a number"
 for f in "${lr_factors[@]}" "${transfer_factors[@]}"; do
   [[ $f =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v f="$f" 'BEGIN { exit !(f > 0 && f != 1) }' ||
     die 64 "learning-rate factor '$f' is not a positive number other than 1"
@@ -510,7 +516,8 @@ shown() {
   printf 'precision\t%s\nthreads\t%s\njobs\t%s\nbootstrap\t%s\nmargin\t%s\naer_margin\t%s\nquick\t%s\n' \
     "$PRECISION" "$THREADS" "$JOBS" "$BOOTSTRAP" "$MARGIN" "$AER_MARGIN" "$quick"
   printf 'curve\t%s\nplanned_runs\t%s\n' "$CURVE" "$(($(wc -l < "$RESULTS/plan.tsv") - 1))"
-  printf 'long_min\t%s\nlong_max\t%s\nlength_groups\t%s\n' "$LONG_MIN" "$LONG_MAX" "$LENGTH_GROUPS"
+  printf 'long_min\t%s\nlong_max\t%s\nlong_force\t%s\nlength_groups\t%s\n' "$LONG_MIN" "$LONG_MAX" \
+    "$LONG_FORCE" "$LENGTH_GROUPS"
   # How long the training sources are, beside the long inputs: sentences, the longest (words),
   # and how many have LONG_MIN words or more.
   awk -v lo="$LONG_MIN" '{ if (NF > longest) longest = NF; if (NF >= lo) long++ }
@@ -598,6 +605,18 @@ for i in "${!test_names[@]}"; do cat "${test_prefixes[i]}.$SRC"; done | awk '{ p
         print i > (out "-" group[words[i]] ".lines"); print ref[i] > (out "-" group[words[i]] ".ref") }
     }' > "$RESULTS/length-groups.tsv"
 length_names=$(awk 'NR > 1 { printf "length-%s ", $1 }' "$RESULTS/length-groups.tsv")
+# The long inputs made to go on: each model translates them again with </s> not allowed before
+# LONG_FORCE (0.9) × the training text's target/source token ratio × the input's source tokens
+# (the study's tokenizer and BPE), so that a model that would stop after one sentence must say
+# more, and what it says shows whether its attention moves on through the input. heed-translate's
+# --min-length is one number a call: the inputs go in groups by that least length, rounded down
+# to a multiple of 4, one call a group. WORK/long.min-length: per long input, its least length.
+if [ "$long_ok" = 1 ] && [ -f "$WORK/codes" ]; then
+  "$BIN/heed-tokenize" --mode aggressive "${case_tok[@]}" --bpe "$WORK/codes" -i "$WORK/long.src" -q |
+    awk -v f="$LONG_FORCE" -v r="$(awk 'FNR == NR { s += NF; next } { t += NF } END { print t / s }' \
+        "$WORK/train.bpe.$SRC" "$WORK/train.bpe.$TGT")" '{ m = int(f * r * NF); print m - m % 4 }' \
+    > "$WORK/long.min-length"
+fi
 
 # --- cost ---------------------------------------------------------------------------------------
 # Forward+backward of every target step at once (training's shape), batch 64, in the study's
@@ -840,6 +859,8 @@ sat_columns+='\tgrad_scores_mean\tgrad_scores_median'
   printf 'id\tseed\tlr\tbleu_long\tchrf_long\tbleu_joined\tchrf_joined\n' > "$RESULTS/long.tsv"
 [ -s "$RESULTS/long-length.tsv" ] ||
   printf 'id\tseed\tlr\tratio_long\tbp_long\tratio_joined\tbp_joined\n' > "$RESULTS/long-length.tsv"
+[ -s "$RESULTS/long-forced.tsv" ] ||
+  printf 'id\tseed\tlr\tbleu\tchrf\tratio\tbp\n' > "$RESULTS/long-forced.tsv"
 # A row of dashes, one per column of COLUMNS (tab-separated names, \t written as in printf).
 dash_row() {  # COLUMNS
   printf -- "$1\n" | awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) $i = "-"; print }'
@@ -971,6 +992,31 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
       >> "$RESULTS/long.tsv"
   fi
   long_length "$id" "$seed" "$lr"
+  # The long inputs made to go on (WORK/long.min-length), greedy as above: one call a least
+  # length, the translations put back in input order.
+  if [ "$long_ok" = 1 ] && [ -s "$WORK/long.min-length" ] &&
+     ! has_row "$RESULTS/long-forced.tsv" "$id" "$seed" "$lr"; then
+    local least forced
+    rm -f "$dir"/forced.*
+    for least in $(sort -nu "$WORK/long.min-length"); do
+      awk -v m="$least" 'NR == FNR { keep[FNR] = ($1 == m); next } keep[FNR]' \
+        "$WORK/long.min-length" "$WORK/long.src" > "$dir/forced.src.$least"
+      "$BIN/heed-translate" -m "$dir/model.heed" --beam-size 1 --min-length "$least" \
+        --precision "$PRECISION" --threads "$THREADS" -i "$dir/forced.src.$least" \
+        -o "$dir/forced.hyp.$least" -q
+    done
+    awk -v dir="$dir" 'NR == FNR { least[FNR] = $1; next }
+         { file = dir "/forced.hyp." least[FNR]; if ((getline line < file) <= 0) exit 1; print line }' \
+      "$WORK/long.min-length" "$WORK/long.src" > "$dir/long-forced.hyp" ||
+      die 70 "$unit: the forced translations do not line up with the long inputs"
+    gzip -9nc "$dir/long-forced.hyp" > "$RESULTS/hyps/$unit.long-forced.txt.gz"
+    forced=$("$BIN/heed-score" "${case_score[@]}" -r "$WORK/long.ref" --hyp "$dir/long-forced.hyp")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$(score_of BLEU <<< "$forced")" \
+      "$(score_of chrF2 <<< "$forced")" \
+      "$(sed -n 's/.*(BP = \([0-9.]*\) ratio = \([0-9.]*\).*/\2\t\1/p' <<< "$forced")" \
+      >> "$RESULTS/long-forced.tsv"
+    rm -f "$dir"/forced.*
+  fi
 }
 
 # --- stats --------------------------------------------------------------------------------------
@@ -983,13 +1029,13 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
   choose_lr
   for family in $(cut -f2 <<< "$planned_lines" | awk -v only="${1:-}" '!seen[$0]++ && (only == "" || $0 == only)'); do
     ids=$(awk -F'\t' -v f="$family" '$2 == f { print $1 }' <<< "$planned_lines")
-    for name in "${test_names[@]}" pooled $([ "$long_ok" = 1 ] && echo long) $length_names; do
+    for name in "${test_names[@]}" pooled $([ "$long_ok" = 1 ] && echo long long-forced) $length_names; do
       sys=()
       for id in $ids; do
         runs=""
         for unit in $(compared_units "$id"); do
           # The long inputs: only the runs probed so far.
-          [ "$name" = long ] && [ ! -f "$RESULTS/hyps/$unit.long.txt.gz" ] && continue
+          [[ $name == long* ]] && [ ! -f "$RESULTS/hyps/$unit.$name.txt.gz" ] && continue
           if [ "$name" = pooled ]; then
             for i in "${test_names[@]}"; do gzip -dc "$RESULTS/hyps/$unit.$i.txt.gz"; done
           elif [[ $name == length-* ]]; then
@@ -1013,7 +1059,7 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
         continue
       fi
       ref=$WORK/pooled.ref
-      [ "$name" = long ] && ref=$WORK/long.ref
+      [[ $name == long* ]] && ref=$WORK/long.ref
       [[ $name == length-* ]] && ref=$WORK/$name.ref
       for i in "${!test_names[@]}"; do
         [ "${test_names[i]}" = "$name" ] && ref=${test_prefixes[i]}.$TGT

@@ -76,7 +76,7 @@ grep -qE '^\| `dot-h24` \| 24 \| [0-9.e-]+ \(`dot`.s\) \| ' "$REPORT" && ok ||
   fail "no carried check on the page: $(grep -F 'dot-h24' "$REPORT" | head -3)"
 expect_eq scores "$(tail -n +2 "$R/scores.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
   "10a 10b 10pooled "
-expect_eq hyps "$(ls "$R/hyps" | wc -l)" 30  # 10 runs × (2 test sets + the long inputs)
+expect_eq hyps "$(ls "$R/hyps" | wc -l)" 40  # 10 runs × (2 test sets + the long inputs, whole and made to go on)
 expect_eq curves "$(cat "$R"/curves/*.tsv | grep -c '^[36]	')" 20
 # The pooled set (20 sentences) by source length: groups that split it, in order of length.
 groups=$(($(wc -l < "$R/length-groups.tsv") - 1))
@@ -84,7 +84,7 @@ groups=$(($(wc -l < "$R/length-groups.tsv") - 1))
 expect_eq length-groups "$(awk -F'\t' 'NR > 1 { n += $4; if ($1 != NR - 1 || $2 > $3 || $2 <= last) bad = 1; last = $3 }
   END { print n, bad + 0 }' "$R/length-groups.tsv")" "20 0"
 expect_eq compare "$(ls "$R/compare" | tr '\n' ' ')" \
-  "main.a.tsv main.b.tsv $(for k in $(seq "$groups"); do printf 'main.length-%s.tsv ' "$k"; done)main.long.tsv main.pooled.tsv "
+  "main.a.tsv main.b.tsv $(for k in $(seq "$groups"); do printf 'main.length-%s.tsv ' "$k"; done)main.long-forced.tsv main.long.tsv main.pooled.tsv "
 expect_eq length-compare "$(awk -F'\t' '!/^#/ && NR > 1 && $2 == "BLEU" { print $1 }' "$R/compare/main.length-1.tsv" | tr '\n' ' ')" \
   "dot general general-id "
 grep -qE '^\| configuration \| [0-9]+(–[0-9]+)? words \([0-9]+\) \|' "$REPORT" && ok ||
@@ -110,6 +110,12 @@ expect_eq long-length-header "$(head -n 1 "$R/long-length.tsv")" \
 # (The tiny models may say nothing at all: ratio and penalty 0.)
 expect_eq long-length-rows "$(awk -F'\t' 'NR > 1 && $4 >= 0 && $5 >= 0 && $5 <= 1 && $6 >= 0 && $7 >= 0 && $7 <= 1' \
   "$R/long-length.tsv" | wc -l)" 10
+# Made to go on: a row per run, its translations in input order, one per long input, none of
+# them shorter than the least length its group allowed (the tiny models run on to it).
+expect_eq long-forced-rows "$(awk -F'\t' 'NR > 1 && $6 >= 0 && $7 >= 0 && $7 <= 1' "$R/long-forced.tsv" | wc -l)" 10
+expect_eq long-forced-lines "$(gzip -dc "$R/hyps/dot-s1-lr0.001.long-forced.txt.gz" | wc -l)" "$long_inputs"
+expect_eq long-forced-header "$(head -n 1 "$R/long-forced.tsv")" "$(printf 'id\tseed\tlr\tbleu\tchrf\tratio\tbp')"
+grep -q '^Made to go on\.' "$REPORT" && ok || fail "no forced long inputs on the page"
 # On the page, dot's runs that said something both ways (BLEU without the penalty is defined).
 said=$(awk -F'\t' -v lr="$(awk -F'\t' '$1 == "dot" && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")" \
   '$1 == "dot" && $3 == lr && $5 > 0 && $7 > 0' "$R/long-length.tsv" | wc -l)

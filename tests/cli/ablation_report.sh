@@ -57,7 +57,7 @@ test\ttest2016\t1000\t/data/test_2016\ntest\ttest2017\t500\t/data/test_2017
 updates\t6800\nvalid_every\t850\npatience\t4\nlr\t0.001\nlr_factors\t2
 schedule\t--lr-schedule cosine --warmup-steps 500\nmodel\t--embed 256 --dropout 0.3\nhidden\t512
 seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t17
-long_min\t30\nlong_max\t80\ntrain_sentences\t29000\ntrain_longest\t39\ntrain_long\t29\n' \
+long_min\t30\nlong_max\t80\nlong_force\t0.9\ntrain_sentences\t29000\ntrain_longest\t39\ntrain_long\t29\n' \
   > "$R/settings.tsv"
 tsv "$R/plan.tsv" <<'EOF2'
 order id family stage seed lr hidden options
@@ -194,6 +194,20 @@ for seed in 1 2; do
   printf 'a man. a dog.\nit costs 1.5 euros\na cat!\n' | gzip > "$R/hyps/dot-s$seed-lr0.001.long.txt.gz"
   printf 'x%s.\n' 1 2 3 4 5 6 7 | gzip > "$R/hyps/dot-s$seed-lr0.001.test2016.txt.gz"
 done
+# The long inputs made to go on: dot's two runs and general's compared one (none kept for it).
+tsv "$R/long-forced.tsv" <<'EOF2'
+id seed lr bleu chrf ratio bp
+dot 1 0.001 20.00 45.00 0.90 0.89
+dot 2 0.001 22.00 47.00 0.92 0.91
+general 1 0.002 21.00 46.00 0.95 0.95
+EOF2
+for seed in 1 2; do
+  printf 'a man.."..\nit costs 1.5 euros\na cat! a dog\n' | gzip > "$R/hyps/dot-s$seed-lr0.001.long-forced.txt.gz"
+done
+printf '%s\n' "$H" \
+  'dot	BLEU	2	21.00	1.41	-	-	-	-	-	-	-	-	-	20.00,22.00' \
+  'general	BLEU	1	21.00	-	+0.00	-1.00	+1.00	1.0000	1.0000	-0.80	+0.80	0.0400	yes	21.00' \
+  > "$R/compare/main.long-forced.tsv"
 # Worked by hand: dot's whole translations keep 30/0.94 = 31.91 and 31/0.96 = 32.29 of BLEU
 # without the penalty; the penalty's share of each loss is log 0.94 / log(30/32) = 0.959 and
 # log 0.96 / log(31/33) = 0.653, 81 % on average. general at 0.001 is not its compared rate.
@@ -342,6 +356,13 @@ expect "BLEU by source length: against the baseline" '^\| `general` \| \+1\.50 \
 expect "BLEU by source length: against the baseline, one run" '^\| `additive` \| -1\.00 \[-2\.00, \+0\.10\] undecided † \| — \|$'
 expect "the limits: how early whole translations stop, from long-length.tsv" \
   "^  whole, they come out 0\.94–0\.98 of the reference's length and end 1\.0 sentences per input \(one by one: 2\.3\); the brevity penalty is most of the loss in log BLEU for \`dot\`, \`general\` \(63–81 %\), for which the probe measures where a model trained on single sentences stops more than how its attention reads a long input \(Long inputs, \"Where the loss goes\"\)\.$"
+# dot: 20/0.89 = 22.47 and 22/0.91 = 24.18 without the penalty; sentence ends: "a man..\".." one
+# (at the line's end; a '.' before '.' or '"' ends none), "1.5" none, "a cat! a dog" one: 2 in 3.
+expect "long inputs made to go on: the least length said" '^sentence held back until 0\.9 × the training text'"'"'s$'
+expect "long inputs made to go on" \
+  '^\| `dot` \| 2 \| 32\.50 ± 0\.71 \| 30\.50 ± 0\.71 \| 21\.00 ± 1\.41 \| 0\.7 ± 0\.0 \| 0\.91 ± 0\.01 \| 23\.32 ± 1\.20 \| — \|$'
+expect "long inputs made to go on: one run, against the baseline" \
+  '^\| `general` \| 1 \| 31\.50 \| 31\.00 \| 21\.00 \| — \| 0\.95 \| 22\.11 \| level: within ±0\.5 BLEU'
 expect "long inputs: where the loss goes" \
   '^\| `dot` \| 2 \| 1\.0 ± 0\.0 / 2\.3 ± 0\.0 \| 0\.94 ± 0\.01 / 1\.00 ± 0\.01 \| 0\.95 ± 0\.01 / 1\.00 ± 0\.00 \| 32\.10 ± 0\.27 / 32\.50 ± 0\.71 \| 81 % \|$'
 expect "long inputs: where the loss goes, the chosen rate's run alone" \
