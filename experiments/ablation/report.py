@@ -247,6 +247,12 @@ class Comparison:
         return self.verdict.split(":", 1)[0]
 
 
+def span(values, digits=1, unit=""):
+    """The range of VALUES as "low–high", or one figure when they agree to DIGITS."""
+    low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
+    return f"{low}{unit}" if low == high else f"{low}–{high}{unit}"
+
+
 def group_words(group):
     """A row of length-groups.tsv as its source lengths: "3–7", or "10" for one length."""
     if group["shortest"] == group["longest"]:
@@ -642,25 +648,34 @@ class Results:
                 (most if share > 50 else less)[config_id] = share
 
         def said(group):
-            low, high = min(group.values()), max(group.values())
-            span = f"{low:.0f} %" if round(low) == round(high) else f"{low:.0f}–{high:.0f} %"
-            return ", ".join(f"`{c}`" for c in group) + f" ({span})"
+            return ", ".join(f"`{c}`" for c in group) + f" ({span(group.values(), 0, ' %')})"
 
         if not ratios or not (most or less):
             return None
-        text = f"whole, they come out {min(ratios):.2f}–{max(ratios):.2f} of the reference's length"
+        text = f"whole, they come out {span(ratios, 2)} of the reference's length"
         if ends:
-            span = (f"{min(ends):.1f}" if round(min(ends), 1) == round(max(ends), 1)
-                    else f"{min(ends):.1f}–{max(ends):.1f}")
-            text += (f" and end {span} sentences per input (one by one: "
+            text += (f" and end {span(ends)} sentences per input (one by one: "
                      f"{mean(ends_apart):.1f})")
         text += "; the brevity penalty is "
         if most:
             text += (f"most of the loss in log BLEU for {said(most)}, for which the probe "
                      "measures where a model trained on single sentences stops more than how its "
                      "attention reads a long input")
-            return text + (f"; less than half for {said(less)}" if less else "")
-        return text + f"less than half of the loss in log BLEU for {said(less)}"
+            text += f"; less than half for {said(less)}" if less else ""
+        else:
+            text += f"less than half of the loss in log BLEU for {said(less)}"
+        text += ' (Long inputs, "Where the loss goes")'
+        # Made to go on (long-forced.tsv): how much of the BLEU one by one comes back.
+        forced, apart = [], []
+        for config_id in finished(self):
+            rows = unit_rows(self, self.long_forced, config_id)
+            if rows:
+                forced.append(mean(numbers(rows, "bleu")))
+                apart.append(mean(numbers(unit_rows(self, self.long, config_id), "bleu_joined")))
+        if forced:
+            text += (f". Made to go on to about the expected length (Long inputs, \"Made to go "
+                     f"on\"), they reach {span(forced)} BLEU, against {span(apart)} one by one")
+        return text
 
     @property
     def share_setup(self):
