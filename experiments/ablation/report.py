@@ -40,6 +40,7 @@ says whether they are there. Exits 69 naming a missing package, 66 naming a miss
 65 for a template that asks for what the results do not hold.
 """
 import csv
+import functools
 import glob
 import gzip
 import math
@@ -1123,6 +1124,7 @@ def sentence_ends(text):
     return len(SENTENCE_END.findall(text))
 
 
+@functools.lru_cache(maxsize=None)  # the table and the limits read the same runs
 def long_sentence_ends(results, unit, whole_name="long"):
     """(sentence ends per long input in UNIT's whole translations, in its one-by-one ones), from
     the kept translations (hyps/UNIT.WHOLE_NAME.txt.gz, and the first test set's grouped as
@@ -1246,6 +1248,8 @@ def length_tables(results):
     if not groups:
         return {"bleu": "_Not compared yet (stage \"stats\")._", "against": ""}
     header = [f"{group_words(g)} words ({int(g['sentences']):,})" for g in groups]
+    comparisons = {g["group"]: read_comparisons_rows(results.length_rows[(family, g["group"])],
+                                                     results.margin) for g in groups}
     bleu_rows, against_rows = [], []
     for config_id in results.families[family]:
         bleu_cells, against_cells = [], []
@@ -1262,8 +1266,7 @@ def length_tables(results):
             if row["difference"] in ("-", ""):
                 against_cells.append(DASH)
                 continue
-            c = read_comparisons_rows(results.length_rows[(family, g["group"])], results.margin)
-            c = c[(config_id, "BLEU")]
+            c = comparisons[g["group"]][(config_id, "BLEU")]
             against_cells.append(f"{c.interval} {c.verdict_word}" +
                                  (" †" if c.runs < 2 or c.baseline_runs < 2 else ""))
         if any(cell != DASH for cell in bleu_cells):

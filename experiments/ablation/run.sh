@@ -85,7 +85,8 @@
 # stats) give the intervals: they read files, so a newer build's can score runs trained by BIN's.
 # CURVE ("dot general additive multi-head"): the configurations whose second seed's run keeps
 # its model at every validation, each read as alignment (stage probes). LENGTH_GROUPS (5): the
-# groups of the pooled set's sentences by source length compared (stage stats).
+# groups of the pooled set's sentences by source length compared (stage stats). LONG_FORCE (0.9):
+# how far the long inputs made to go on are held from their end (stage probes, long-forced.tsv).
 #
 # Stages, each unit skipped when its result is there, so the driver can be stopped anywhere and
 # called again (an interrupted training resumes from its checkpoint):
