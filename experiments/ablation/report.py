@@ -247,6 +247,11 @@ class Comparison:
     def verdict_word(self):
         return self.verdict.split(":", 1)[0]
 
+    @property
+    def cell(self):
+        """The comparison in a table's cell: "+0.32 [-0.16, +0.81] undecided", † as above."""
+        return f"{self.interval} {self.verdict_word}{' †' if self.verdict.endswith('(†)') else ''}"
+
 
 def span(values, digits=1, unit=""):
     """The range of VALUES as "low–high", or one figure when they agree to DIGITS."""
@@ -341,6 +346,7 @@ class Results:
         self.long_set = read_tsv(path("long-set.tsv"), required=False) or []
         self.long_length = read_tsv(path("long-length.tsv"), required=False) or []
         self.long_forced = read_tsv(path("long-forced.tsv"), required=False) or []
+        self.beam = read_tsv(path("beam.tsv"), required=False) or []
         # The pooled set by source length (stage stats): the groups, and per group and family
         # heed-score's rows (the systems' mean and sd as well as the comparisons).
         self.length_groups = read_tsv(path("length-groups.tsv"), required=False) or []
@@ -630,6 +636,47 @@ class Results:
         c = read_comparisons_rows(self.length_rows[(g["family"], g["group"])],
                                   self.margin).get((config_id, "BLEU"))
         return c.verdict if c else None
+
+    def beam_comparison(self, config_id, greedy=False):
+        """CONFIG_ID against its baseline with beam search on the pooled set (compare/
+        FAMILY.beam.tsv), or greedy on the same runs (FAMILY.beam-greedy.tsv); None: not yet."""
+        name = "beam-greedy" if greedy else "beam"
+        return self.compare.get((self.family(config_id), name), {}).get((config_id, "BLEU"))
+
+    def beam_verdict(self, config_id):
+        """The beam's verdict in words, and greedy decoding's on the same runs (None: not yet)."""
+        beamed, greedy = self.beam_comparison(config_id), self.beam_comparison(config_id, True)
+        if beamed is None or greedy is None:
+            return None
+        return f"{beamed.verdict}; greedy, the same runs: {greedy.interval}, {greedy.verdict_word}"
+
+    @property
+    def beam_summary(self):
+        """What beam search changes (None before any run is beam searched): the range of what
+        it adds to a configuration's mean BLEU, and the comparisons whose verdict it changes
+        against greedy decoding's on the same runs."""
+        gains, same, changed = [], 0, []
+        for config_id in finished(self):
+            rows = unit_rows(self, self.beam, config_id)
+            if rows:
+                gains.append(mean(beam_gains(self, rows)))
+            beamed, greedy = self.beam_comparison(config_id), self.beam_comparison(config_id, True)
+            if beamed is None or greedy is None:
+                continue
+            if beamed.verdict_word == greedy.verdict_word:
+                same += 1
+            else:
+                changed.append(f"`{config_id}` {greedy.verdict_word} → {beamed.verdict_word}")
+        if not gains:
+            return None
+        text = (f"beam {self.settings.get('beam', '?')} adds {span(gains, 2)} BLEU to a "
+                f"configuration's mean on the pooled test sets")
+        if same or changed:
+            text += (f"; of {same + len(changed)} comparisons with a baseline, {same} keep the "
+                     f"verdict greedy decoding gives the same runs")
+            if changed:
+                text += f" ({'; '.join(changed)})"
+        return text
 
     @property
     def long_brevity(self):
@@ -1036,8 +1083,7 @@ def silver_table(results):
         runs = len({r["seed"] for r in probed if number(r["aer"]) is not None})
         family = results.family(config_id)
         rows.append([f"`{config_id}`", f"{runs}"] + cells + [
-            DASH if c is None else
-            f"{c.interval} {c.verdict_word}{' †' if c.verdict.endswith('(†)') else ''}"
+            DASH if c is None else c.cell
             for c in (results.silver_compare.get(family, {}).get(config_id),
                       results.silver_compare.get("diagonal", {}).get(config_id))])
     if not rows:
@@ -1240,6 +1286,41 @@ def long_forced_table(results):
                            "made to go on, against the baseline"], rows)
 
 
+def beam_gains(results, rows):
+    """What beam search adds to each run of ROWS (beam.tsv's) over its greedy pooled BLEU."""
+    return [number(r["bleu"]) - number(results.scores[(r["id"], r["seed"], r["lr"], "pooled")]["bleu"])
+            for r in rows]
+
+
+def beam_table(results):
+    """Per configuration, the pooled test sets translated with beam search (beam.tsv) beside the
+    same runs' greedy translations (scores.tsv): BLEU both ways, what the beam adds, chrF, length
+    against the reference's, and against the baseline both ways on the same runs."""
+    rows = []
+    for config_id in finished(results):
+        beamed = unit_rows(results, results.beam, config_id)
+        if not beamed:
+            continue
+        greedy = [number(results.scores[(r["id"], r["seed"], r["lr"], "pooled")]["bleu"])
+                  for r in beamed]
+
+        def versus(greedy_decoding):
+            c = results.beam_comparison(config_id, greedy_decoding)
+            return c.cell if c else DASH
+
+        rows.append([f"`{config_id}`", f"{len(beamed)}", pm(greedy), pm(numbers(beamed, "bleu")),
+                     pm(beam_gains(results, beamed)), pm(numbers(beamed, "chrf")),
+                     pm(numbers(beamed, "ratio")), versus(True), versus(False)])
+    if not rows:
+        return "_No run beam searched yet (stage \"probes\")._"
+    beam = results.settings.get("beam", "?")
+    return markdown_table(["configuration", "runs", "BLEU greedy", f"BLEU beam {beam}",
+                           "beam − greedy", f"chrF beam {beam}",
+                           f"output / reference length, beam {beam}",
+                           "against the baseline, greedy", f"against the baseline, beam {beam}"],
+                          rows)
+
+
 def length_tables(results):
     """The first family on the pooled set's groups by source length: BLEU (mean ± sd over the
     compared runs) per configuration and group, and each configuration against the baseline
@@ -1267,8 +1348,7 @@ def length_tables(results):
                 against_cells.append(DASH)
                 continue
             c = comparisons[g["group"]][(config_id, "BLEU")]
-            against_cells.append(f"{c.interval} {c.verdict_word}" +
-                                 (" †" if c.runs < 2 or c.baseline_runs < 2 else ""))
+            against_cells.append(c.cell)
         if any(cell != DASH for cell in bleu_cells):
             bleu_rows.append([f"`{config_id}`"] + bleu_cells)
         if any(cell != DASH for cell in against_cells):
@@ -1329,6 +1409,7 @@ def tables(results):
         "long": long_table(results),
         "long_length": long_length_table(results),
         "long_forced": long_forced_table(results),
+        "beam": beam_table(results),
         "length": length_tables(results),
         "silver": silver_table(results),
         "silver_curves": silver_curve_table(results),

@@ -87,6 +87,8 @@
 # its model at every validation, each read as alignment (stage probes). LENGTH_GROUPS (5): the
 # groups of the pooled set's sentences by source length compared (stage stats). LONG_FORCE (0.9):
 # how far the long inputs made to go on are held from their end (stage probes, long-forced.tsv).
+# BEAM (5; 0 or 1: none): the beam of the check that translates the test sets again with beam
+# search (stage probes, beam.tsv; every comparison above it is greedy).
 #
 # Stages, each unit skipped when its result is there, so the driver can be stopped anywhere and
 # called again (an interrupted training resumes from its checkpoint):
@@ -136,6 +138,10 @@
 #                     translated whole with </s> held back (LONG_FORCE: 0.9 × the training text's
 #                     target/source token ratio × the input's tokens); hyps/UNIT.long-forced.txt.gz;
 #                     compare/FAMILY.long-forced.tsv the family's comparison on them
+#   beam.tsv          per run, BLEU, chrF, length ratio and brevity penalty of the pooled test
+#                     sets translated with beam BEAM (GNMT length normalization, α 0.6);
+#                     hyps/UNIT.beam.txt.gz; compare/FAMILY.beam.tsv the family's comparison on them,
+#                     compare/FAMILY.beam-greedy.tsv on the same runs' greedy translations
 #   long-length.tsv   per run, the length ratio (output / reference) and brevity penalty of the
 #                     long inputs translated whole and one by one: how much of the loss is length
 #   counterpart/ID.tsv  a mechanistic check against its counterpart (the core configuration
@@ -217,6 +223,7 @@ LR=${LR:-0.001}
 STAGES=${STAGES:-data cost runs probes stats report}
 LONG_MIN=${LONG_MIN:-30} LONG_MAX=${LONG_MAX:-80} LENGTH_GROUPS=${LENGTH_GROUPS:-5}
 LONG_FORCE=${LONG_FORCE:-0.9}
+BEAM=${BEAM-5}
 MARGIN=${MARGIN:-0.5} AER_MARGIN=${AER_MARGIN:-1}
 CURVE=${CURVE-dot general additive multi-head}
 # The heed-score and heed-align of the comparisons (--system): BIN's, or a newer build's for a
@@ -252,10 +259,11 @@ read -r -a lr_factors <<< "$LR_FACTORS"
 read -r -a transfer_factors <<< "$TRANSFER_FACTORS"
 [ "${#seeds[@]}" -gt 0 ] || die 64 "no seeds"
 for n in "$UPDATES" "$VALID_EVERY" "$PATIENCE" "$WARMUP" "$HIDDEN" "$BOOTSTRAP" "$MERGES" \
-         "$LONG_MIN" "$LONG_MAX" "$LENGTH_GROUPS"; do
+         "$LONG_MIN" "$LONG_MAX" "$LENGTH_GROUPS" "$BEAM"; do
   [[ $n =~ ^[0-9]+$ ]] || die 64 "'$n' is not a whole number"
 done
 [[ $LONG_FORCE =~ ^[0-9]*\.?[0-9]+$ ]] || die 64 "LONG_FORCE '$LONG_FORCE' is not a number"
+[ "$BEAM" -le 1000 ] || die 64 "BEAM $BEAM: at most 1000 (heed-translate's limit)"
 for f in "${lr_factors[@]}" "${transfer_factors[@]}"; do
   [[ $f =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v f="$f" 'BEGIN { exit !(f > 0 && f != 1) }' ||
     die 64 "learning-rate factor '$f' is not a positive number other than 1"
@@ -274,8 +282,9 @@ for t in "${TESTS[@]}"; do
 done
 [ "${#test_names[@]}" -gt 0 ] || die 64 "no test set"
 for name in "${test_names[@]}"; do
-  [[ $name =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ && $name != pooled ]] ||
-    die 64 "test set name '$name': letters, digits, '.', '-', '_' only, and not 'pooled'"
+  # The names of the probes' sets (compare/FAMILY.NAME.tsv) are taken.
+  [[ $name =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ && ! $name =~ ^(pooled|long|long-forced|beam|beam-greedy|length-[0-9]+)$ ]] ||
+    die 64 "test set name '$name': letters, digits, '.', '-', '_' only, and not pooled, long, long-forced, beam, beam-greedy or length-K"
 done
 for prefix in "$TRAIN" "$VALID" "${test_prefixes[@]}"; do
   for l in "$SRC" "$TGT"; do
@@ -517,8 +526,8 @@ shown() {
   printf 'precision\t%s\nthreads\t%s\njobs\t%s\nbootstrap\t%s\nmargin\t%s\naer_margin\t%s\nquick\t%s\n' \
     "$PRECISION" "$THREADS" "$JOBS" "$BOOTSTRAP" "$MARGIN" "$AER_MARGIN" "$quick"
   printf 'curve\t%s\nplanned_runs\t%s\n' "$CURVE" "$(($(wc -l < "$RESULTS/plan.tsv") - 1))"
-  printf 'long_min\t%s\nlong_max\t%s\nlong_force\t%s\nlength_groups\t%s\n' "$LONG_MIN" "$LONG_MAX" \
-    "$LONG_FORCE" "$LENGTH_GROUPS"
+  printf 'long_min\t%s\nlong_max\t%s\nlong_force\t%s\nlength_groups\t%s\nbeam\t%s\n' "$LONG_MIN" \
+    "$LONG_MAX" "$LONG_FORCE" "$LENGTH_GROUPS" "$BEAM"
   # How long the training sources are, beside the long inputs: sentences, the longest (words),
   # and how many have LONG_MIN words or more.
   awk -v lo="$LONG_MIN" '{ if (NF > longest) longest = NF; if (NF >= lo) long++ }
@@ -862,6 +871,8 @@ sat_columns+='\tgrad_scores_mean\tgrad_scores_median'
   printf 'id\tseed\tlr\tratio_long\tbp_long\tratio_joined\tbp_joined\n' > "$RESULTS/long-length.tsv"
 [ -s "$RESULTS/long-forced.tsv" ] ||
   printf 'id\tseed\tlr\tbleu\tchrf\tratio\tbp\n' > "$RESULTS/long-forced.tsv"
+[ -s "$RESULTS/beam.tsv" ] ||
+  printf 'id\tseed\tlr\tbeam\tbleu\tchrf\tratio\tbp\n' > "$RESULTS/beam.tsv"
 # A row of dashes, one per column of COLUMNS (tab-separated names, \t written as in printf).
 dash_row() {  # COLUMNS
   printf -- "$1\n" | awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) $i = "-"; print }'
@@ -1018,6 +1029,25 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
       >> "$RESULTS/long-forced.tsv"
     rm -f "$dir"/forced.*
   fi
+  # The test sets again with beam search (heed-translate's length normalization), each set as
+  # the greedy translations were made, pooled in the same order: whether greedy decoding, which
+  # every other comparison uses, changes the differences.
+  if [ "$BEAM" -gt 1 ] && ! has_row "$RESULTS/beam.tsv" "$id" "$seed" "$lr"; then
+    local i beamed
+    : > "$dir/beam.hyp"
+    for i in "${!test_names[@]}"; do
+      "$BIN/heed-translate" -m "$dir/model.heed" --beam-size "$BEAM" --normalize gnmt \
+        --length-penalty 0.6 --precision "$PRECISION" --threads "$THREADS" \
+        -i "${test_prefixes[i]}.$SRC" -q >> "$dir/beam.hyp"
+    done
+    gzip -9nc "$dir/beam.hyp" > "$RESULTS/hyps/$unit.beam.txt.gz"
+    beamed=$("$BIN/heed-score" "${case_score[@]}" -r "$WORK/pooled.ref" --hyp "$dir/beam.hyp")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$BEAM" "$(score_of BLEU <<< "$beamed")" \
+      "$(score_of chrF2 <<< "$beamed")" \
+      "$(sed -n 's/.*(BP = \([0-9.]*\) ratio = \([0-9.]*\).*/\2\t\1/p' <<< "$beamed")" \
+      >> "$RESULTS/beam.tsv"
+    rm -f "$dir/beam.hyp"
+  fi
 }
 
 # --- stats --------------------------------------------------------------------------------------
@@ -1030,14 +1060,18 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
   choose_lr
   for family in $(cut -f2 <<< "$planned_lines" | awk -v only="${1:-}" '!seen[$0]++ && (only == "" || $0 == only)'); do
     ids=$(awk -F'\t' -v f="$family" '$2 == f { print $1 }' <<< "$planned_lines")
-    for name in "${test_names[@]}" pooled $([ "$long_ok" = 1 ] && echo long long-forced) $length_names; do
+    for name in "${test_names[@]}" pooled $([ "$long_ok" = 1 ] && echo long long-forced) \
+                 $([ "$BEAM" -gt 1 ] && echo beam beam-greedy) $length_names; do
       sys=()
       for id in $ids; do
         runs=""
         for unit in $(compared_units "$id"); do
-          # The long inputs: only the runs probed so far.
-          [[ $name == long* ]] && [ ! -f "$RESULTS/hyps/$unit.$name.txt.gz" ] && continue
-          if [ "$name" = pooled ]; then
+          # The probes' sets: only the runs probed so far.
+          [[ $name =~ ^(long|long-forced|beam)$ ]] && [ ! -f "$RESULTS/hyps/$unit.$name.txt.gz" ] && continue
+          # beam-greedy: the greedy pooled translations of the runs beam searched, so that the
+          # beam's verdicts have greedy ones on the same runs beside them.
+          [ "$name" = beam-greedy ] && [ ! -f "$RESULTS/hyps/$unit.beam.txt.gz" ] && continue
+          if [ "$name" = pooled ] || [ "$name" = beam-greedy ]; then
             for i in "${test_names[@]}"; do gzip -dc "$RESULTS/hyps/$unit.$i.txt.gz"; done
           elif [[ $name == length-* ]]; then
             # A group of the pooled set (written above, the pooled set coming first).

@@ -76,7 +76,7 @@ grep -qE '^\| `dot-h24` \| 24 \| [0-9.e-]+ \(`dot`.s\) \| ' "$REPORT" && ok ||
   fail "no carried check on the page: $(grep -F 'dot-h24' "$REPORT" | head -3)"
 expect_eq scores "$(tail -n +2 "$R/scores.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
   "10a 10b 10pooled "
-expect_eq hyps "$(ls "$R/hyps" | wc -l)" 40  # 10 runs × (2 test sets + the long inputs, whole and made to go on)
+expect_eq hyps "$(ls "$R/hyps" | wc -l)" 50  # 10 runs × (2 test sets + the long inputs, whole and made to go on + beam)
 expect_eq curves "$(cat "$R"/curves/*.tsv | grep -c '^[36]	')" 20
 # The pooled set (20 sentences) by source length: groups that split it, in order of length.
 groups=$(($(wc -l < "$R/length-groups.tsv") - 1))
@@ -84,7 +84,7 @@ groups=$(($(wc -l < "$R/length-groups.tsv") - 1))
 expect_eq length-groups "$(awk -F'\t' 'NR > 1 { n += $4; if ($1 != NR - 1 || $2 > $3 || $2 <= last) bad = 1; last = $3 }
   END { print n, bad + 0 }' "$R/length-groups.tsv")" "20 0"
 expect_eq compare "$(ls "$R/compare" | tr '\n' ' ')" \
-  "main.a.tsv main.b.tsv $(for k in $(seq "$groups"); do printf 'main.length-%s.tsv ' "$k"; done)main.long-forced.tsv main.long.tsv main.pooled.tsv "
+  "main.a.tsv main.b.tsv main.beam-greedy.tsv main.beam.tsv $(for k in $(seq "$groups"); do printf 'main.length-%s.tsv ' "$k"; done)main.long-forced.tsv main.long.tsv main.pooled.tsv "
 expect_eq length-compare "$(awk -F'\t' '!/^#/ && NR > 1 && $2 == "BLEU" { print $1 }' "$R/compare/main.length-1.tsv" | tr '\n' ' ')" \
   "dot general general-id "
 grep -qE '^\| configuration \| [0-9]+(–[0-9]+)? words \([0-9]+\) \|' "$REPORT" && ok ||
@@ -116,6 +116,15 @@ expect_eq long-forced-rows "$(awk -F'\t' 'NR > 1 && $6 >= 0 && $7 >= 0 && $7 <= 
 expect_eq long-forced-lines "$(gzip -dc "$R/hyps/dot-s1-lr0.001.long-forced.txt.gz" | wc -l)" "$long_inputs"
 expect_eq long-forced-header "$(head -n 1 "$R/long-forced.tsv")" "$(printf 'id\tseed\tlr\tbleu\tchrf\tratio\tbp')"
 grep -q '^Made to go on\.' "$REPORT" && ok || fail "no forced long inputs on the page"
+# The test sets again with beam search: a row per run at the beam asked, its translations the
+# pooled set's, the greedy runs' comparisons repeated on them, and the table on the page.
+expect_eq beam-header "$(head -n 1 "$R/beam.tsv")" "$(printf 'id\tseed\tlr\tbeam\tbleu\tchrf\tratio\tbp')"
+expect_eq beam-rows "$(awk -F'\t' 'NR > 1 && $4 == 5 && $5 >= 0 && $8 >= 0 && $8 <= 1' "$R/beam.tsv" | wc -l)" 10
+expect_eq beam-lines "$(gzip -dc "$R/hyps/dot-s1-lr0.001.beam.txt.gz" | wc -l)" 20
+expect_eq beam-compare "$(awk -F'\t' '!/^#/ && NR > 1 && $2 == "BLEU" { print $1 }' "$R/compare/main.beam.tsv" | tr '\n' ' ')" \
+  "dot general general-id "
+grep -qE '^\| `general` \| 2 \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \| ' "$REPORT" && ok ||
+  fail "no row of general's beam search on the page"
 # On the page, dot's runs that said something both ways (BLEU without the penalty is defined).
 said=$(awk -F'\t' -v lr="$(awk -F'\t' '$1 == "dot" && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")" \
   '$1 == "dot" && $3 == lr && $5 > 0 && $7 > 0' "$R/long-length.tsv" | wc -l)
@@ -239,4 +248,7 @@ expect_exit 64 bad-option -- bash "$RUN" --nosuch
 expect_exit 64 bad-factor -- bash "$RUN" "${corpus[@]}" --transfer-factors "2 x" --plan
 expect_exit 64 factor-one -- bash "$RUN" "${corpus[@]}" --lr-factors "1" --plan
 expect_exit 66 missing-test -- bash "$RUN" "${corpus[@]}" --test "c=$C/none" --plan
+expect_exit 64 beam-not-a-count -- env BEAM=x bash "$RUN" "${corpus[@]}" --plan
+expect_exit 64 beam-too-wide -- env BEAM=1001 bash "$RUN" "${corpus[@]}" --plan
+expect_exit 64 test-named-beam -- bash "$RUN" "${corpus[@]}" --test "beam=$C/a" --plan
 finish

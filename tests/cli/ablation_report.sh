@@ -57,7 +57,7 @@ test\ttest2016\t1000\t/data/test_2016\ntest\ttest2017\t500\t/data/test_2017
 updates\t6800\nvalid_every\t850\npatience\t4\nlr\t0.001\nlr_factors\t2
 schedule\t--lr-schedule cosine --warmup-steps 500\nmodel\t--embed 256 --dropout 0.3\nhidden\t512
 seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t17
-long_min\t30\nlong_max\t80\nlong_force\t0.9\ntrain_sentences\t29000\ntrain_longest\t39\ntrain_long\t29\n' \
+long_min\t30\nlong_max\t80\nlong_force\t0.9\nbeam\t5\ntrain_sentences\t29000\ntrain_longest\t39\ntrain_long\t29\n' \
   > "$R/settings.tsv"
 tsv "$R/plan.tsv" <<'EOF2'
 order id family stage seed lr hidden options
@@ -208,6 +208,24 @@ printf '%s\n' "$H" \
   'dot	BLEU	2	21.00	1.41	-	-	-	-	-	-	-	-	-	20.00,22.00' \
   'general	BLEU	1	21.00	-	+0.00	-1.00	+1.00	1.0000	1.0000	-0.80	+0.80	0.0400	yes	21.00' \
   > "$R/compare/main.long-forced.tsv"
+# The pooled sets with beam 5: dot's two runs and general's compared one (its first seed's model
+# lost), each 1.00 above its greedy pooled BLEU; general at 0.001 is not its compared rate. Against
+# dot, general is undecided greedy on the same runs and differs with the beam.
+tsv "$R/beam.tsv" <<'EOF2'
+id seed lr beam bleu chrf ratio bp
+dot 1 0.001 5 37.00 57.00 0.97 0.97
+dot 2 0.001 5 39.00 59.00 0.97 0.97
+general 2 0.002 5 39.50 59.00 0.98 0.98
+general 1 0.001 5 99.00 99.00 1.00 1.00
+EOF2
+printf '%s\n' "$H" \
+  'dot	BLEU	2	38.00	1.41	-	-	-	-	-	-	-	-	-	37.00,39.00' \
+  'general	BLEU	1	39.50	-	+1.50	+0.50	+2.50	0.0100	0.0200	+0.70	+2.30	0.9000	no	39.50' \
+  > "$R/compare/main.beam.tsv"
+printf '%s\n' "$H" \
+  'dot	BLEU	2	37.00	1.41	-	-	-	-	-	-	-	-	-	36.00,38.00' \
+  'general	BLEU	1	38.50	-	+1.50	-0.10	+3.10	0.2000	0.4000	+0.20	+2.80	0.9000	no	38.50' \
+  > "$R/compare/main.beam-greedy.tsv"
 # Worked by hand: dot's whole translations keep 30/0.94 = 31.91 and 31/0.96 = 32.29 of BLEU
 # without the penalty; the penalty's share of each loss is log 0.94 / log(30/32) = 0.959 and
 # log 0.96 / log(31/33) = 0.653, 81 % on average. general at 0.001 is not its compared rate.
@@ -358,6 +376,14 @@ expect "the limits: how early whole translations stop, from long-length.tsv" \
   "^  whole, they come out 0\.94–0\.98 of the reference's length and end 1\.0 sentences per input \(one by one: 2\.3\); the brevity penalty is most of the loss in log BLEU for \`dot\`, \`general\` \(63–81 %\), for which the probe measures where a model trained on single sentences stops more than how its attention reads a long input \(Long inputs, \"Where the loss goes\"\)\. Made to go on to about the expected length \(Long inputs, \"Made to go on\"\), they reach 21\.0 BLEU, against 31\.5–32\.5 one by one\.$"
 # dot: 20/0.89 = 22.47 and 22/0.91 = 24.18 without the penalty; sentence ends: "a man..\".." one
 # (at the line's end; a '.' before '.' or '"' ends none), "1.5" none, "a cat! a dog" one: 2 in 3.
+expect "beam search: the runs with a beam row, beside their greedy BLEU" \
+  '^\| `dot` \| 2 \| 37\.00 ± 1\.41 \| 38\.00 ± 1\.41 \| 1\.00 ± 0\.00 \| 58\.00 ± 1\.41 \| 0\.97 ± 0\.00 \| — \| — \|$'
+expect "beam search: against the baseline, greedy and beam, on the same runs" \
+  '^\| `general` \| 1 \| 38\.50 \| 39\.50 \| 1\.00 \| 59\.00 \| 0\.98 \| \+1\.50 \[-0\.10, \+3\.10\] undecided † \| \+1\.50 \[\+0\.50, \+2\.50\] differs † \|$'
+expect "the limits: what the beam changes" \
+  '^  search\]\(#greedy-and-beam-search\)\): beam 5 adds 1\.00 BLEU to a configuration.s mean on the pooled test sets; of 1 comparisons with a baseline, 0 keep the verdict greedy decoding gives the same runs \(`general` undecided → differs\)\. The check covers the runs that have a$'
+expect "answer 1's evidence: the beam beside greedy on the same runs" \
+  '^- `general` against `dot` with beam 5 \(the runs with a model; \[greedy and beam search\]\(#greedy-and-beam-search\)\): differs: 1\.50 BLEU higher \[\+0\.50, \+2\.50\] \(Holm p = 0\.0200\) \(†\); greedy, the same runs: \+1\.50 \[-0\.10, \+3\.10\], undecided$'
 expect "long inputs made to go on: the least length said" '^sentence held back until 0\.9 × the training text'"'"'s$'
 expect "long inputs made to go on" \
   '^\| `dot` \| 2 \| 32\.50 ± 0\.71 \| 30\.50 ± 0\.71 \| 21\.00 ± 1\.41 \| 0\.7 ± 0\.0 \| 0\.91 ± 0\.01 \| 23\.32 ± 1\.20 \| — \|$'
