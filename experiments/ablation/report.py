@@ -1286,10 +1286,18 @@ def long_forced_table(results):
                            "made to go on, against the baseline"], rows)
 
 
+def greedy_pooled(results, row):
+    """The greedy pooled BLEU (scores.tsv) of the run of ROW, a row of a probe's table."""
+    score = results.scores.get((row["id"], row["seed"], row["lr"], "pooled"))
+    if score is None or number(score["bleu"]) is None:
+        raise ReportError(f"{row['id']} seed {row['seed']} lr {row['lr']}: probed, but no pooled "
+                          f"BLEU in scores.tsv")
+    return number(score["bleu"])
+
+
 def beam_gains(results, rows):
     """What beam search adds to each run of ROWS (beam.tsv's) over its greedy pooled BLEU."""
-    return [number(r["bleu"]) - number(results.scores[(r["id"], r["seed"], r["lr"], "pooled")]["bleu"])
-            for r in rows]
+    return [number(r["bleu"]) - greedy_pooled(results, r) for r in rows]
 
 
 def beam_table(results):
@@ -1301,8 +1309,7 @@ def beam_table(results):
         beamed = unit_rows(results, results.beam, config_id)
         if not beamed:
             continue
-        greedy = [number(results.scores[(r["id"], r["seed"], r["lr"], "pooled")]["bleu"])
-                  for r in beamed]
+        greedy = [greedy_pooled(results, r) for r in beamed]
 
         def versus(greedy_decoding):
             c = results.beam_comparison(config_id, greedy_decoding)

@@ -462,6 +462,15 @@ cmp -s "$TMP/page.md" "$TMP/page.first" || fail "runs.tsv missing: the page was 
 mv "$TMP/runs.tsv" "$R/runs.tsv"
 report "template missing" 66 --results "$R" --template "$TMP/none.j2" --output "$TMP/page.md"
 error "template missing" "none\.j2 not found$"
+# A probe's row of a run without greedy scores: named, and the page is left as it was.
+cp "$R/beam.tsv" "$TMP/beam.tsv"
+printf 'dot\t3\t0.001\t5\t40.00\t60.00\t0.98\t0.98\n' >> "$R/beam.tsv"
+printf 'dot\tmain\t3\t0.001\t512\tok\t6800\tbudget\t5.2\t6800\t5950\t40\t21\t5000\tX\n' >> "$R/runs.tsv"
+report "beam row without scores" 65 --results "$R" --template "$TEMPLATE" --output "$TMP/page.md"
+error "beam row without scores" "dot seed 3 lr 0\.001: probed, but no pooled BLEU in scores\.tsv$"
+cmp -s "$TMP/page.md" "$TMP/page.first" || fail "beam row without scores: the page was changed"
+cp "$TMP/beam.tsv" "$R/beam.tsv"
+sed -i '$d' "$R/runs.tsv"
 
 # A template asking for what the results do not hold: an error with the template's line.
 bad() {  # name code stderr-pattern template-text
