@@ -43,6 +43,7 @@ import csv
 import functools
 import glob
 import gzip
+import itertools
 import math
 import os
 import re
@@ -644,11 +645,36 @@ class Results:
         return self.compare.get((self.family(config_id), name), {}).get((config_id, "BLEU"))
 
     def beam_verdict(self, config_id):
-        """The beam's verdict in words, and greedy decoding's on the same runs (None: not yet)."""
+        """The beam's verdict in words, greedy decoding's on the same runs, and whether the beam
+        changes the difference (None: not yet)."""
         beamed, greedy = self.beam_comparison(config_id), self.beam_comparison(config_id, True)
         if beamed is None or greedy is None:
             return None
-        return f"{beamed.verdict}; greedy, the same runs: {greedy.interval}, {greedy.verdict_word}"
+        text = f"{beamed.verdict}; greedy, the same runs: {greedy.interval}, {greedy.verdict_word}"
+        change = self.beam_change(config_id)
+        if change:
+            text += (f"; the beam's change of the difference: {change[0]:+.2f} BLEU (permutation "
+                     f"p = {change[1]:.3f} over the runs, Holm {change[2]:.3f})")
+        return text
+
+    def beam_change(self, config_id):
+        """What the beam does to CONFIG_ID's difference from its baseline: (its mean gain over
+        greedy minus the baseline's, the exact two-sided permutation p over the two sets of runs'
+        gains, that p Holm-adjusted over the family's such comparisons), the sentences fixed;
+        None: fewer than two runs a side."""
+        return self.beam_changes(self.family(config_id)).get(config_id)
+
+    @functools.lru_cache(maxsize=None)  # every configuration of a family asks for the same
+    def beam_changes(self, family):
+        baseline, *others = self.families[family]
+        base = beam_gains(self, unit_rows(self, self.beam, baseline))
+        tests = {}
+        for config_id in others:
+            own = beam_gains(self, unit_rows(self, self.beam, config_id))
+            if len(own) >= 2 and len(base) >= 2:
+                tests[config_id] = permutation_test(own, base)
+        adjusted = holm({c: p for c, (_, p) in tests.items()})
+        return {c: (delta, p, adjusted[c]) for c, (delta, p) in tests.items()}
 
     @property
     def beam_summary(self):
@@ -1286,6 +1312,30 @@ def long_forced_table(results):
                            "made to go on, against the baseline"], rows)
 
 
+def permutation_test(a, b):
+    """mean(A) − mean(B) and its exact two-sided permutation p: the share of the ways to split
+    A + B into groups of A's and B's sizes whose difference is at least as far from 0."""
+    pooled, observed = a + b, statistics.mean(a) - statistics.mean(b)
+    splits = extreme = 0
+    for chosen in itertools.combinations(range(len(pooled)), len(a)):
+        rest = [v for i, v in enumerate(pooled) if i not in chosen]
+        delta = statistics.mean(pooled[i] for i in chosen) - statistics.mean(rest)
+        splits += 1
+        extreme += abs(delta) >= abs(observed) - 1e-9
+    return observed, extreme / splits
+
+
+def holm(pvalues):
+    """Holm's step-down adjustment of {name: p}: the i-th smallest of m is multiplied by m − i + 1,
+    kept at least the one before it, at most 1."""
+    adjusted, running = {}, 0.0
+    ordered = sorted(pvalues.items(), key=lambda item: item[1])
+    for i, (name, p) in enumerate(ordered):
+        running = max(running, min(1.0, (len(ordered) - i) * p))
+        adjusted[name] = running
+    return adjusted
+
+
 def greedy_pooled(results, row):
     """The greedy pooled BLEU (scores.tsv) of the run of ROW, a row of a probe's table."""
     score = results.scores.get((row["id"], row["seed"], row["lr"], "pooled"))
@@ -1315,17 +1365,20 @@ def beam_table(results):
             c = results.beam_comparison(config_id, greedy_decoding)
             return c.cell if c else DASH
 
+        change = results.beam_change(config_id)
         rows.append([f"`{config_id}`", f"{len(beamed)}", pm(greedy), pm(numbers(beamed, "bleu")),
                      pm(beam_gains(results, beamed)), pm(numbers(beamed, "chrf")),
-                     pm(numbers(beamed, "ratio")), versus(True), versus(False)])
+                     pm(numbers(beamed, "ratio")), versus(True), versus(False),
+                     f"{change[0]:+.2f} (p = {change[1]:.3f}, Holm {change[2]:.3f})" if change
+                     else DASH])
     if not rows:
         return "_No run beam searched yet (stage \"probes\")._"
     beam = results.settings.get("beam", "?")
     return markdown_table(["configuration", "runs", "BLEU greedy", f"BLEU beam {beam}",
                            "beam − greedy", f"chrF beam {beam}",
                            f"output / reference length, beam {beam}",
-                           "against the baseline, greedy", f"against the baseline, beam {beam}"],
-                          rows)
+                           "against the baseline, greedy", f"against the baseline, beam {beam}",
+                           "the beam's change of the difference"], rows)
 
 
 def length_tables(results):
