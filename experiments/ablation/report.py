@@ -160,13 +160,15 @@ def thousands(value):
     return DASH if value is None else f"{value:,.0f}"
 
 
-def pm(values, digits=2):
-    """The mean ± standard deviation of the seeds' values; one seed's value alone."""
+def pm(values, digits=2, signed=False):
+    """The mean ± standard deviation of the seeds' values; one seed's value alone. SIGNED: the
+    mean with its sign, as a difference is written."""
     if not values:
         return DASH
+    sign = "+" if signed else ""
     if len(values) == 1:
-        return f"{values[0]:.{digits}f}"
-    return f"{statistics.mean(values):.{digits}f} ± {statistics.stdev(values):.{digits}f}"
+        return f"{values[0]:{sign}.{digits}f}"
+    return f"{statistics.mean(values):{sign}.{digits}f} ± {statistics.stdev(values):.{digits}f}"
 
 
 def mean(values):
@@ -695,8 +697,13 @@ class Results:
                 changed.append(f"`{config_id}` {greedy.verdict_word} → {beamed.verdict_word}")
         if not gains:
             return None
-        text = (f"beam {self.settings.get('beam', '?')} adds {span(gains, 2)} BLEU to a "
-                f"configuration's mean on the pooled test sets")
+        beam = self.settings.get('beam', '?')
+        if min(gains) >= 0:
+            text = f"beam {beam} adds {span(gains, 2)} BLEU to a configuration's mean"
+        else:
+            text = (f"beam {beam} changes a configuration's mean BLEU by {min(gains):+.2f} to "
+                    f"{max(gains):+.2f}")
+        text += " on the pooled test sets"
         if same or changed:
             text += (f"; of {same + len(changed)} comparisons with a baseline, {same} keep the "
                      f"verdict greedy decoding gives the same runs")
@@ -1367,7 +1374,7 @@ def beam_table(results):
 
         change = results.beam_change(config_id)
         rows.append([f"`{config_id}`", f"{len(beamed)}", pm(greedy), pm(numbers(beamed, "bleu")),
-                     pm(beam_gains(results, beamed)), pm(numbers(beamed, "chrf")),
+                     pm(beam_gains(results, beamed), signed=True), pm(numbers(beamed, "chrf")),
                      pm(numbers(beamed, "ratio")), versus(True), versus(False),
                      f"{change[0]:+.2f} (p = {change[1]:.3f}, Holm {change[2]:.3f})" if change
                      else DASH])

@@ -380,9 +380,9 @@ expect "the limits: how early whole translations stop, from long-length.tsv" \
 # dot: 20/0.89 = 22.47 and 22/0.91 = 24.18 without the penalty; sentence ends: "a man..\".." one
 # (at the line's end; a '.' before '.' or '"' ends none), "1.5" none, "a cat! a dog" one: 2 in 3.
 expect "beam search: the runs with a beam row, beside their greedy BLEU" \
-  '^\| `dot` \| 2 \| 37\.00 ± 1\.41 \| 38\.00 ± 1\.41 \| 1\.00 ± 0\.00 \| 58\.00 ± 1\.41 \| 0\.97 ± 0\.00 \| — \| — \| — \|$'
+  '^\| `dot` \| 2 \| 37\.00 ± 1\.41 \| 38\.00 ± 1\.41 \| \+1\.00 ± 0\.00 \| 58\.00 ± 1\.41 \| 0\.97 ± 0\.00 \| — \| — \| — \|$'
 expect "beam search: against the baseline, greedy and beam, on the same runs" \
-  '^\| `general` \| 2 \| 38\.00 ± 0\.71 \| 38\.75 ± 1\.06 \| 0\.75 ± 0\.35 \| 58\.50 ± 0\.71 \| 0\.98 ± 0\.00 \| \+1\.00 \[-0\.10, \+2\.10\] undecided \| \+0\.75 \[\+0\.25, \+1\.25\] differs \| -0\.25 \(p = 1\.000, Holm 1\.000\) \|$'
+  '^\| `general` \| 2 \| 38\.00 ± 0\.71 \| 38\.75 ± 1\.06 \| \+0\.75 ± 0\.35 \| 58\.50 ± 0\.71 \| 0\.98 ± 0\.00 \| \+1\.00 \[-0\.10, \+2\.10\] undecided \| \+0\.75 \[\+0\.25, \+1\.25\] differs \| -0\.25 \(p = 1\.000, Holm 1\.000\) \|$'
 expect "the limits: what the beam changes" \
   '^  search\]\(#greedy-and-beam-search\)\): beam 5 adds 0\.75–1\.00 BLEU to a configuration.s mean on the pooled test sets; of 1 comparisons with a baseline, 0 keep the verdict greedy decoding gives the same runs \(`general` undecided → differs\)\. The check covers the runs that have a$'
 expect "answer 1's evidence: the beam beside greedy on the same runs" \
