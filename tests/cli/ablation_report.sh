@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # The ablation's report generator (experiments/ablation/report.py, the Jinja2 template
 # experiments/ablation/ablation.md.j2) on a small fixture of result files: the status line, means
 # and standard deviations over seeds per test set and pooled, the runs of the learning rate the
