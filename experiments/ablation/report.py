@@ -887,7 +887,7 @@ def chosen_cell(choice):
 
 def checks(results, carried):
     """{owner: its rows of lr-choice.tsv}: the core configurations' checks (from the study's
-    rate), or those of a rate carried over to another hidden size (carried=True)."""
+    rate), or those of a rate carried over to another hidden size or scorer (carried=True)."""
     by_id = {}
     for row in results.lr_choice:
         config = results.configs.get(row["id"])
@@ -913,8 +913,8 @@ def lr_check_table(results):
 
 
 def carried_check_table(results):
-    """The checks of a rate carried over to another hidden size: each cell the best validation
-    perplexity at the carried rate × the factor (the rate in brackets)."""
+    """The checks of a rate carried over to another hidden size or scorer: each cell the best
+    validation perplexity at the carried rate × the factor (the rate in brackets)."""
     rows_by_id = checks(results, carried=True)
     if not rows_by_id:
         return ""

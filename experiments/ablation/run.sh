@@ -362,8 +362,11 @@ lr_times() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%g", a * f }'; }
 # core configuration's own model (same options) at this size, whose check tries the rate carried
 # over × TRANSFER_FACTORS as well, since the best rate moves with the width (dot-luong-h256 for
 # dot at 256; without such a model, the rate is carried over unchecked). A configuration with no
-# core configuration of its --attention runs at its family baseline's rate (location at dot's),
-# so that each comparison is made at rates tuned on both sides; without any check, at LR.
+# core configuration of its --attention (location) owns a check that starts from its family
+# baseline's rate (dot's) and tries it × TRANSFER_FACTORS as well, as a rate carried to another
+# width does: a rate tuned for one scorer need not suit another; without TRANSFER_FACTORS it runs
+# at the baseline's rate unchecked. So each comparison is made at rates tuned on both sides;
+# without any check, at LR.
 rate_owners() {
   awk -F'\t' -v OFS='\t' -v H="$HIDDEN" -v check="${#lr_factors[@]}" -v transfer="${#transfer_factors[@]}" '
     function attention(o) {
@@ -378,11 +381,13 @@ rate_owners() {
       if (att[i] == "") return 0
       for (j = 1; j <= NR; j++) if (stage[j] == "core" && att[j] == att[i]) return j
       return 0 }
+    function from(i) {  # whose chosen rate the check of its own starts from
+      return core_of(i) ? core_of(i) : owner(base[fam[i]]) }
     function owner(i,   c, j) {
       if (!check) return 0
       if (stage[i] == "core") return i
       c = core_of(i)
-      if (!c) return base[fam[i]] == i ? 0 : owner(base[fam[i]])
+      if (!c) return base[fam[i]] == i ? 0 : transfer && owner(base[fam[i]]) ? i : owner(base[fam[i]])
       if (hid[c] == hid[i] || !transfer) return c
       for (j = 1; j <= NR; j++) if (hid[j] == hid[i] && opt[j] == opt[c]) return j
       return c }
@@ -392,7 +397,7 @@ rate_owners() {
     END {
       for (i = 1; i <= NR; i++) {
         o = owner(i); c = counterpart(i)
-        print id[i], o ? id[o] : "-", o == i && stage[i] != "core" ? id[core_of(i)] : "-", c ? id[c] : "-" } }' <<< "$planned_lines"
+        print id[i], o ? id[o] : "-", o == i && stage[i] != "core" ? id[from(i)] : "-", c ? id[c] : "-" } }' <<< "$planned_lines"
 }
 rate_table=$(rate_owners)
 # Field $2 of configuration $1's line in rate_table: 2 its owner, 3 the core configuration its own

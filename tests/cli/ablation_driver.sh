@@ -3,7 +3,8 @@
 # embedded English–French sample, two test sets) with a configurations file of its own: a
 # configuration whose options heed-train does not know is skipped with heed-train's message and
 # the others run; the plan's order (the core seed-major, the learning-rate check after the first
-# round, later seeds at the chosen rate, a rate carried to another hidden size checked there, then
+# round, later seeds at the chosen rate, a rate carried to another hidden size or to a scorer
+# without a check of its own (location from dot) checked there, then
 # the other stages); a row per run, scores per test
 # set and pooled, learning curves, translations, the comparisons of each family and the page with
 # its status line; the probes of every run (saturation statistics, long inputs) and the share
@@ -32,6 +33,7 @@ general\tmain\tcore\t5\t-\t--attention general
 dot-sideways\tsideways\tarrangement\t1\t-\t--attention dot --decoder sideways
 dot-bahdanau\tbahdanau\tarrangement\t1\t24\t--attention dot --decoder bahdanau
 dot-h24\tluong-h24\tarrangement\t1\t24\t--attention dot
+loc\tmain\tmain\t1\t-\t--attention location --max-positions 400
 general-id\tmain\tmechanistic\t1\t-\t--attention general --identity-init 1
 ' > "$TMP/configs.tsv"
 export BIN WORK=$TMP/work RESULTS=$TMP/results REPORT=$TMP/results/page.md
@@ -42,7 +44,7 @@ corpus=(--train "$C/train" --valid "$C/valid" --test "a=$C/a" --test "b=$C/b" --
 R=$RESULTS
 
 expect_exit 0 plan -- bash "$RUN" "${corpus[@]}" --plan
-expect_eq plan-cost "$(grep -c '^10 runs × 6 updates' "$TMP/out")" 1
+expect_eq plan-cost "$(grep -c '^12 runs × 6 updates' "$TMP/out")" 1
 # Without a learning-rate check (as --quick) every run is at LR: none waits for a choice.
 expect_exit 0 plan-no-check -- env LR_FACTORS= RESULTS="$TMP/results-nocheck" bash "$RUN" "${corpus[@]}" --plan
 expect_eq plan-no-check-rates "$(tail -n +2 "$TMP/results-nocheck/plan.tsv" | cut -f6 | sort -u)" 0.001
@@ -51,15 +53,15 @@ grep -q "^ablation: skipping dot-sideways: heed-train: error: --decoder: unknown
   ok || fail "no message for the skipped configuration: $(head -c 300 "$TMP/err")"
 expect_eq skipped "$(cut -f1 "$R/skipped.tsv" | tail -n +2)" dot-sideways
 expect_eq plan-order "$(tail -n +2 "$R/plan.tsv" | cut -f2,4,5,6,7 | tr '\t\n' ' |')" \
-  "dot core 1 0.001 16|general core 1 0.001 16|dot lr-check 1 0.002 16|general lr-check 1 0.002 16|dot core 2 chosen 16|general core 2 chosen 16|dot-bahdanau arrangement 1 chosen:dot-h24 24|dot-h24 arrangement 1 chosen:dot*1 24|dot-h24 lr-check 1 chosen:dot*2 24|general-id mechanistic 1 chosen:general 16|"
-expect_eq runs "$(awk -F'\t' 'NR > 1 && $6 == "ok"' "$R/runs.tsv" | wc -l)" 10
+  "dot core 1 0.001 16|general core 1 0.001 16|dot lr-check 1 0.002 16|general lr-check 1 0.002 16|dot core 2 chosen 16|general core 2 chosen 16|dot-bahdanau arrangement 1 chosen:dot-h24 24|dot-h24 arrangement 1 chosen:dot*1 24|dot-h24 lr-check 1 chosen:dot*2 24|loc main 1 chosen:dot*1 16|loc lr-check 1 chosen:dot*2 16|general-id mechanistic 1 chosen:general 16|"
+expect_eq runs "$(awk -F'\t' 'NR > 1 && $6 == "ok"' "$R/runs.tsv" | wc -l)" 12
 expect_eq runs-steps "$(awk -F'\t' 'NR > 1 { print $7 }' "$R/runs.tsv" | sort -u)" 6
 # The second seed runs at the rate the check chose.
 for id in dot general; do
   chosen=$(awk -F'\t' -v id="$id" '$1 == id && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")
   expect_eq "lr-choice-$id" "$(awk -F'\t' -v id="$id" '$1 == id && $3 == 2 { print $4 }' "$R/runs.tsv")" "$chosen"
 done
-expect_eq lr-choice-rows "$(tail -n +2 "$R/lr-choice.tsv" | wc -l)" 6
+expect_eq lr-choice-rows "$(tail -n +2 "$R/lr-choice.tsv" | wc -l)" 8
 # A configuration without a check of its own runs at its counterpart's chosen rate.
 expect_eq lr-inherited "$(awk -F'\t' '$1 == "general-id" { print $4 }' "$R/runs.tsv")" \
   "$(awk -F'\t' '$1 == "general" && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")"
@@ -72,12 +74,18 @@ expect_eq carried-runs "$(awk -F'\t' '$1 == "dot-h24" { print $4 }' "$R/runs.tsv
   "$(awk -F'\t' '$1 == "dot-h24" { print $4 }' "$R/lr-choice.tsv" | sort -g | tr '\n' ' ')"
 expect_eq carried-inherited "$(awk -F'\t' '$1 == "dot-bahdanau" { print $4 }' "$R/runs.tsv")" \
   "$(awk -F'\t' '$1 == "dot-h24" && $6 == "yes" { print $4 }' "$R/lr-choice.tsv")"
+# A scorer with no core configuration of its own (location) checks the rate carried from its
+# family's baseline (dot's) the same way, at its own width.
+expect_eq carried-scorer "$(awk -F'\t' '$1 == "loc" { print $2 "|" $3 "|" $4 }' "$R/lr-choice.tsv" | tr '\n' ' ')" \
+  "$dot_rate|1|$dot_rate $dot_rate|2|$(awk -v r="$dot_rate" 'BEGIN { printf "%g", 2 * r }') "
+expect_eq carried-scorer-runs "$(awk -F'\t' '$1 == "loc" { print $4 }' "$R/runs.tsv" | sort -g | tr '\n' ' ')" \
+  "$(awk -F'\t' '$1 == "loc" { print $4 }' "$R/lr-choice.tsv" | sort -g | tr '\n' ' ')"
 grep -qE '^\| `dot-h24` \| 24 \| [0-9.e-]+ \(`dot`.s\) \| ' "$REPORT" && ok ||
   fail "no carried check on the page: $(grep -F 'dot-h24' "$REPORT" | head -3)"
 expect_eq scores "$(tail -n +2 "$R/scores.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
-  "10a 10b 10pooled "
-expect_eq hyps "$(ls "$R/hyps" | wc -l)" 50  # 10 runs × (2 test sets + the long inputs, whole and made to go on + beam)
-expect_eq curves "$(cat "$R"/curves/*.tsv | grep -c '^[36]	')" 20
+  "12a 12b 12pooled "
+expect_eq hyps "$(ls "$R/hyps" | wc -l)" 60  # 12 runs × (2 test sets + the long inputs, whole and made to go on + beam)
+expect_eq curves "$(cat "$R"/curves/*.tsv | grep -c '^[36]	')" 24
 # The pooled set (20 sentences) by source length: groups that split it, in order of length.
 groups=$(($(wc -l < "$R/length-groups.tsv") - 1))
 [ "$groups" -ge 1 ] && [ "$groups" -le 5 ] && ok || fail "length groups: $groups"
@@ -86,43 +94,43 @@ expect_eq length-groups "$(awk -F'\t' 'NR > 1 { n += $4; if ($1 != NR - 1 || $2 
 expect_eq compare "$(ls "$R/compare" | tr '\n' ' ')" \
   "main.a.tsv main.b.tsv main.beam-greedy.tsv main.beam.tsv $(for k in $(seq "$groups"); do printf 'main.length-%s.tsv ' "$k"; done)main.long-forced.tsv main.long.tsv main.pooled.tsv "
 expect_eq length-compare "$(awk -F'\t' '!/^#/ && NR > 1 && $2 == "BLEU" { print $1 }' "$R/compare/main.length-1.tsv" | tr '\n' ' ')" \
-  "dot general general-id "
+  "dot general loc general-id "
 grep -qE '^\| configuration \| [0-9]+(–[0-9]+)? words \([0-9]+\) \|' "$REPORT" && ok ||
   fail "no BLEU by source length on the page"
 expect_eq compare-rows "$(awk -F'\t' '$1 == "general" { print $2 "-" $3 }' "$R/compare/main.pooled.tsv" | tr '\n' ' ')" \
   "BLEU-2 chrF2-2 "
-grep -q '^\*\*Status: 10 of 10 runs done\*\*' "$REPORT" && ok || fail "no status line in the page"
+grep -q '^\*\*Status: 12 of 12 runs done\*\*' "$REPORT" && ok || fail "no status line in the page"
 grep -qE '^- `general` against `dot`: (differs|level|undecided): ' "$REPORT" && ok ||
   fail "no verdict for general in the page"
 grep -q '^| `dot-sideways` | heed-train: error: --decoder' "$REPORT" && ok || fail "skipped not on the page"
 # The probes of every finished run: the saturation statistics of its attention, its long inputs
 # translated whole and one by one, the comparisons on them.
-expect_eq saturation-rows "$(tail -n +2 "$R/saturation.tsv" | wc -l)" 10
+expect_eq saturation-rows "$(tail -n +2 "$R/saturation.tsv" | wc -l)" 12
 awk -F'\t' 'NR > 1 && !($4 > 0 && $7 >= 0 && $7 <= 1 && $8 > 0 && $8 <= 1) { bad = 1 } END { exit bad }' \
   "$R/saturation.tsv" && ok || fail "saturation statistics out of range: $(head -3 "$R/saturation.tsv")"
 expect_eq long-set "$(awk -F'\t' 'NR > 1 && ($3 < 30 || $3 > 80)' "$R/long-set.tsv" | wc -l)" 0
 long_inputs=$(($(wc -l < "$R/long-set.tsv") - 1))
 [ "$long_inputs" -ge 1 ] && ok || fail "no long inputs"
-expect_eq long-rows "$(tail -n +2 "$R/long.tsv" | wc -l)" 10
+expect_eq long-rows "$(tail -n +2 "$R/long.tsv" | wc -l)" 12
 # Where their BLEU goes: heed-score's length ratio and brevity penalty, whole and one by one.
 expect_eq long-length-header "$(head -n 1 "$R/long-length.tsv")" \
   "$(printf 'id\tseed\tlr\tratio_long\tbp_long\tratio_joined\tbp_joined')"
 # (The tiny models may say nothing at all: ratio and penalty 0.)
 expect_eq long-length-rows "$(awk -F'\t' 'NR > 1 && $4 >= 0 && $5 >= 0 && $5 <= 1 && $6 >= 0 && $7 >= 0 && $7 <= 1' \
-  "$R/long-length.tsv" | wc -l)" 10
+  "$R/long-length.tsv" | wc -l)" 12
 # Made to go on: a row per run, its translations in input order, one per long input, none of
 # them shorter than the least length its group allowed (the tiny models run on to it).
-expect_eq long-forced-rows "$(awk -F'\t' 'NR > 1 && $6 >= 0 && $7 >= 0 && $7 <= 1' "$R/long-forced.tsv" | wc -l)" 10
+expect_eq long-forced-rows "$(awk -F'\t' 'NR > 1 && $6 >= 0 && $7 >= 0 && $7 <= 1' "$R/long-forced.tsv" | wc -l)" 12
 expect_eq long-forced-lines "$(gzip -dc "$R/hyps/dot-s1-lr0.001.long-forced.txt.gz" | wc -l)" "$long_inputs"
 expect_eq long-forced-header "$(head -n 1 "$R/long-forced.tsv")" "$(printf 'id\tseed\tlr\tbleu\tchrf\tratio\tbp')"
 grep -q '^Made to go on\.' "$REPORT" && ok || fail "no forced long inputs on the page"
 # The test sets again with beam search: a row per run at the beam asked, its translations the
 # pooled set's, the greedy runs' comparisons repeated on them, and the table on the page.
 expect_eq beam-header "$(head -n 1 "$R/beam.tsv")" "$(printf 'id\tseed\tlr\tbeam\tbleu\tchrf\tratio\tbp')"
-expect_eq beam-rows "$(awk -F'\t' 'NR > 1 && $4 == 5 && $5 >= 0 && $8 >= 0 && $8 <= 1' "$R/beam.tsv" | wc -l)" 10
+expect_eq beam-rows "$(awk -F'\t' 'NR > 1 && $4 == 5 && $5 >= 0 && $8 >= 0 && $8 <= 1' "$R/beam.tsv" | wc -l)" 12
 expect_eq beam-lines "$(gzip -dc "$R/hyps/dot-s1-lr0.001.beam.txt.gz" | wc -l)" 20
 expect_eq beam-compare "$(awk -F'\t' '!/^#/ && NR > 1 && $2 == "BLEU" { print $1 }' "$R/compare/main.beam.tsv" | tr '\n' ' ')" \
-  "dot general general-id "
+  "dot general loc general-id "
 grep -qE '^\| `general` \| 2 \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \| ' "$REPORT" && ok ||
   fail "no row of general's beam search on the page"
 # On the page, dot's runs that said something both ways (BLEU without the penalty is defined).
@@ -133,7 +141,7 @@ if [ "$said" -gt 0 ]; then
     fail "no row of where the long inputs' BLEU goes for dot on the page"
 fi
 expect_eq silver-rows "$(tail -n +2 "$R/silver.tsv" | cut -f4 | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" \
-  "10argmax 10shift "
+  "12argmax 12shift "
 awk -F'\t' 'NR > 1 && !($5 >= 0 && $5 <= 100 && $11 == 12) { bad = 1 } END { exit bad }' "$R/silver.tsv" && ok ||
   fail "silver AER rows: $(head -3 "$R/silver.tsv")"
 expect_eq silver-baseline "$(cut -f1 "$R/silver-baselines.tsv" | tr '\n' ' ')" "baseline diagonal "
@@ -148,13 +156,13 @@ expect_eq silver-curves-kept "$(find "$WORK/runs/dot-s1-lr0.001" -maxdepth 1 -na
 grep -q '^| 3 | [0-9.]* | [0-9.]* |$' "$REPORT" && ok || fail "no alignment-along-training table on the page"
 # The argmax links kept, and compared with intervals: per family against its baseline's, and
 # every configuration against the diagonal's.
-expect_eq links "$(ls "$R/links" | wc -l)" 10
+expect_eq links "$(ls "$R/links" | wc -l)" 12
 expect_eq links-lines "$(gzip -dc "$R/links/dot-s1-lr0.001.argmax.txt.gz" | wc -l)" 12
 expect_eq silver-compare "$(ls "$R/silver-compare" | tr '\n' ' ')" "diagonal.tsv main.tsv "  # families of one configuration: none
 expect_eq silver-compare-main "$(awk -F'\t' '!/^#/ && NR > 1 { print $1 "-" $2 "-" $3 }' "$R/silver-compare/main.tsv" | tr '\n' ' ')" \
-  "dot-AER-2 general-AER-2 general-id-AER-1 "
+  "dot-AER-2 general-AER-2 loc-AER-1 general-id-AER-1 "
 expect_eq silver-compare-diagonal "$(awk -F'\t' '!/^#/ && NR > 1 { print $1 }' "$R/silver-compare/diagonal.tsv" | tr '\n' ' ')" \
-  "diagonal dot general dot-bahdanau dot-h24 general-id "
+  "diagonal dot general dot-bahdanau dot-h24 loc general-id "
 grep -qE '^\| `general` \| 2 \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \| [-+][0-9.]+ \[[-+][0-9.]+, [-+][0-9.]+\] (differs|level|undecided) \| [-+][0-9.]+ \[' "$REPORT" &&
   ok || fail "no silver comparison for general on the page: $(grep -F '| `general` | 2 |' "$REPORT" | tail -1)"
 expect_eq long-hyps "$(gzip -dc "$R/hyps/dot-s1-lr0.001.long.txt.gz" | wc -l)" "$long_inputs"
@@ -175,7 +183,7 @@ grep -q ': training (' "$TMP/err" && fail "a second call trained: $(grep ': trai
 expect_same again-runs "$R/runs.tsv" "$TMP/runs.first"
 expect_same again-probes "$R/saturation.tsv" "$TMP/saturation.first"
 
-grep -q '^ablation: 10 of 10 runs done$' "$TMP/err" && ok || fail "no count at the end: $(tail -n 3 "$TMP/err")"
+grep -q '^ablation: 12 of 12 runs done$' "$TMP/err" && ok || fail "no count at the end: $(tail -n 3 "$TMP/err")"
 
 # A run probed before the links were kept: read again, its links kept when they score as its
 # row, and not when they do not (the row stays; the log says why).
@@ -190,7 +198,7 @@ expect_same links-again-same "$R/links/dot-s1-lr0.001.argmax.txt.gz" "$TMP/links
   ok || fail "links scoring otherwise than their row kept, or no message: $(grep -F general-s1 "$TMP/err" | head -2)"
 cp "$TMP/silver.first" "$R/silver.tsv"
 expect_exit 0 links-restored -- bash "$RUN" "${corpus[@]}" --stages probes
-expect_eq links-restored-count "$(ls "$R/links" | wc -l)" 10
+expect_eq links-restored-count "$(ls "$R/links" | wc -l)" 12
 
 # A learning-rate check still running (its row not in runs.tsv yet) is unfinished, not failed:
 # no perplexity, the base rate kept, and the page says so. Then the finished state again.
@@ -219,7 +227,7 @@ expect_eq two-jobs-runs "$(tail -n +2 "$TMP/results2/runs.tsv" | cut -f1,3,4,6 |
   "$(tail -n +2 "$R/runs.tsv" | cut -f1,3,4,6 | sort)"
 expect_eq two-jobs-scores "$(tail -n +2 "$TMP/results2/scores.tsv" | sort)" "$(tail -n +2 "$R/scores.tsv" | sort)"
 expect_eq two-jobs-silver "$(tail -n +2 "$TMP/results2/silver.tsv" | sort)" "$(tail -n +2 "$R/silver.tsv" | sort)"
-grep -q '^\*\*Status: 10 of 10 runs done\*\*' "$TMP/results2/page.md" && ok || fail "JOBS=2: no status line"
+grep -q '^\*\*Status: 12 of 12 runs done\*\*' "$TMP/results2/page.md" && ok || fail "JOBS=2: no status line"
 expect_exit 64 jobs-not-a-count -- env JOBS=0 bash "$RUN" "${corpus[@]}" --plan
 # No heed-train in BIN: one line naming it, exit 69, no results written.
 expect_exit 69 no-binaries -- env BIN="$TMP/none" RESULTS="$TMP/results-none" bash "$RUN" "${corpus[@]}" --plan
@@ -232,7 +240,7 @@ BENCH=$(cd "$BIN/../bench" 2>/dev/null && pwd)
 if [ -x "$BENCH/heed_bench_train_phases" ]; then
   expect_exit 0 share -- env BENCH="$BENCH" SHARE_REPEATS=1 SHARE_ROUNDS=2 bash "$RUN" "${corpus[@]}" --stages "share report"
   expect_eq share-files "$(ls "$R/share" | tr '\n' ' ')" \
-    "dot.beam5.r1.tsv dot.beam5.r2.tsv dot.greedy.r1.tsv dot.greedy.r2.tsv dot.train.r1.tsv dot.train.r2.tsv general.beam5.r1.tsv general.beam5.r2.tsv general.greedy.r1.tsv general.greedy.r2.tsv general.train.r1.tsv general.train.r2.tsv "
+    "dot.beam5.r1.tsv dot.beam5.r2.tsv dot.greedy.r1.tsv dot.greedy.r2.tsv dot.train.r1.tsv dot.train.r2.tsv general.beam5.r1.tsv general.beam5.r2.tsv general.greedy.r1.tsv general.greedy.r2.tsv general.train.r1.tsv general.train.r2.tsv location.beam5.r1.tsv location.beam5.r2.tsv location.greedy.r1.tsv location.greedy.r2.tsv location.train.r1.tsv location.train.r2.tsv "
   grep -q '; 2 interleaved rounds):$' "$REPORT" && ok || fail "the share's rounds not on the page"
   grep -qE '^\| `general` \| [0-9.,]+ \([0-9,]+–[0-9,]+\) \| [0-9.,]+ \([0-9]+ %\) \| [0-9.,]+ \(' "$REPORT" && ok ||
     fail "no share row for general on the page"
