@@ -679,6 +679,12 @@ run_row() {  # id seed lr: the run's row of runs.tsv, if finished
 }
 # heed-score prints sacreBLEU's lines: "BLEU|<signature> = 34.56 …", "chrF2|<signature> = 60.12".
 score_of() { sed -n "s/^$1|[^=]* = \([0-9.]*\).*/\1/p"; }
+score_row() {  # heed-score's output on stdin: BLEU, chrF, length ratio and brevity penalty, tab-separated
+  local out
+  out=$(cat)
+  printf '%s\t%s\t%s' "$(score_of BLEU <<< "$out")" "$(score_of chrF2 <<< "$out")" \
+    "$(sed -n 's/.*(BP = \([0-9.]*\) ratio = \([0-9.]*\).*/\2\t\1/p' <<< "$out")"
+}
 
 # Each learning-rate check: its owner's first-seed runs at BASE × each factor (a core
 # configuration: BASE = LR, factors 1 and LR_FACTORS; one whose rate is carried over to another
@@ -1028,10 +1034,7 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
       die 70 "$unit: the forced translations do not line up with the long inputs"
     gzip -9nc "$dir/long-forced.hyp" > "$RESULTS/hyps/$unit.long-forced.txt.gz"
     forced=$("$BIN/heed-score" "${case_score[@]}" -r "$WORK/long.ref" --hyp "$dir/long-forced.hyp")
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$(score_of BLEU <<< "$forced")" \
-      "$(score_of chrF2 <<< "$forced")" \
-      "$(sed -n 's/.*(BP = \([0-9.]*\) ratio = \([0-9.]*\).*/\2\t\1/p' <<< "$forced")" \
-      >> "$RESULTS/long-forced.tsv"
+    printf '%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$(score_row <<< "$forced")" >> "$RESULTS/long-forced.tsv"
     rm -f "$dir"/forced.*
   fi
   # The test sets again with beam search (heed-translate's length normalization), each set as
@@ -1047,10 +1050,7 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
     done
     gzip -9nc "$dir/beam.hyp" > "$RESULTS/hyps/$unit.beam.txt.gz"
     beamed=$("$BIN/heed-score" "${case_score[@]}" -r "$WORK/pooled.ref" --hyp "$dir/beam.hyp")
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$BEAM" "$(score_of BLEU <<< "$beamed")" \
-      "$(score_of chrF2 <<< "$beamed")" \
-      "$(sed -n 's/.*(BP = \([0-9.]*\) ratio = \([0-9.]*\).*/\2\t\1/p' <<< "$beamed")" \
-      >> "$RESULTS/beam.tsv"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$BEAM" "$(score_row <<< "$beamed")" >> "$RESULTS/beam.tsv"
     rm -f "$dir/beam.hyp"
   fi
 }
@@ -1076,10 +1076,14 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
           # beam-greedy: the greedy pooled translations of the runs beam searched, so that the
           # beam's verdicts have greedy ones on the same runs beside them.
           [ "$name" = beam-greedy ] && [ ! -f "$RESULTS/hyps/$unit.beam.txt.gz" ] && continue
-          if [ "$name" = pooled ] || [ "$name" = beam-greedy ]; then
+          # beam-greedy and the length groups read the pooled set, written above (it comes first).
+          if [ "$name" = beam-greedy ]; then
+            runs+=${runs:+,}$WORK/stats/$unit.pooled
+            continue
+          fi
+          if [ "$name" = pooled ]; then
             for i in "${test_names[@]}"; do gzip -dc "$RESULTS/hyps/$unit.$i.txt.gz"; done
           elif [[ $name == length-* ]]; then
-            # A group of the pooled set (written above, the pooled set coming first).
             awk 'NR == FNR { keep[$1]; next } FNR in keep' "$WORK/$name.lines" "$WORK/stats/$unit.pooled"
           else
             gzip -dc "$RESULTS/hyps/$unit.$name.txt.gz"

@@ -131,6 +131,9 @@ expect_eq beam-rows "$(awk -F'\t' 'NR > 1 && $4 == 5 && $5 >= 0 && $8 >= 0 && $8
 expect_eq beam-lines "$(gzip -dc "$R/hyps/dot-s1-lr0.001.beam.txt.gz" | wc -l)" 20
 expect_eq beam-compare "$(awk -F'\t' '!/^#/ && NR > 1 && $2 == "BLEU" { print $1 }' "$R/compare/main.beam.tsv" | tr '\n' ' ')" \
   "dot general loc general-id "
+# Every run beam searched: greedy on the same runs is the pooled comparison itself.
+cmp -s "$R/compare/main.beam-greedy.tsv" "$R/compare/main.pooled.tsv" && ok ||
+  fail "beam-greedy differs from pooled with every run beam searched"
 grep -qE '^\| `general` \| 2 \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \| ' "$REPORT" && ok ||
   fail "no row of general's beam search on the page"
 # On the page, dot's runs that said something both ways (BLEU without the penalty is defined).
