@@ -679,11 +679,18 @@ run_row() {  # id seed lr: the run's row of runs.tsv, if finished
 }
 # heed-score prints sacreBLEU's lines: "BLEU|<signature> = 34.56 …", "chrF2|<signature> = 60.12".
 score_of() { sed -n "s/^$1|[^=]* = \([0-9.]*\).*/\1/p"; }
+# Its BLEU lines end "(BP = 0.987 ratio = 0.987 hyp_len = …)": each one's length ratio and brevity
+# penalty, a tab-separated pair per line; fails when a BLEU line has none, or there is no BLEU line.
+length_of() {
+  awk -v OFS='\t' '/BLEU\|/ { if (!match($0, /BP = [0-9.]+ ratio = [0-9.]+/)) exit 1
+                              split(substr($0, RSTART, RLENGTH), f, " "); print f[6], f[3]; n++ }
+                    END { if (!n) exit 1 }'
+}
 score_row() {  # heed-score's output on stdin: BLEU, chrF, length ratio and brevity penalty, tab-separated
-  local out
+  local out length
   out=$(cat)
-  printf '%s\t%s\t%s' "$(score_of BLEU <<< "$out")" "$(score_of chrF2 <<< "$out")" \
-    "$(sed -n 's/.*(BP = \([0-9.]*\) ratio = \([0-9.]*\).*/\2\t\1/p' <<< "$out")"
+  length=$(length_of <<< "$out") || return 1
+  printf '%s\t%s\t%s' "$(score_of BLEU <<< "$out")" "$(score_of chrF2 <<< "$out")" "$length"
 }
 
 # Each learning-rate check: its owner's first-seed runs at BASE × each factor (a core
@@ -926,18 +933,16 @@ joined_of() {  # unit
 # brevity penalty of the whole and the one-by-one translations, a row of long-length.tsv. From
 # the kept translations, so also for a run whose model is gone.
 long_length() {  # id seed lr
-  local id=$1 seed=$2 lr=$3 unit=$1-s$2-lr$3
+  local id=$1 seed=$2 lr=$3 unit=$1-s$2-lr$3 lengths
   if [ "$long_ok" = 1 ] && [ -f "$RESULTS/hyps/$unit.long.txt.gz" ] &&
      ! has_row "$RESULTS/long-length.tsv" "$id" "$seed" "$lr"; then
     gzip -dc "$RESULTS/hyps/$unit.long.txt.gz" > "$WORK/length.whole"
     joined_of "$unit" > "$WORK/length.apart"
-    "$BIN/heed-score" "${case_score[@]}" -m bleu -r "$WORK/long.ref" --hyp "$WORK/length.whole" \
-        --hyp "$WORK/length.apart" |
-      awk -F'\t' -v OFS='\t' -v id="$id" -v s="$seed" -v lr="$lr" '
-        { if (!match($2, /BP = [0-9.]+ ratio = [0-9.]+/)) exit 1
-          split(substr($2, RSTART, RLENGTH), f, " "); row = row OFS f[6] OFS f[3]; n++ }
-        END { if (n != 2) exit 1; print id OFS s OFS lr row }' >> "$RESULTS/long-length.tsv" ||
-      die 70 "$unit: no brevity penalty in heed-score's output"
+    lengths=$("$BIN/heed-score" "${case_score[@]}" -m bleu -r "$WORK/long.ref" \
+                --hyp "$WORK/length.whole" --hyp "$WORK/length.apart" | length_of) &&
+      [ "$(wc -l <<< "$lengths")" = 2 ] || die 70 "$unit: no brevity penalty in heed-score's output"
+    printf '%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$(paste -sd '\t' <<< "$lengths")" \
+      >> "$RESULTS/long-length.tsv"
     rm -f "$WORK/length.whole" "$WORK/length.apart"
   fi
 }
@@ -1034,7 +1039,8 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
       die 70 "$unit: the forced translations do not line up with the long inputs"
     gzip -9nc "$dir/long-forced.hyp" > "$RESULTS/hyps/$unit.long-forced.txt.gz"
     forced=$("$BIN/heed-score" "${case_score[@]}" -r "$WORK/long.ref" --hyp "$dir/long-forced.hyp")
-    printf '%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$(score_row <<< "$forced")" >> "$RESULTS/long-forced.tsv"
+    forced=$(score_row <<< "$forced") || die 70 "$unit: no brevity penalty in heed-score's output"
+    printf '%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$forced" >> "$RESULTS/long-forced.tsv"
     rm -f "$dir"/forced.*
   fi
   # The test sets again with beam search (heed-translate's length normalization), each set as
@@ -1050,7 +1056,8 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
     done
     gzip -9nc "$dir/beam.hyp" > "$RESULTS/hyps/$unit.beam.txt.gz"
     beamed=$("$BIN/heed-score" "${case_score[@]}" -r "$WORK/pooled.ref" --hyp "$dir/beam.hyp")
-    printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$BEAM" "$(score_row <<< "$beamed")" >> "$RESULTS/beam.tsv"
+    beamed=$(score_row <<< "$beamed") || die 70 "$unit: no brevity penalty in heed-score's output"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$BEAM" "$beamed" >> "$RESULTS/beam.tsv"
     rm -f "$dir/beam.hyp"
   fi
 }
