@@ -30,21 +30,25 @@
 # here 2.3–2.5× on a loaded machine), plus ~1 minute a run for validation and translation; every
 # run at its full budget (early stopping only shortens):
 #   core, hidden 512: 5 scorers × 5 seeds                25 runs    8.8 h
-#   learning-rate check (×0.5, ×2, ×4, ×8), seed 1, 512  20 runs    7.0 h
+#   learning-rate check, seed 1, 512: the core scorers   20 runs    7.0 h
+#     × 0.5, 2, 4, 8; none, location, local-m, local-p
+#     at dot's rate × 0.5, 2                               8 runs    2.8 h
 #   none, location, local-m, local-p × 3 seeds, 512       12 runs    4.2 h
+#   mechanistic checks, 512: general from the identity,    4 runs    1.4 h
+#     scaled-dot with a learned temperature, × 2 seeds
 #   decoder arrangements, hidden 256: 3 × 3 × 3 seeds,    30 runs    5.5 h
 #     and multi-head in Luong's × 3 seeds
 #   the rate carried to 256 checked (×0.5, ×2), seed 1:    8 runs    1.5 h
 #   attention-dim sweep, hidden 256: 3 × 3 A × 2 seeds    18 runs    3.3 h
-#   total at UPDATES=6800                                113 runs   30.3 h
-# Plus the mechanistic checks (general from the identity, scaled-dot with a learned temperature),
-# 2 × 2 seeds at hidden 512, 1.4 h: 117 runs, ~32 h. Everything at hidden 512 would be ~40 h: the
-# cut in the defaults is hidden 256 for the arrangements and the sweep (allowed there if it
-# converges: the page's training table says where each configuration's validation perplexity
-# bottomed out and whether early stopping ended it). That is ~60 % over 20 h; the order
-# makes a shortfall cost the least: the central comparison (the core, seed-major, and the
-# learning-rate check) is done after 15.8 h, the rest of the Luong table after 20.0 h, and what
-# time runs out on is the sweep and the mechanistic checks (`--plan` prints the order). At
+#   total at UPDATES=6800                                125 runs   34.4 h
+# Everything at hidden 512 would be ~45 h: the cut in the defaults is hidden 256 for the
+# arrangements and the sweep (allowed there if it converges: the page's training table says where
+# each configuration's validation perplexity bottomed out and whether early stopping ended it).
+# That is ~70 % over 20 h; the order makes a shortfall cost the least: the central comparison
+# (the core, seed-major, and its learning-rate check) first, then the rest of the Luong table and
+# the mechanistic checks that test answer 2's reading (moved before the arrangements on
+# 2026-11-29, with 59 runs done and none of either stage started), and what time runs out on is
+# the sweep (`--plan` prints the order). At
 # UPDATES=10200 multiply the training by 1.5.
 #
 # Options (the environment variable in brackets sets the default):
