@@ -4,7 +4,7 @@
 Every number in the page comes from RESULTS (run.sh's header lists the files): settings.tsv,
 plan.tsv, runs.tsv, scores.tsv, curves/*.tsv, lr-choice.tsv, compare/FAMILY.SET.tsv (heed-score
 --system --format tsv), skipped.tsv, and when the cost stage ran cost-length.tsv, cost-hidden.tsv,
-stats.tsv and machine.txt, when the probes ran saturation.tsv, long.tsv, long-set.tsv and
+stats.tsv and machine.txt, when the probes ran saturation.tsv, parameters.tsv, long.tsv, long-set.tsv and
 long/ID.tsv, silver.tsv and silver-baselines.tsv, counterpart/ID.tsv, when the share stage ran
 share/MECHANISM.MODE.tsv, protocol-changes.md if the protocol changed during the study (and the
 pooling study's tables, experiments/pooling/results/, for question 3,
@@ -21,7 +21,7 @@ The page is the Jinja2 template ablation.md.j2, rendered with
            below say what each reads)
   tables   the Markdown tables: bleu, chrf, training, lr_check, skipped, comparisons (one per
            family, by name), arrangements, sweep, cost_length, bytes_length, cost_hidden, stats,
-           saturation,
+           saturation, parameters,
            long, silver, counterpart, share, and for question 3 the pooling study's
            pooling_paper (Raffel & Ellis's Table 1 beside heed's runs), pooling_controls (the dense
            controls) and pooling_positions
@@ -345,6 +345,7 @@ class Results:
         self.stats = read_tsv(path("stats.tsv"), required=False)
         # The probes (stage "probes") and the phase benchmarks (stage "share").
         self.saturation = read_tsv(path("saturation.tsv"), required=False) or []
+        self.parameters = read_tsv(path("parameters.tsv"), required=False) or []
         self.long = read_tsv(path("long.tsv"), required=False) or []
         self.long_set = read_tsv(path("long-set.tsv"), required=False) or []
         self.long_length = read_tsv(path("long-length.tsv"), required=False) or []
@@ -645,6 +646,15 @@ class Results:
         FAMILY.beam.tsv), or greedy on the same runs (FAMILY.beam-greedy.tsv); None: not yet."""
         name = "beam-greedy" if greedy else "beam"
         return self.compare.get((self.family(config_id), name), {}).get((config_id, "BLEU"))
+
+    def learned(self, config_id, column):
+        """What CONFIG_ID's scorer parameters learned (parameters.tsv's COLUMN), its runs' values."""
+        return learned(self, config_id, column)
+
+    def counterpart_verdict(self, config_id, metric="BLEU"):
+        """A mechanistic check against its counterpart on the pooled set ("" before both ran)."""
+        c = self.counterpart.get(config_id, {}).get(metric)
+        return f"{c.verdict} (against `{c.baseline}`)" if c else ""
 
     def beam_verdict(self, config_id):
         """The beam's verdict in words, greedy decoding's on the same runs, and whether the beam
@@ -1086,6 +1096,30 @@ def saturation_table(results):
                            "median gradient through the softmax"], rows)
 
 
+def learned(results, config_id, column):
+    """COLUMN of parameters.tsv (what the scorer's parameters learned) over CONFIG_ID's compared
+    runs."""
+    return numbers(unit_rows(results, results.parameters, config_id), column)
+
+
+def parameters_table(results):
+    """Per configuration whose scorer has a learned temperature or a square W_a, what they learned
+    (parameters.py), mean ± sd over its compared runs."""
+    rows = []
+    for config_id in finished(results):
+        values = {c: learned(results, config_id, c)
+                  for c in ("temperature", "scale", "identity", "residual")}
+        if not any(values.values()):
+            continue
+        runs = max(len(v) for v in values.values())
+        rows.append([f"`{config_id}`", f"{runs}", pm(values["temperature"]),
+                     pm(values["scale"], 3), pm(values["identity"], 3), pm(values["residual"], 3)])
+    if not rows:
+        return "_No trained scorer with a temperature or a square W_a probed yet._"
+    return markdown_table(["configuration", "runs", "τ", "τ / √K (`dot`: 1)", "α of the nearest αI",
+                           "‖W_a − αI‖ / ‖W_a‖"], rows)
+
+
 def counterpart_table(results):
     """Each mechanistic check against its counterpart on the pooled set: BLEU and chrF."""
     rows = []
@@ -1473,6 +1507,7 @@ def tables(results):
         "cost_hidden": cost_table(results.cost_hidden, "hidden", "d"),
         "stats": stats_table(results),
         "saturation": saturation_table(results),
+        "parameters": parameters_table(results),
         "long": long_table(results),
         "long_length": long_length_table(results),
         "long_forced": long_forced_table(results),

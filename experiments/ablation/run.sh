@@ -104,6 +104,8 @@
 #   probes  the mechanistic checks of every finished run: the saturation statistics of its
 #           attention over the first test set (heed-align --soft, force-decoding the reference;
 #           saturation.py: entropy, largest weight, score spread, gradient through the softmax),
+#           what its scorer's parameters learned (parameters.py: a learned temperature, W_a's
+#           distance from a scaled identity),
 #           and the long-input stress test: the first test set's consecutive sentences joined
 #           into inputs of LONG_MIN–LONG_MAX (30–80) source words, translated whole, against the
 #           same sentences translated one by one and joined; and the attention as alignment, in
@@ -132,6 +134,8 @@
 #   hyps/UNIT.SET.txt.gz   its translations        lr-choice.tsv   the learning-rate check
 #   compare/FAMILY.SET.tsv heed-score's comparison   cost-*.tsv, stats.tsv, machine.txt, *.svg
 #   saturation.tsv    per run, the saturation statistics of its trained attention (saturation.py)
+#   parameters.tsv    per run, what its scorer's own parameters learned (parameters.py): a learned
+#                     temperature τ and τ/√K; general's W_a as the nearest αI and the share not αI
 #   long.tsv          per run, BLEU and chrF of the long inputs translated whole and one by one;
 #                     long-set.tsv the long set's inputs; hyps/UNIT.long.txt.gz their translations;
 #                     compare/FAMILY.long.tsv the family's comparison on them; long/ID.tsv each
@@ -883,6 +887,8 @@ fi
 sat_columns='rows\tsource_median\tentropy\tentropy_fraction\tmax_weight\tscore_sd\tzero_rows'
 sat_columns+='\tgrad_scores_mean\tgrad_scores_median'
 [ -s "$RESULTS/saturation.tsv" ] || printf "id\tseed\tlr\t$sat_columns\n" > "$RESULTS/saturation.tsv"
+param_columns='temperature\tscale\tidentity\tresidual'
+[ -s "$RESULTS/parameters.tsv" ] || printf "id\tseed\tlr\t$param_columns\n" > "$RESULTS/parameters.tsv"
 [ -s "$RESULTS/silver.tsv" ] ||
   printf 'id\tseed\tlr\treading\t%b\n' "$aer_columns" > "$RESULTS/silver.tsv"
 [ -s "$RESULTS/silver-curves.tsv" ] ||
@@ -979,6 +985,11 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
     printf '%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$stats" >> "$RESULTS/saturation.tsv"
   fi
   rm -f "$WORK/probe.jsonl"
+  if ! has_row "$RESULTS/parameters.tsv" "$id" "$seed" "$lr"; then
+    row=$("$python" "$here/parameters.py" "$dir/model.heed") ||
+      die 70 "$unit: parameters.py could not read $dir/model.heed"
+    printf '%s\t%s\t%s\t%s\n' "$id" "$seed" "$lr" "$row" >> "$RESULTS/parameters.tsv"
+  fi
   # The argmax links, kept for heed-align score --system (stats). A run probed before they were
   # kept is read again, and its links kept only if they score exactly as its row.
   if [ "$decoded" = 1 ] && [ ! -f "$links" ]; then

@@ -7,7 +7,8 @@
 # without a check of its own (location from dot) checked there, then
 # the other stages); a row per run, scores per test
 # set and pooled, learning curves, translations, the comparisons of each family and the page with
-# its status line; the probes of every run (saturation statistics, long inputs) and the share
+# its status line; the probes of every run (saturation statistics, what the scorer's parameters
+# learned, long inputs) and the share
 # stage; a second call runs nothing; usage errors (64) and missing files (66).
 #   tests/cli/ablation_driver.sh BIN_DIR SOURCE_DIR
 # Needs Debian's /usr/bin/python3 with python3-jinja2 and python3-matplotlib (the report stage);
@@ -108,6 +109,13 @@ grep -q '^| `dot-sideways` | heed-train: error: --decoder' "$REPORT" && ok || fa
 expect_eq saturation-rows "$(tail -n +2 "$R/saturation.tsv" | wc -l)" 12
 awk -F'\t' 'NR > 1 && !($4 > 0 && $7 >= 0 && $7 <= 1 && $8 > 0 && $8 <= 1) { bad = 1 } END { exit bad }' \
   "$R/saturation.tsv" && ok || fail "saturation statistics out of range: $(head -3 "$R/saturation.tsv")"
+# What the scorers' parameters learned: general's W_a (the nearest αI, the share not αI, in [0, 1])
+# from each model file; dot has none (dashes).
+expect_eq parameters-rows "$(tail -n +2 "$R/parameters.tsv" | wc -l)" 12
+expect_eq parameters-dot "$(awk -F'\t' '$1 == "dot" { print $4 $5 $6 $7 }' "$R/parameters.tsv" | sort -u)" "----"
+awk -F'\t' '$1 ~ /^general/ && !($7 >= 0 && $7 <= 1 && $6 != "-" && $4 == "-") { bad = 1 }
+             END { exit bad }' "$R/parameters.tsv" && ok ||
+  fail "general's W_a not measured: $(grep '^general' "$R/parameters.tsv" | head -2)"
 expect_eq long-set "$(awk -F'\t' 'NR > 1 && ($3 < 30 || $3 > 80)' "$R/long-set.tsv" | wc -l)" 0
 long_inputs=$(($(wc -l < "$R/long-set.tsv") - 1))
 [ "$long_inputs" -ge 1 ] && ok || fail "no long inputs"
@@ -179,12 +187,14 @@ grep -qE '^\| `general-id` \| `general` \| (differs|level|undecided)' "$REPORT" 
   fail "no counterpart row on the page"
 cp "$R/runs.tsv" "$TMP/runs.first"
 cp "$R/saturation.tsv" "$TMP/saturation.first"
+cp "$R/parameters.tsv" "$TMP/parameters.first"
 
 # Called again: nothing is trained, no row is added.
 expect_exit 0 again -- bash "$RUN" "${corpus[@]}"
 grep -q ': training (' "$TMP/err" && fail "a second call trained: $(grep ': training (' "$TMP/err" | head -2)"
 expect_same again-runs "$R/runs.tsv" "$TMP/runs.first"
 expect_same again-probes "$R/saturation.tsv" "$TMP/saturation.first"
+expect_same again-parameters "$R/parameters.tsv" "$TMP/parameters.first"
 
 grep -q '^ablation: 12 of 12 runs done$' "$TMP/err" && ok || fail "no count at the end: $(tail -n 3 "$TMP/err")"
 

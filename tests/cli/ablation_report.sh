@@ -7,9 +7,10 @@
 # floor as written; † for a side with one run), the learning-rate, training, arrangement, sweep
 # and skipped tables, a cost table labelled with the mode it times, "not measured" for the cost
 # files not there, the probes' tables (saturation on the trained models beside random vectors of
-# their width, the long inputs, attention's share of a step) and saturation.py on hand-worked
-# rows, no template syntax left, plots that are well-formed SVG drawn the same byte for
-# byte twice, and a page written atomically. A missing result file is an error naming it (66)
+# their width, what the scorers' parameters learned, the long inputs, attention's share of a
+# step), saturation.py on hand-worked rows and parameters.py on a hand-made model file, no
+# template syntax left, plots that are well-formed SVG drawn the same byte for byte twice, and a
+# page written atomically. A missing result file is an error naming it (66)
 # that leaves the page as it was; a template asking for an unknown configuration, test set or
 # name, or printing a number without a format, is an error naming the template's line (65); a
 # missing Python package is named with its Debian package (69).
@@ -180,6 +181,16 @@ EOF2
 printf 'input\tmechanism\tdim\tsource_length\tsamples\tentropy\tentropy_fraction\tmax_weight\tgrad_scores_norm\tgrad_scores_median\tgrad_query_norm
 tanh\tdot\t512\t20\t100\t0.5\t0.1667\t0.8500\t0.05\t0.004\t1.0
 tanh\tdot\t64\t20\t100\t2.0\t0.6676\t0.3000\t0.2\t0.1\t1.0\n' > "$R/stats.tsv"
+# What the scorers learned (parameters.py): general's W_a at its chosen rate (and one run at the
+# rate not chosen), general from the identity, dot with no such parameter.
+tsv "$R/parameters.tsv" <<'EOF2'
+id seed lr temperature scale identity residual
+dot 1 0.001 - - - -
+general 1 0.002 - - 0.010 0.990
+general 2 0.002 - - 0.030 0.970
+general 1 0.001 - - 9.000 0.100
+general-identity 1 0.002 - - 0.800 0.400
+EOF2
 tsv "$R/long.tsv" <<'EOF2'
 id seed lr bleu_long chrf_long bleu_joined chrf_joined
 dot 1 0.001 30.00 55.00 32.00 57.00
@@ -424,6 +435,11 @@ expect "alignment along training: lowest, last and the kept model (update 6,800,
   '^AER along training: `dot` lowest 45\.50 at update 3,400, 45\.50 at the last read \(3,400\); the model it keeps \(update 6,800\) not read\.$'
 expect "silver: the comparisons' margin from the settings" 'level\* within ±1 AER \(TOST\)'
 expect "silver against gold, from the Hansards study" 'the same recipe.s links score 18\.12$'
+expect "what the scorers learned: the chosen rate's runs, mean ± sd" '^\| `general` \| 2 \| — \| — \| 0\.020 ± 0\.014 \| 0\.980 ± 0\.014 \|$'
+expect "what the scorers learned: one run" '^\| `general-identity` \| 1 \| — \| — \| 0\.800 \| 0\.400 \|$'
+grep -q '^| `dot` | 1 | — | — | — | — |' "$TMP/page.md" && fail "what the scorers learned: a row of dashes"
+expect "answer 1's evidence: general from the identity, what it learned and against general" \
+  '^- `general-identity`.s trained W_a .*: the nearest scaled identity αI has α = 0\.800, and ‖W_a − αI‖ / ‖W_a‖ = 0\.400 \(0: `dot` times α\); BLEU level: within ±0\.5 BLEU \(TOST p = 0\.0100\); \+0\.20 \[-0\.10, \+0\.50\] \(against `general`\)$'
 expect "mechanistic check against its counterpart" '^\| `general-identity` \| `general` \| level: within ±0\.5 BLEU \(TOST p = 0\.0100\); \+0\.20 \[-0\.10, \+0\.50\] \| — \|$'
 expect "literature box" '^### In the literature$'
 expect "question 3: the paper's table beside the pooling study's run (2,000 updates: 2 epochs)" \
@@ -506,6 +522,7 @@ print("%.4f %.6f %.2f %.2f %.2f" % (d, p, h["a"], h["c"], h["b"]))')
 # weight, no gradient through the softmax), [0.9, 0.1] (entropy 0.325083, fraction 0.468996,
 # score spread ln 9 / 2 = 1.098612) and a uniform row of 4 (entropy ln 4, fraction 1, spread 0).
 SAT=$SRC/experiments/ablation/saturation.py
+exit_of() { "$PY" "$@" > /dev/null 2> "$TMP/err"; echo $?; }  # SCRIPT ARGS: its exit code; stderr in $TMP/err
 printf '{"id": 0, "weights": [[1, 0], [0.9, 0.1]]}\n{"id": 1, "weights": [[0.25, 0.25, 0.25, 0.25]]}\n' > "$TMP/soft.jsonl"
 got=$("$PY" "$SAT" --header "$TMP/soft.jsonl" | cut -f1-7 | tr '\t\n' ' |')
 [ "$got" = "rows source_median entropy entropy_fraction max_weight score_sd zero_rows|3 2 0.570459 0.489665 0.716667 0.549306 0.333333|" ] ||
@@ -514,10 +531,34 @@ printf '{"id": 0, "weights": [[0, 1, 0], [1, 0]]}\n' > "$TMP/soft.jsonl"
 got=$("$PY" "$SAT" "$TMP/soft.jsonl" | cut -f3,6-9)
 [ "$got" = "$(printf '0\tnan\t1\t0\t0')" ] || fail "saturation.py, one-hot rows: $got"
 printf '{"id": 0, "weights": [[0.5, 0.5]]}\n{"id": 1, "weights": [[1.5, 0]]}\n' > "$TMP/soft.jsonl"
-"$PY" "$SAT" "$TMP/soft.jsonl" > /dev/null 2> "$TMP/err"
-got=$?
+got=$(exit_of "$SAT" "$TMP/soft.jsonl")
 [ "$got" = 65 ] && grep -qx "saturation.py: $TMP/soft.jsonl:2: a row of weights outside \[0, 1\]" "$TMP/err" ||
   fail "saturation.py, a bad row: exit $got, $(head -c 200 "$TMP/err")"
+
+# parameters.py on a hand-made model file (safetensors, as heed writes it): log τ = ln 4 at hidden
+# 16 (τ 4, τ/√16 = 1); W_a = [[2, 1], [0, 2]]: α = tr/d = 2, ‖W − 2I‖ / ‖W‖ = 1/3. A file that is
+# no model: 65, naming it; a missing one: 66.
+PARAMS=$SRC/experiments/ablation/parameters.py
+"$PY" - "$TMP/model.heed" <<'EOF2'
+import json, math, struct, sys
+tensors = [("decoder/attention/log_temperature", [1], [math.log(4)]),
+           ("decoder/attention/weight", [2, 2], [2, 1, 0, 2])]
+header, data = {"__metadata__": {"config": json.dumps({"hidden": 16})}}, b""
+for name, shape, values in tensors:
+    blob = struct.pack(f"<{len(values)}f", *values)
+    header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [len(data), len(data) + len(blob)]}
+    data += blob
+text = json.dumps(header).encode()
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<Q", len(text)) + text + data)
+EOF2
+got=$("$PY" "$PARAMS" --header "$TMP/model.heed" | tr '\t\n' ' |')
+[ "$got" = "temperature scale identity residual|4 1 2 0.333333|" ] || fail "parameters.py: $got"
+printf 'not a model' > "$TMP/bad.heed"
+got=$(exit_of "$PARAMS" "$TMP/bad.heed")
+[ "$got" = 65 ] && grep -q "^parameters.py: $TMP/bad.heed: not a readable heed model: " "$TMP/err" ||
+  fail "parameters.py, not a model: exit $got, $(head -c 200 "$TMP/err")"
+[ "$(exit_of "$PARAMS" "$TMP/absent.heed")" = 66 ] || fail "parameters.py, a missing file: exit $got"
 
 # Without Debian's packages (-S: no site directories): exit 69 naming them.
 "$PY" -S "$REPORT" --check 2>"$TMP/err"
