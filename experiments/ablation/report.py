@@ -4,15 +4,15 @@
 Every number in the page comes from RESULTS (run.sh's header lists the files): settings.tsv,
 plan.tsv, runs.tsv, scores.tsv, curves/*.tsv, lr-choice.tsv, compare/FAMILY.SET.tsv (heed-score
 --system --format tsv), skipped.tsv, and when the cost stage ran cost-length.tsv, cost-hidden.tsv,
-stats.tsv and machine.txt, when the probes ran saturation.tsv, parameters.tsv, long.tsv, long-set.tsv and
-long/ID.tsv, silver.tsv and silver-baselines.tsv, counterpart/ID.tsv, when the share stage ran
-share/MECHANISM.MODE.tsv, protocol-changes.md if the protocol changed during the study (and the
-pooling study's tables, experiments/pooling/results/, for question 3,
+stats.tsv and machine.txt, when the probes ran saturation.tsv, parameters.tsv, long.tsv,
+long-set.tsv and long/ID.tsv, silver.tsv and silver-baselines.tsv, counterpart/ID.tsv, when the
+share stage ran share/MECHANISM.MODE.tsv, protocol-changes.md if the protocol changed during the
+study (and the pooling study's tables, experiments/pooling/results/, for question 3,
 experiments/alignment-hansards/results: silver.tsv for how silver links agree with gold,
-compare/*.tsv for the mechanisms' attention against each other on gold). The
-page is regenerated after every finished run, so a configuration without runs yet prints "—" or
-is left out of a table, and a comparison without both sides is not made; a result file that run.sh
-always writes and that is missing is an error naming it.
+compare/*.tsv for the mechanisms' attention against each other on gold). The page is regenerated
+after every finished run, so a configuration without runs yet prints "—" or is left out of a
+table, and a comparison without both sides is not made; a result file that run.sh always writes
+and that is missing is an error naming it.
 
 The page is the Jinja2 template ablation.md.j2, rendered with
   r        a Results: r.status, r.settings.updates, r.tests (the test sets and "pooled"),
