@@ -95,7 +95,9 @@
 # search (stage probes, beam.tsv; every comparison above it is greedy).
 #
 # Stages, each unit skipped when its result is there, so the driver can be stopped anywhere and
-# called again (an interrupted training resumes from its checkpoint):
+# called again (an interrupted training resumes from its checkpoint). To stop it, send the driver
+# SIGTERM (kill PID; Ctrl-C where it runs in the foreground): its trainings save their checkpoints,
+# a run being probed or scored finishes that, no run starts, and it exits 143 (130 for Ctrl-C).
 #   data    tokenize, learn one joint BPE on the training text, apply it (WORK)
 #   cost    heed-bench-attn: the attention's forward+backward time against source length and
 #           hidden size (all target steps at once, training's shape), and --stats
@@ -1254,6 +1256,7 @@ worker() {
     choose_lr
     flock -u 9
     while IFS=$'\t' read -r -u 3 order id family stage seed lr hidden options; do
+      [ ! -e "$WORK/claims/.stop" ] || return 0  # the driver is stopping: no new run
       lr=$(resolved_lr "$lr" "$id")
       [ -n "$lr" ] || { pending=1; continue; }
       [ -z "$(run_row "$id" "$seed" "$lr")" ] || continue  # done already
@@ -1293,20 +1296,43 @@ if has_stage runs; then
     worker &
     workers+=($!)
   done
-  # The first worker to stop on an error stops the others: SIGINT to their children, so that a
-  # training saves its checkpoint (heed-train's Ctrl-C) and the next call resumes it.
-  failed=0
+  # Stopping: the first worker to stop on an error, or a SIGTERM (or SIGINT, where the driver
+  # runs in the foreground; a background job of a script ignores it) to the driver, stops the
+  # others. Their trainings get SIGINT, so that each saves its checkpoint (heed-train's Ctrl-C)
+  # and the next call resumes it; a worker between trainings finishes its probes and page, and
+  # the stop file keeps every worker from starting another run.
+  stop_workers() {
+    touch "$WORK/claims/.stop"
+    local pid child
+    for pid in "${workers[@]}"; do
+      for child in $(pgrep -P "$pid"); do
+        [[ $(ps -o args= -p "$child") != "$BIN/heed-train "* ]] || kill -INT "$child" 2> /dev/null || true
+      done
+    done
+  }
+  stopped=0 failed=0
+  trap 'stopped=130; log "stopping: the trainings save their checkpoints"; stop_workers' INT
+  trap 'stopped=143; log "stopping: the trainings save their checkpoints"; stop_workers' TERM
   while [ "${#workers[@]}" -gt 0 ]; do
     code=0 finished=""
     wait -n -p finished "${workers[@]}" || code=$?
+    if [ -z "${finished:-}" ]; then
+      # A signal's trap ends the wait with no worker finished: wait again, unless none is left
+      # to wait for (127: killed with the driver, say), which is a stop too.
+      [ "$code" = 127 ] || continue
+      [ "$stopped" != 0 ] || [ "$failed" != 0 ] || failed=70
+      break
+    fi
     rest=()
     for pid in "${workers[@]}"; do [ "$pid" = "$finished" ] || rest+=("$pid"); done
     workers=("${rest[@]}")
     if [ "$code" != 0 ] && [ "$failed" = 0 ]; then
       failed=$code
-      for pid in "${workers[@]}"; do pkill -INT -P "$pid" 2> /dev/null || true; done
+      stop_workers
     fi
   done
+  trap - INT TERM
+  [ "$stopped" = 0 ] || die "$stopped" "stopped; call the driver again to resume"
   [ "$failed" = 0 ] || die "$failed" "a worker stopped (exit $failed); call the driver again to resume"
 fi
 # --- share --------------------------------------------------------------------------------------

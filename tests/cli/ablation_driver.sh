@@ -8,8 +8,8 @@
 # the other stages); a row per run, scores per test
 # set and pooled, learning curves, translations, the comparisons of each family and the page with
 # its status line; the probes of every run (saturation statistics, what the scorer's parameters
-# learned, long inputs) and the share stage; a second call runs nothing; usage errors (64) and
-# missing files (66).
+# learned, long inputs) and the share stage; a second call runs nothing; SIGTERM stops two
+# workers' trainings at a checkpoint and starts no run; usage errors (64) and missing files (66).
 #   tests/cli/ablation_driver.sh BIN_DIR SOURCE_DIR
 # Needs Debian's /usr/bin/python3 with python3-jinja2 and python3-matplotlib (the report stage);
 # skipped (77) without them.
@@ -242,6 +242,28 @@ expect_eq two-jobs-scores "$(tail -n +2 "$TMP/results2/scores.tsv" | sort)" "$(t
 expect_eq two-jobs-silver "$(tail -n +2 "$TMP/results2/silver.tsv" | sort)" "$(tail -n +2 "$R/silver.tsv" | sort)"
 grep -q '^\*\*Status: 12 of 12 runs done\*\*' "$TMP/results2/page.md" && ok || fail "JOBS=2: no status line"
 expect_exit 64 jobs-not-a-count -- env JOBS=0 bash "$RUN" "${corpus[@]}" --plan
+
+# Stopped: SIGTERM to the driver (in the background, as a study runs) while its two workers
+# train. Each training saves its checkpoint, no run is recorded and none starts after the stop;
+# the driver exits 143 and says how to go on.
+W3=$TMP/work-stop R3=$TMP/results-stop
+env JOBS=2 UPDATES=1000000 VALID_EVERY=500000 WORK="$W3" RESULTS="$R3" REPORT="$R3/page.md" \
+  bash "$RUN" "${corpus[@]}" --stages "data runs" > "$TMP/stop.out" 2> "$TMP/stop.err" &
+driver=$!
+for _ in $(seq 1500); do  # until both trainings have logged updates (at most ~5 minutes)
+  n=0
+  for m in "$W3"/runs/*/metrics.tsv; do [ -f "$m" ] && [ "$(wc -l < "$m")" -ge 2 ] && n=$((n + 1)); done
+  [ "$n" -ge 2 ] && break
+  sleep 0.2
+done
+kill -TERM "$driver"
+code=0
+wait "$driver" || code=$?
+expect_eq stop-exit "$code" 143
+expect_eq stop-checkpoints "$(ls "$W3"/runs/*/checkpoint.heed 2>/dev/null | wc -l)" 2
+expect_eq stop-no-row "$(tail -n +2 "$R3/runs.tsv" 2>/dev/null | wc -l)" 0
+expect_eq stop-no-new-run "$(grep -c ': training (' "$TMP/stop.err")" 2
+expect_eq stop-message "$(tail -n 1 "$TMP/stop.err")" "ablation: stopped; call the driver again to resume"
 # No heed-train in BIN: one line naming it, exit 69, no results written.
 expect_exit 69 no-binaries -- env BIN="$TMP/none" RESULTS="$TMP/results-none" bash "$RUN" "${corpus[@]}" --plan
 expect_eq no-binaries-line "$(wc -l < "$TMP/err")" 1
