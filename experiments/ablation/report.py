@@ -473,6 +473,36 @@ class Results:
                 return row["lr"]
         return self.settings.get("lr")
 
+    def check_bleu(self, choice):
+        """The validation BLEU of a check's run (a row of lr-choice.tsv) at its best perplexity,
+        or None (failed, unfinished)."""
+        seed = next((row["seed"] for row in self.plan
+                     if row["id"] == choice["id"] and row["stage"] == "lr-check"), None)
+        run = next((row for row in self.runs if row["id"] == choice["id"] and row["seed"] == seed
+                    and row["lr"] == choice["lr"] and row["status"] == "ok"), None)
+        return number(run["best_val_bleu"]) if run else None
+
+    @property
+    def rate_disagreements(self):
+        """The finished checks where the validation BLEU would have chosen another rate than the
+        perplexity did: [(id, the chosen rate, its BLEU, the rate of the best BLEU, that BLEU)]."""
+        by_id = {}
+        for row in self.lr_choice:
+            by_id.setdefault(row["id"], []).append(row)
+        found = []
+        for config_id, choice in by_id.items():
+            if not all(row["best_val_ppl"] for row in choice):
+                continue  # unfinished
+            chosen = next((row["lr"] for row in choice if row["chosen"] == "yes"), None)
+            scored = [(self.check_bleu(row), row["lr"]) for row in choice]
+            scored = [(bleu, lr) for bleu, lr in scored if bleu is not None]
+            if chosen and scored:
+                best_bleu, best = max(scored)
+                chosen_bleu = next((bleu for bleu, lr in scored if lr == chosen), None)
+                if best != chosen and chosen_bleu is not None:
+                    found.append((config_id, chosen, chosen_bleu, best, best_bleu))
+        return found
+
     def rows(self, config_id, lr=None):
         """Its finished runs at LR (default: the compared rate), failed ones left out."""
         lr = lr or self.lr(config_id)
@@ -906,6 +936,13 @@ def checks(results, carried):
     return by_id
 
 
+def check_cell(results, row):
+    """A check run's cell: its best validation perplexity, which chooses the rate, and the
+    validation BLEU at that checkpoint, which does not (the two can disagree)."""
+    bleu = results.check_bleu(row)
+    return ppl_cell(row["best_val_ppl"]) + (f" / {num(bleu)}" if bleu is not None else "")
+
+
 def lr_check_table(results):
     rows_by_id = checks(results, carried=False)
     if not rows_by_id or all(len(rows) < 2 for rows in rows_by_id.values()):
@@ -916,15 +953,15 @@ def lr_check_table(results):
     rows = []
     for config_id, choice in rows_by_id.items():
         by_factor = {row["factor"]: row for row in choice}
-        rows.append([f"`{config_id}`"] + [ppl_cell(by_factor[f]["best_val_ppl"])
+        rows.append([f"`{config_id}`"] + [check_cell(results, by_factor[f])
                                           if f in by_factor else DASH for f in factors] +
                     [chosen_cell(choice)])
     return markdown_table(header, rows)
 
 
 def carried_check_table(results):
-    """The checks of a rate carried over to another hidden size or scorer: each cell the best
-    validation perplexity at the carried rate × the factor (the rate in brackets)."""
+    """The checks of a rate carried over to another hidden size or scorer: each cell a check
+    run's (check_cell) at the carried rate × the factor (the rate in brackets)."""
     rows_by_id = checks(results, carried=True)
     if not rows_by_id:
         return ""
@@ -938,7 +975,7 @@ def carried_check_table(results):
                        if row["id"] == config_id and "*" in row["lr"]), None)
         rows.append([f"`{config_id}`", results.configs[config_id]["hidden"],
                      f"{choice[0]['base']}" + (f" (`{source}`'s)" if source else "")] +
-                    [f"{ppl_cell(by_factor[f]['best_val_ppl'])} ({by_factor[f]['lr']})"
+                    [f"{check_cell(results, by_factor[f])} ({by_factor[f]['lr']})"
                      if f in by_factor else DASH for f in factors] + [chosen_cell(choice)])
     return markdown_table(header, rows)
 

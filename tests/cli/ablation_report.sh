@@ -342,12 +342,21 @@ expect "training: lr, ppl, updates, early stops" '^\| `general` \| 0\.002 \| 5\.
 expect "training: a configuration at the rate of the check that sets it (plan.tsv's chosen:general)" \
   '^\| `general-identity` \| 0\.002 \| 4\.90 \| 5,100 \| 4,250 \| 0 of 1 \|'
 expect "training: early stop counted" '^\| `additive` \| 0\.001 \| 5\.15 \| 850 \| 850 \| 1 of 1 \|'
-expect "lr check table, the winner at the edge of the grid" '^\| `general` \| 5\.20 \| 5\.00 \| 0\.002 \(the highest rate tried\) \|$'
-expect "lr check: a failed run" '^\| `dot` \| 5\.10 \| failed \| 0\.001 \|$'
-expect "lr check unfinished" '^\| `additive` \| 5\.15 \| — \| 0\.001 \(check unfinished\) \|$'
+# Each cell: the best validation perplexity (it chooses), then the validation BLEU there.
+expect "lr check table, the winner at the edge of the grid" '^\| `general` \| 5\.20 / 39\.00 \| 5\.00 / 41\.00 \| 0\.002 \(the highest rate tried\) \|$'
+expect "lr check: a failed run" '^\| `dot` \| 5\.10 / 40\.00 \| failed \| 0\.001 \|$'
+expect "lr check unfinished" '^\| `additive` \| 5\.15 / 39\.50 \| — \| 0\.001 \(check unfinished\) \|$'
 expect "a rate carried to another width, checked there" \
-  '^\| `dot-h256` \| 256 \| 0\.001 \(`dot`.s\) \| 5\.90 \(0\.001\) \| 5\.70 \(0\.002\) \| 0\.002 \(the highest rate tried\) \|$'
+  '^\| `dot-h256` \| 256 \| 0\.001 \(`dot`.s\) \| 5\.90 / 37\.00 \(0\.001\) \| 5\.70 / 38\.00 \(0\.002\) \| 0\.002 \(the highest rate tried\) \|$'
 grep -q '^| `dot-h256` | 5\.90' "$TMP/page.md" && fail "a carried check in the core scorers' table"
+expect "lr check: the BLEU would choose the same rates" '^  would have chosen the same rates \(\[Learning-rate check\]'
+# Where the validation BLEU would choose another rate than the perplexity, the limits say so.
+cp "$R/runs.tsv" "$TMP/runs.kept"
+awk -F'\t' -v OFS='\t' '$1 == "general" && $3 == 1 && $4 == "0.001" { $12 = "42.0" } 1' "$TMP/runs.kept" > "$R/runs.tsv"
+report "lr check: BLEU disagrees" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page-bleu.md"
+grep -qF 'would have chosen another for `general` (0.001: 42.00 against 41.00 at 0.002) ([Learning-rate check]' \
+  "$TMP/page-bleu.md" || fail "lr check: BLEU disagrees: $(grep -F 'would have chosen' "$TMP/page-bleu.md")"
+cp "$TMP/runs.kept" "$R/runs.tsv"
 expect "training: a configuration at its width's check (plan.tsv's chosen:dot*1 and chosen)" \
   '^\| `dot-h256` \| 0\.002 \| 5\.70 \| 5,950 \|'
 expect "verdict: differs" '^- `general` against `dot`: differs: 1\.00 BLEU higher \[\+0\.40, \+1\.60\] \(Holm p = 0\.0040\); chrF level: within ±0\.5 chrF \(TOST p = 0\.0400\), though not identical: \+0\.30 \[\+0\.10, \+0\.50\], Holm p < 0\.001$'
