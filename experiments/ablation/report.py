@@ -486,11 +486,8 @@ class Results:
     def rate_disagreements(self):
         """The finished checks where the validation BLEU would have chosen another rate than the
         perplexity did: [(id, the chosen rate, its BLEU, the rate of the best BLEU, that BLEU)]."""
-        by_id = {}
-        for row in self.lr_choice:
-            by_id.setdefault(row["id"], []).append(row)
         found = []
-        for config_id, choice in by_id.items():
+        for config_id, choice in {**checks(self, carried=False), **checks(self, carried=True)}.items():
             if not all(row["best_val_ppl"] for row in choice):
                 continue  # unfinished
             chosen = next((row["lr"] for row in choice if row["chosen"] == "yes"), None)

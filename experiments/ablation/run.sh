@@ -1310,9 +1310,14 @@ if has_stage runs; then
       done
     done
   }
+  stop_on_signal() {  # exit code
+    stopped=$1
+    log "stopping: the trainings save their checkpoints"
+    stop_workers
+  }
   stopped=0 failed=0
-  trap 'stopped=130; log "stopping: the trainings save their checkpoints"; stop_workers' INT
-  trap 'stopped=143; log "stopping: the trainings save their checkpoints"; stop_workers' TERM
+  trap 'stop_on_signal 130' INT
+  trap 'stop_on_signal 143' TERM
   while [ "${#workers[@]}" -gt 0 ]; do
     code=0 finished=""
     wait -n -p finished "${workers[@]}" || code=$?
