@@ -308,17 +308,26 @@ class Results:
                 self.settings[fields[0]] = fields[1]
         self.tests = [t["name"] for t in self.test_sets] + ["pooled"]
         self.plan = read_tsv(path("plan.tsv"))
-        self.configs = {}  # id → {family, stage, hidden, options, seeds}, in plan order
+        # id → {family (its own), families (its own and those it joins), stage, hidden, options,
+        # seeds}, in plan order
+        self.configs = {}
         for row in self.plan:
+            families = row["family"].split(",")
             config = self.configs.setdefault(row["id"], {
-                "family": row["family"], "stage": row["stage"], "hidden": row["hidden"],
-                "options": row["options"], "seeds": set()})
+                "family": families[0], "families": families, "stage": row["stage"],
+                "hidden": row["hidden"], "options": row["options"], "seeds": set()})
             if row["stage"] != "lr-check":
                 config["stage"] = row["stage"]
                 config["seeds"].add(row["seed"])
-        self.families = {}  # family → [ids], the baseline first
+        # family → [ids]: the baseline (the configuration whose own family it is) first, then
+        # the others, their own or joined, in plan order
+        self.families = {}
         for config_id, config in self.configs.items():
             self.families.setdefault(config["family"], []).append(config_id)
+        for config_id, config in self.configs.items():
+            for family in config["families"][1:]:
+                if family in self.families:
+                    self.families[family].append(config_id)
         self.runs = read_tsv(path("runs.tsv"))
         self.scores = {}
         for row in read_tsv(path("scores.tsv")):
@@ -468,6 +477,8 @@ class Results:
                 owner = (config_id if row["lr"] == "chosen" or "*" in row["lr"]
                          else row["lr"][len("chosen:"):])
                 break
+        if owner is None:  # a rate its options fix, else the study's: the plan's
+            return next(row["lr"] for row in self.plan if row["id"] == config_id)
         for row in self.lr_choice:
             if row["id"] == owner and row["chosen"] == "yes":
                 return row["lr"]
@@ -546,17 +557,23 @@ class Results:
     def family(self, config_id):
         return self.configs[self.check(config_id)]["family"]
 
-    def cmp(self, config_id, test="pooled", metric="BLEU"):
-        """Its comparison with its family's baseline on TEST (None until both have runs)."""
-        family = self.family(config_id)
+    def cmp(self, config_id, test="pooled", metric="BLEU", family=None):
+        """Its comparison with the baseline of its family (or of FAMILY, one it joins) on TEST
+        (None until both have runs)."""
+        if family is None:
+            family = self.family(config_id)
+        elif config_id not in self.families.get(family, [])[1:]:
+            raise ReportError(f"'{config_id}' is not compared in family '{family}'")
         if metric not in METRICS:
             raise ReportError(f"unknown metric '{metric}' (BLEU or chrF2)")
         return self.compare.get((family, self.check_test(test)), {}).get((config_id, metric))
 
-    def verdict(self, config_id, test="pooled", metric="BLEU"):
-        comparison = self.cmp(config_id, test, metric)
+    def verdict(self, config_id, test="pooled", metric="BLEU", family=None):
+        comparison = self.cmp(config_id, test, metric, family)
         if comparison is None:
-            return f"not compared yet (`{config_id}` has {self.seeds(config_id)} finished runs)"
+            baseline = self.families[family or self.family(config_id)][0]
+            return (f"not compared yet (`{config_id}` has {self.seeds(config_id)} finished runs, "
+                    f"`{baseline}` {self.seeds(baseline)})")
         return comparison.verdict
 
     def silver_verdict(self, config_id, against="family"):
@@ -994,7 +1011,7 @@ def comparison_table(results, family):
             cells = [f"`{config_id}`", test]
             any_cell = False
             for metric in METRICS:
-                c = results.cmp(config_id, test, metric)
+                c = results.cmp(config_id, test, metric, family)
                 if c is None:
                     cells += [DASH] * 4
                     continue
@@ -1011,7 +1028,8 @@ def comparison_table(results, family):
 
 
 def arrangements_table(results):
-    """Scorer × arrangement family (the stage "arrangement"): pooled BLEU, mean ± sd."""
+    """Scorer and its rate × arrangement family (the stage "arrangement", and the configurations
+    that join it): pooled BLEU, mean ± sd."""
     families = [f for f, ids in results.families.items()
                 if results.configs[ids[0]]["stage"] == "arrangement"]
     if not families:
@@ -1020,10 +1038,11 @@ def arrangements_table(results):
     for family in families:
         for config_id in results.families[family]:
             scorer = option(results.configs[config_id]["options"], "attention") or config_id
-            scorers.setdefault(scorer, {})[family] = config_id
-    rows = [[f"`{scorer}`"] + [pm(results.bleu(cells[f])) if f in cells else DASH
-                               for f in families] for scorer, cells in scorers.items()]
-    return markdown_table(["scorer"] + [f"`{f}`" for f in families], rows)
+            scorers.setdefault((scorer, results.lr(config_id)), {})[family] = config_id
+    rows = [[f"`{scorer}`", lr] + [pm(results.bleu(cells[f])) if f in cells else DASH
+                                   for f in families]
+            for (scorer, lr), cells in scorers.items()]
+    return markdown_table(["scorer", "rate"] + [f"`{f}`" for f in families], rows)
 
 
 def sweep_points(results):

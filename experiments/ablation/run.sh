@@ -40,15 +40,18 @@
 #     and multi-head in Luong's × 3 seeds
 #   the rate carried to 256 checked (×0.5, ×2), seed 1:    8 runs    1.5 h
 #   attention-dim sweep, hidden 256: 3 × 3 A × 2 seeds    18 runs    3.3 h
-#   total at UPDATES=6800                                125 runs   34.4 h
+#   one rate: dot at general's rate (0.004) in each        9 runs    1.6 h
+#     arrangement × 3 seeds (exploratory, added while
+#     the study ran: results/protocol-changes.md)
+#   total at UPDATES=6800                                134 runs   36.1 h
 # Everything at hidden 512 would be ~45 h: the cut in the defaults is hidden 256 for the
 # arrangements and the sweep (allowed there if it converges: the page's training table says where
 # each configuration's validation perplexity bottomed out and whether early stopping ended it).
-# That is ~70 % over 20 h; the order makes a shortfall cost the least: the central comparison
+# That is ~80 % over 20 h; the order makes a shortfall cost the least: the central comparison
 # (the core, seed-major, and its learning-rate check) first, then the rest of the Luong table and
 # the mechanistic checks that test answer 2's reading (moved before the arrangements on
 # 2026-11-29, with 59 runs done and none of either stage started), and what time runs out on is
-# the sweep (`--plan` prints the order). At
+# the one-rate stage, then the sweep (`--plan` prints the order). At
 # UPDATES=10200 multiply the training by 1.5.
 #
 # Options (the environment variable in brackets sets the default):
@@ -307,6 +310,8 @@ case_tok=() case_score=()
 # --- the plan -----------------------------------------------------------------------------------
 [ -f "$CONFIGS" ] || die 66 "$CONFIGS not found"
 # Configuration lines: id family stage seeds hidden options (comments and blank lines skipped).
+# The rate a configuration's options fix (--lr X; "" for none): it runs at X, with no check.
+fixed_lr() { awk '{ for (i = 1; i < NF; i++) if ($i == "--lr") { print $(i + 1); exit } }' <<< "$1"; }
 config_lines=$(awk -F'\t' '!/^#/ && NF { print }' "$CONFIGS")
 while IFS=$'\t' read -r id family stage n hidden options; do
   [ -n "$id" ] || continue
@@ -314,7 +319,20 @@ while IFS=$'\t' read -r id family stage n hidden options; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || die 65 "$CONFIGS: $id: seeds '$n' is not a count"
   [[ $hidden == - || $hidden =~ ^[1-9][0-9]*$ ]] || die 65 "$CONFIGS: $id: hidden '$hidden'"
   [ -n "$family" ] && [ -n "$stage" ] || die 65 "$CONFIGS: $id: needs a family and a stage"
+  [[ ,$family, =~ ^(,[a-z0-9][a-z0-9.-]*)+,$ ]] ||
+    die 65 "$CONFIGS: $id: family '$family': names of lowercase letters, digits, '.', '-', separated by ','"
+  if [[ " $options " == *" --lr "* ]]; then
+    [ "$stage" != core ] || die 65 "$CONFIGS: $id: a core configuration's rate is its check's: no --lr"
+    [[ $(fixed_lr "$options") =~ ^[0-9]*\.?[0-9]+([eE]-?[0-9]+)?$ ]] ||
+      die 65 "$CONFIGS: $id: --lr '$(fixed_lr "$options")' is not a number"
+  fi
 done <<< "$config_lines"
+# A family other than a configuration's first is one it joins: its baseline is the configuration
+# whose first family it is.
+for family in $(cut -f2 <<< "$config_lines" | tr ',' '\n' | sort -u); do
+  cut -f2 <<< "$config_lines" | grep -q "^$family\(,\|$\)" ||
+    die 65 "$CONFIGS: family '$family' has no baseline (no configuration names it first)"
+done
 dups=$(cut -f1 <<< "$config_lines" | sort | uniq -d)
 [ -z "$dups" ] || die 65 "$CONFIGS: configurations named twice: $dups"
 if [ -n "$ONLY" ]; then
@@ -325,8 +343,15 @@ if [ -n "$ONLY" ]; then
 fi
 
 train_command() {  # dir seed lr hidden options...: the heed-train command of one run, in ${cmd[@]}
-  local dir=$1 seed=$2 lr=$3 hidden=$4
+  local dir=$1 seed=$2 lr=$3 hidden=$4 options=()
   shift 4
+  # A rate the options fix is the plan's lr already (plan): heed-train takes --lr once.
+  while [ $# -gt 0 ]; do
+    if [ "$1" = --lr ] && [ $# -ge 2 ]; then shift 2; continue; fi
+    options+=("$1")
+    shift
+  done
+  set -- "${options[@]}"
   local tok_lc=()
   [ "$lowercase" = 1 ] && tok_lc=(--tokenizer-lowercase)
   # shellcheck disable=SC2206
@@ -376,7 +401,8 @@ lr_times() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%g", a * f }'; }
 # baseline's rate (dot's) and tries it × TRANSFER_FACTORS as well, as a rate carried to another
 # width does: a rate tuned for one scorer need not suit another; without TRANSFER_FACTORS it runs
 # at the baseline's rate unchecked. So each comparison is made at rates tuned on both sides;
-# without any check, at LR.
+# without any check, at LR. A configuration whose options give --lr runs at that rate, owns no
+# check and sets no other's rate (a comparison at one rate for all, where the tuned rates differ).
 rate_owners() {
   awk -F'\t' -v OFS='\t' -v H="$HIDDEN" -v check="${#lr_factors[@]}" -v transfer="${#transfer_factors[@]}" '
     function attention(o) {
@@ -394,16 +420,16 @@ rate_owners() {
     function from(i) {  # whose chosen rate the check of its own starts from
       return core_of(i) ? core_of(i) : owner(base[fam[i]]) }
     function owner(i,   c, j) {
-      if (!check) return 0
+      if (!check || fixed[i]) return 0
       if (stage[i] == "core") return i
       c = core_of(i)
       if (!c) return base[fam[i]] == i ? 0 : transfer && owner(base[fam[i]]) ? i : owner(base[fam[i]])
       if (hid[c] == hid[i] || !transfer) return c
       for (j = 1; j <= NR; j++) if (hid[j] == hid[i] && opt[j] == opt[c]) return j
       return c }
-    { id[NR] = $1; fam[NR] = $2; stage[NR] = $3; hid[NR] = $5 == "-" ? H : $5; opt[NR] = $6
-      att[NR] = attention($6)
-      if (!($2 in base)) base[$2] = NR }
+    { id[NR] = $1; fam[NR] = $2; sub(/,.*/, "", fam[NR]); stage[NR] = $3; hid[NR] = $5 == "-" ? H : $5
+      opt[NR] = $6; att[NR] = attention($6); fixed[NR] = index(" " $6 " ", " --lr ") > 0
+      if (!(fam[NR] in base)) base[fam[NR]] = NR }
     END {
       for (i = 1; i <= NR; i++) {
         o = owner(i); c = counterpart(i)
@@ -440,8 +466,9 @@ plan() {
     for r in $(seq 1 "${#seeds[@]}"); do
       while IFS=$'\t' read -r id family stage n hidden options; do
         [ "$stage" = "$s" ] && [ "$n" -ge "$r" ] || continue
-        owner=$(rate_field "$id" 2) from=$(rate_field "$id" 3)
-        if [ -z "$owner" ]; then f=$LR
+        owner=$(rate_field "$id" 2) from=$(rate_field "$id" 3) f=$(fixed_lr "$options")
+        if [ -n "$f" ]; then f=$(lr_times "$f" 1)
+        elif [ -z "$owner" ]; then f=$LR
         elif [ -n "$from" ]; then f=$([ "$r" = 1 ] && echo "chosen:$from*1" || echo chosen)
         else f=chosen:$owner
         fi
@@ -748,11 +775,14 @@ check_choice() {
   awk -F'\t' -v id="$2" '$1 == id { n++; if ($5 == "") open = 1; if ($6 == "yes") lr = $4 }
     END { if (n && !open) print lr }' "$1"
 }
-# The rate configuration $1 runs and is compared at: its owner's choice in lr-choice.tsv (plan.tsv
-# names the owner for report.py); LR until the owner's check has rows, and without an owner.
+# The rate configuration $1 runs and is compared at: the one its options fix, else its owner's
+# choice in lr-choice.tsv (plan.tsv names the owner for report.py); LR until the owner's check has
+# rows, and without an owner.
 compared_lr() {
   local owner lr
   owner=$(rate_field "$1" 2)
+  lr=$(fixed_lr "$(awk -F'\t' -v id="$1" '$1 == id { print $6 }' <<< "$planned_lines")")
+  if [ -n "$lr" ]; then lr_times "$lr" 1; return; fi
   [ -z "$owner" ] || lr=$(awk -F'\t' -v id="$owner" '$1 == id && $6 == "yes" { print $4; exit }' \
     "$RESULTS/lr-choice.tsv")
   echo "${lr:-$LR}"
@@ -1080,15 +1110,26 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
 }
 
 # --- stats --------------------------------------------------------------------------------------
+# The configurations of family $1, one per line: its baseline (the one whose first family it is)
+# first, then the others of the family, its own or joined, in the file's order; none without a
+# baseline.
+family_ids() {
+  awk -F'\t' -v f="$1" '{ n = split($2, fs, ","); if (fs[1] == f && !base) base = $1
+                           for (i = 1; i <= n; i++) if (fs[i] == f) ids[++k] = $1 }
+    END { if (!base) exit; print base; for (i = 1; i <= k; i++) if (ids[i] != base) print ids[i] }' \
+    <<< "$planned_lines"
+}
 # Per family, test set and the pooled set: heed-score --system, the family's baseline first, each
 # configuration with its finished runs (core configurations: at their chosen learning rate).
-stats() {  # [FAMILY: only its comparisons, after one of its runs]
+stats() {  # [FAMILIES: only their comparisons, after a run of a configuration in them]
   local family ids id runs sys i name ref n
   rm -rf "$WORK/stats"
   mkdir -p "$WORK/stats"
   choose_lr
-  for family in $(cut -f2 <<< "$planned_lines" | awk -v only="${1:-}" '!seen[$0]++ && (only == "" || $0 == only)'); do
-    ids=$(awk -F'\t' -v f="$family" '$2 == f { print $1 }' <<< "$planned_lines")
+  for family in $(cut -f2 <<< "$planned_lines" | tr ',' '\n' |
+                  awk -v only=" ${1:-} " '!seen[$0]++ && (only == "  " || index(only, " " $0 " "))'); do
+    ids=$(family_ids "$family")
+    [ -n "$ids" ] || continue  # its baseline left out (--only)
     for name in "${test_names[@]}" pooled $([ "$long_ok" = 1 ] && echo long long-forced) \
                  $([ "$BEAM" -gt 1 ] && echo beam beam-greedy) $length_names; do
       sys=()
@@ -1158,7 +1199,7 @@ stats() {  # [FAMILY: only its comparisons, after one of its runs]
       [ "${#sys[@]}" = 4 ] || continue
       "$SCORE_BIN/heed-score" "${case_score[@]}" -r "$WORK/pooled.ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
         --equivalence-margin "$MARGIN" --format tsv -q -o "$RESULTS/counterpart/$id.tsv" < /dev/null
-    done <<< "$(awk -F'\t' -v f="$family" '$2 == f' <<< "$planned_lines")"
+    done <<< "$(awk -F'\t' -v f="$family" '$2 == f || index($2, f ",") == 1' <<< "$planned_lines")"
     # Each configuration's long inputs translated whole against one by one, its runs paired.
     [ "$long_ok" = 1 ] || continue
     mkdir -p "$RESULTS/long"
@@ -1218,8 +1259,8 @@ report() {
     --output "$REPORT"
 }
 
-refresh() {  # FAMILY WHAT: after a run of FAMILY, its statistics and the page
-  if has_stage stats; then stats "$1" || log "stats failed (the runs are kept)"; fi
+refresh() {  # FAMILIES WHAT: after a run in FAMILIES (','-separated), their statistics and the page
+  if has_stage stats; then stats "${1//,/ }" || log "stats failed (the runs are kept)"; fi
   if has_stage report; then report || log "the report failed (the runs are kept)"; fi
   if [ "$commit" = 1 ]; then
     local done_runs planned
@@ -1266,7 +1307,7 @@ worker() {
       # Not in a condition: set -e stops the worker at a failed translation or score rather
       # than record a row without them (a failed training is recorded, and the study goes on).
       # shellcheck disable=SC2086
-      run_one "$id" "$family" "$seed" "$lr" "$hidden" $options
+      run_one "$id" "${family%%,*}" "$seed" "$lr" "$hidden" $options
       if has_stage probes; then probe_unit "$id" "$seed" "$lr"; fi
       refresh "$family" "$id seed $seed (lr $lr)"
       flock -u 9

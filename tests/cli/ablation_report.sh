@@ -58,7 +58,7 @@ printf 'corpus\t/data/train\nvalid\t/data/val\nsrc\tde\ntgt\ten\nmerges\t8000\nl
 test\ttest2016\t1000\t/data/test_2016\ntest\ttest2017\t500\t/data/test_2017
 updates\t6800\nvalid_every\t850\npatience\t4\nlr\t0.001\nlr_factors\t2
 schedule\t--lr-schedule cosine --warmup-steps 500\nmodel\t--embed 256 --dropout 0.3\nhidden\t512
-seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t17
+seeds\t1 2\nprecision\tbf16\nthreads\t2\nbootstrap\t1000\nmargin\t0.5\nquick\t0\nplanned_runs\t18
 long_min\t30\nlong_max\t80\nlong_force\t0.9\nbeam\t5\ntrain_sentences\t29000\ntrain_longest\t39\ntrain_long\t29\n' \
   > "$R/settings.tsv"
 tsv "$R/plan.tsv" <<'EOF2'
@@ -74,12 +74,13 @@ order id family stage seed lr hidden options
 9 additive main core 2 chosen 512 --attention|additive
 10 none main main 1 0.001 512 --attention|none
 11 dot-bahdanau bahdanau arrangement 1 chosen:dot-h256 256 --attention|dot|--decoder|bahdanau
-12 general-bahdanau bahdanau arrangement 1 0.001 256 --attention|general|--decoder|bahdanau
+12 general-bahdanau bahdanau,bahdanau-fast arrangement 1 0.001 256 --attention|general|--decoder|bahdanau
 13 additive-a128 sweep-a128 sweep 1 0.001 256 --attention|additive|--attention-dim|128
 14 mh1-a128 sweep-a128 sweep 1 0.001 256 --attention|multi-head|--heads|1|--attention-dim|128
 15 general-identity main mechanistic 1 chosen:general 512 --attention|general|--identity-init|1
 16 dot-h256 luong-h256 arrangement 1 chosen:dot*1 256 --attention|dot
 17 dot-h256 luong-h256 lr-check 1 chosen:dot*2 256 --attention|dot
+18 dot-bahdanau-fast bahdanau-fast,bahdanau one-rate 1 0.004 256 --lr|0.004|--attention|dot|--decoder|bahdanau
 EOF2
 sed -i 's/|/ /g' "$R/plan.tsv"
 tsv "$R/runs.tsv" <<'EOF2'
@@ -145,6 +146,11 @@ printf '%s\n' "$H" \
 printf '%s\n' "$H" \
   'additive-a128	BLEU	1	30.00	-	-	-	-	-	-	-	-	-	-	30.00' \
   'mh1-a128	BLEU	1	31.00	-	+1.00	-0.50	+2.50	0.2000	0.2000	-0.20	+2.20	0.7000	no	31.00' > "$R/compare/sweep-a128.pooled.tsv"
+# A family joined (general-bahdanau's second): its baseline at a rate its options fix.
+printf '%s\n' "$H" \
+  'dot-bahdanau-fast	BLEU	3	30.00	0.50	-	-	-	-	-	-	-	-	-	29.50,30.00,30.50' \
+  'general-bahdanau	BLEU	3	30.50	0.40	+0.50	-0.20	+1.20	0.1500	0.1500	-0.10	+1.10	0.4000	no	30.10,30.50,30.90' \
+  > "$R/compare/bahdanau-fast.pooled.tsv"
 tsv "$R/curves/dot-s1-lr0.001.tsv" <<'EOF2'
 step val_ppl val_bleu lr elapsed_s event
 850 9.0 30.0 0.001 100 best
@@ -333,7 +339,7 @@ report "the generator" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/pa
 [ -e "$TMP/page.md.tmp" ] && fail "a temporary file was left"
 grep -nE '\{\{|\{%|\{#|%\}|#\}' "$TMP/page.md" && fail "template syntax left in the page"
 grep -nE 'None($|[^-])' "$TMP/page.md" && fail "a figure printed as None"  # the literature's "None-State" is a name
-expect "status line, failed runs counted" '^\*\*Status: 13 of 17 runs done \(2 failed: '
+expect "status line, failed runs counted" '^\*\*Status: 13 of 18 runs done \(2 failed: '
 expect "mean ± sd over seeds, per test set and pooled" '^\| `dot` \| 512 \| 2 of 2 \| 41\.00 ± 1\.41 \| 31\.00 ± 1\.41 \| 37\.00 ± 1\.41 \|$'
 expect "the chosen learning rate's runs, not the others" '^\| `general` \| 512 \| 2 of 2 \| 41\.50 ± 0\.71 \| 33\.50 ± 0\.71 \| 38\.00 ± 0\.71 \|$'
 expect "chrF table" '^\| `additive` \| 512 \| 1 of 2 \| 61\.00 \| 51\.00 \| 56\.90 \|$'
@@ -361,13 +367,17 @@ expect "training: a configuration at its width's check (plan.tsv's chosen:dot*1 
   '^\| `dot-h256` \| 0\.002 \| 5\.70 \| 5,950 \|'
 expect "verdict: differs" '^- `general` against `dot`: differs: 1\.00 BLEU higher \[\+0\.40, \+1\.60\] \(Holm p = 0\.0040\); chrF level: within ±0\.5 chrF \(TOST p = 0\.0400\), though not identical: \+0\.30 \[\+0\.10, \+0\.50\], Holm p < 0\.001$'
 expect "verdict: level, one run marked" '^- `additive` against `dot`: level: within ±0\.5 BLEU \(TOST p = 0\.0100\); -0\.10 \[-0\.30, \+0\.20\] \(†\); chrF undecided: -0\.80 \[-2\.00, \+0\.50\]; neither a difference \(Holm p = 0\.3000\) nor equivalence within ±0\.5 chrF \(TOST p = 0\.6000\) \(†\)$'
-expect "verdict: not compared yet" '^- `general-bahdanau` against `dot-bahdanau`: not compared yet \(`general-bahdanau` has 0 finished runs\)'
+expect "verdict: not compared yet" '^- `general-bahdanau` against `dot-bahdanau` \(0\.001 against 0\.002\): not compared yet \(`general-bahdanau` has 0 finished runs, `dot-bahdanau` 0\)'
+expect "verdict: a family joined" '^- `general-bahdanau` against `dot-bahdanau-fast` \(0\.001 against 0\.004\): undecided: \+0\.50 \[-0\.20, \+1\.20\]'
+expect "comparison table: a family joined" '^\| `general-bahdanau` \| pooled \| \+0\.50 \[-0\.20, \+1\.20\] \| 0\.1500 \| 0\.4000 \| undecided \|'
+expect "comparison table: its baseline's rate fixed" '^#### `bahdanau-fast`: against `dot-bahdanau-fast`$'
 expect "verdict: the sweep's family baseline" '^- `mh1-a128` against `additive-a128`: undecided: \+1\.00 \[-0\.50, \+2\.50\]'
 expect "comparison table row" '^\| `general` \| pooled \| \+1\.00 \[\+0\.40, \+1\.60\] \| 0\.0040 \| 0\.9000 \| differs \| \+0\.30 \[\+0\.10, \+0\.50\] \| < 0\.001 \| 0\.0400 \| level \|$'
 expect "comparison table: one run marked" '^\| `additive` \| pooled \| .* \| level † \| .* \| undecided † \|$'
 grep -q '^| `general` | test2016 |' "$TMP/page.md" && fail "a comparison row without its file"
 expect "family not compared yet" '^_Not compared yet: `dot-bahdanau` and at least one other need finished runs\._$'
-expect "arrangements table" '^\| `general` \| — \| — \|$'
+expect "arrangements table" '^\| `general` \| 0\.001 \| — \| — \|$'
+expect "arrangements table: a scorer at two rates" '^\| `dot` \| 0\.004 \| — \| — \|$'
 expect "sweep table" '^\| `mh1` \| 31\.00 \(1\) \|$'
 expect "skipped table" '^\| `dot-concat` \| heed-train: error: --decoder: unknown value .concat. \|$'
 expect "cost labelled with its mode" '^\(`--mode all-steps --pass forward-backward`, bf16, batch 64, 20 target steps, 2 threads\):$'
