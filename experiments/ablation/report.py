@@ -30,6 +30,9 @@ The page is the Jinja2 template ablation.md.j2, rendered with
   literature  literature.md beside the template (hand-written, with its sources), as it is
   plots    the plots' Markdown links: curves_ppl, curves_bleu, sweep, silver_curves, by_length
            (SVGs drawn by matplotlib into RESULTS)
+  answers  the answers written by hand from this study's results, RESULTS/answers.md.j2: a
+           Jinja2 macro per answer (ANSWERS names them), rendered with the context above; {}
+           without the file (another study, or before its answers are written)
 and numbers are formatted in the template by the filters num(digits), sig(digits), thousands
 and pm(digits) (mean ± standard deviation over seeds). A name the context does not have, a
 configuration the study does not know and a number printed without a filter are errors naming the
@@ -1744,13 +1747,43 @@ def plots(results, page_dir):
 
 # --- the page -------------------------------------------------------------------------------------
 
-def template_line(error, template):
-    """The line of TEMPLATE where ERROR was raised, from the traceback Jinja2 rewrites."""
+def template_line(error, templates):
+    """"FILE:LINE" of the one of TEMPLATES where ERROR was raised, from the traceback Jinja2
+    rewrites (None: not in one of them)."""
+    paths = {os.path.abspath(t): t for t in templates}
     if isinstance(error, jinja2.TemplateSyntaxError):
-        return error.lineno
-    lines = [f.lineno for f in traceback.extract_tb(error.__traceback__)
-             if os.path.abspath(f.filename) == os.path.abspath(template)]
-    return lines[-1] if lines else None
+        name = paths.get(os.path.abspath(error.filename or templates[0]), templates[0])
+        return f"{name}:{error.lineno}" if error.lineno else None
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if os.path.abspath(f.filename) in paths]
+    return f"{paths[os.path.abspath(frames[-1].filename)]}:{frames[-1].lineno}" if frames else None
+
+
+# The answers a study's author writes from its results (RESULTS/answers.md.j2, a macro each),
+# and what each answers: the page prints each macro in its place, or the evidence alone.
+ANSWERS = {"dot_weights": "question 1", "scaled_or_learned": "question 2",
+           "arrangements": "the decoder arrangements", "sweep": "the attention-dimension sweep"}
+
+
+def answers_path(results):
+    return os.path.join(results.dir, "answers.md.j2")
+
+
+def load_answers(environment, results, context):
+    """{name: macro} of RESULTS/answers.md.j2, rendered in CONTEXT ({} without the file): the
+    answers are written for one study's results, so they live with them, not in the template
+    every study shares."""
+    path = answers_path(results)
+    if not os.path.isfile(path):
+        return {}
+    module = environment.overlay(loader=jinja2.FileSystemLoader(results.dir)).get_template(
+        "answers.md.j2").make_module(context)
+    names = [n for n in dir(module) if not n.startswith("_")]
+    unknown = sorted(set(names) - set(ANSWERS))
+    if unknown:
+        raise ReportError(f"{path}: no answer is called {', '.join(unknown)} "
+                          f"(the page's: {', '.join(ANSWERS)})")
+    return {name: getattr(module, name) for name in names}
 
 
 def render(template, results, page_dir):
@@ -1766,8 +1799,9 @@ def render(template, results, page_dir):
     literature = read_lines(os.path.join(os.path.dirname(os.path.abspath(template)),
                                          "literature.md"), required=False)
     literature = "".join(literature).strip() if literature else "_No literature box yet._"
-    return page.render(r=results, tables=tables(results), plots=plots(results, page_dir),
-                       literature=literature)
+    context = {"r": results, "tables": tables(results), "plots": plots(results, page_dir),
+               "literature": literature}
+    return page.render(answers=load_answers(environment, results, context), **context)
 
 
 def main():
@@ -1804,8 +1838,9 @@ def main():
         results = Results(args.results, pooling, alignment)
         page = render(args.template, results, os.path.dirname(os.path.abspath(args.output)))
     except (ReportError, jinja2.TemplateError) as error:
-        line = None if isinstance(error, MissingInput) else template_line(error, args.template)
-        where = f"{args.template}:{line}: " if line else ""
+        line = None if isinstance(error, MissingInput) else template_line(
+            error, [args.template, os.path.join(args.results, "answers.md.j2")])
+        where = f"{line}: " if line else ""
         print(f"report.py: {where}{error}", file=sys.stderr)
         return getattr(error, "exit_code", 65)
     with open(args.output + ".tmp", "w", encoding="utf-8") as f:

@@ -388,7 +388,7 @@ expect "cost file not there" '^_Not measured \(the cost stage has not run\)\._$'
 expect "test sets with their sizes" 'Test sets: test2016 \(1,000 sentences\), test2017 \(500 sentences\);$'
 expect "learning-rate check in the setup" 'times each of 2; the rate with the lowest'
 expect "changes to the protocol printed under the setup" '^- \*\*Changes during the study\*\* \(`protocol-changes.md`\): the grid was widened$'
-expect "answers' places marked" '^<!-- ANSWER 1: '
+expect "answers' places, before they are written" '^_The answer is written once the study has finished; the evidence so far:_$'
 expect "the design's limits, with the fixture's corpus and budget" 'One corpus, `[^`]*` \(de → en\)'
 expect "the design's limits: the budget" '^  [0-9,]+ updates with early stopping; a run whose best validation$'
 expect "machine and minutes" '^- \*\*Machine:\*\* cpu: Test CPU \(2 cores visible\); memory: 1 GiB\. Training took 190 minutes'
@@ -526,6 +526,30 @@ bad "unknown setting" 65 "bad\.j2:2: .*'stpes'" "{{ r.settings.stpes }}"
 bad "unknown table" 65 "bad\.j2:2: .*'mian'" "{{ tables.mian }}"
 bad "a number without a format" 65 "bad\.j2:2: 5\.1 printed without a format" "{{ r.ppl('dot')[0] }}"
 bad "template syntax" 65 "bad\.j2:2: " "{{ r.bleu('dot') | pm }"
+bad "unknown family" 65 "bad\.j2:2: 'dot' is not compared in family 'bahdanau-fast'$" "{{ r.verdict('dot', 'pooled', 'BLEU', 'bahdanau-fast') }}"
+
+# The answers written by hand for this study's results (RESULTS/answers.md.j2, a macro each):
+# each in its place above its evidence, its figures from the results; without the file, the
+# evidence alone (the page above). A macro the page does not know, or an error in one, names the
+# answers file and its line.
+printf '%s\n' "{% macro dot_weights() %}" \
+  "A learned W_a buys {{ r.cmp('general').interval }} BLEU ({{ r.cmp('general').verdict_word }})." \
+  "{% endmacro %}" "{% macro arrangements() %}" "Arrangements: {{ r.bleu('dot') | pm }}." "{% endmacro %}" \
+  > "$R/answers.md.j2"
+report "answers" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page-answers.md"
+grep -A4 -x '### 1\. Dot-product attention with no learned weights' "$TMP/page-answers.md" | tr '\n' '|' |
+  grep -qxF '### 1. Dot-product attention with no learned weights||A learned W_a buys +1.00 [+0.40, +1.60] BLEU (differs).||_The evidence:_|' ||
+  fail "answers: question 1's not in its place: $(grep -A3 -x '### 1\..*' "$TMP/page-answers.md")"
+grep -q '^Arrangements: 37\.00 ± 1\.41\.$' "$TMP/page-answers.md" || fail "answers: no arrangements answer"
+expect_count() { [ "$(grep -c -- "$2" "$3")" = "$1" ] || fail "$4: '$2' $(grep -c -- "$2" "$3") times, not $1"; }
+expect_count 1 '^_The answer is written once the study has finished' "$TMP/page-answers.md" "answers: question 2 not written"
+printf '{%% macro answer_one() %%}x{%% endmacro %%}\n' > "$R/answers.md.j2"
+report "answers: unknown name" 65 --results "$R" --template "$TEMPLATE" --output "$TMP/bad.md"
+error "answers: unknown name" "answers\.md\.j2: no answer is called answer_one \(the page's: dot_weights, "
+printf '{%% macro sweep() %%}\n{{ r.bleu(%s) | pm }}\n{%% endmacro %%}\n' "'dott'" > "$R/answers.md.j2"
+report "answers: an error in one" 65 --results "$R" --template "$TEMPLATE" --output "$TMP/bad.md"
+error "answers: an error in one" "answers\.md\.j2:2: unknown configuration 'dott'$"
+rm "$R/answers.md.j2"
 
 # The beam's change of a difference, hand-worked: four gains each side, every one of A above
 # every one of B, is 2 of the C(8, 4) = 70 splits as far from 0 (this one and its mirror); Holm
