@@ -34,9 +34,9 @@ The page is the Jinja2 template ablation.md.j2, rendered with
            Jinja2 macro per answer (ANSWERS names them), rendered with the context above; {}
            without the file (another study, or before its answers are written)
 and numbers are formatted in the template by the filters num(digits), sig(digits), thousands
-and pm(digits) (mean ± standard deviation over seeds). A name the context does not have, a
-configuration the study does not know and a number printed without a filter are errors naming the
-template's line, never an empty or invented figure.
+and pm(digits) (mean ± standard deviation over seeds; mean, the mean alone, goes through num). A
+name the context does not have, a configuration the study does not know and a number printed
+without a filter are errors naming the template's line, never an empty or invented figure.
 
 Needs Debian's python3-jinja2 and python3-matplotlib: run it with /usr/bin/python3. --check only
 says whether they are there. Exits 69 naming a missing package, 66 naming a missing result file,
@@ -178,7 +178,7 @@ def mean(values):
     return statistics.mean(values) if values else None
 
 
-FILTERS = {"num": num, "sig": sig, "thousands": thousands, "pm": pm}
+FILTERS = {"num": num, "sig": sig, "thousands": thousands, "pm": pm, "mean": mean}
 
 
 def finalize(value):
@@ -605,6 +605,12 @@ class Results:
     def cost_d(self, mechanism, hidden):
         return cost_at(self.cost_hidden, check_mechanism(mechanism), "hidden", hidden)
 
+    def cost_mb(self, mechanism, length):
+        """The working buffers of one batch's attention at source length LENGTH, MB."""
+        found = cost_at(self.cost_length, check_mechanism(mechanism), "source_length", length,
+                        "bytes")
+        return None if found is None else found / 1e6
+
     def cost_ratio(self, a, b, length):
         return ratio(self.cost(a, length), self.cost(b, length))
 
@@ -697,6 +703,19 @@ class Results:
     def learned(self, config_id, column):
         """What CONFIG_ID's scorer parameters learned (parameters.tsv's COLUMN), its runs' values."""
         return learned(self, config_id, column)
+
+    def saturation_of(self, config_id, column):
+        """A statistic of CONFIG_ID's trained attention (saturation.tsv's COLUMN: entropy_fraction,
+        max_weight, score_sd, …), its compared runs' values."""
+        return numbers(unit_rows(self, self.saturation, self.check(config_id)), column)
+
+    def attention_share(self, mechanism, mode="train"):
+        """Attention's share of a training update ("train") or of a decoding step ("greedy",
+        "beam5"), the median over the share stage's rounds (None: not measured)."""
+        shares = [number(r["phases"]["attention"]["share"])
+                  for r in self.share.get((check_mechanism(mechanism), mode), [])
+                  if "attention" in r["phases"]]
+        return statistics.median(shares) if shares else None
 
     def counterpart_verdict(self, config_id, metric="BLEU"):
         """A mechanistic check against its counterpart on the pooled set ("" before both ran)."""

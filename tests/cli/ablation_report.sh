@@ -534,13 +534,20 @@ bad "unknown family" 65 "bad\.j2:2: 'dot' is not compared in family 'bahdanau-fa
 # answers file and its line.
 printf '%s\n' "{% macro dot_weights() %}" \
   "A learned W_a buys {{ r.cmp('general').interval }} BLEU ({{ r.cmp('general').verdict_word }})." \
-  "{% endmacro %}" "{% macro arrangements() %}" "Arrangements: {{ r.bleu('dot') | pm }}." "{% endmacro %}" \
+  "{% endmacro %}" "{% macro arrangements() %}" "Arrangements: {{ r.bleu('dot') | pm }}." \
+  "Figures: {{ r.saturation_of('dot', 'entropy_fraction') | mean | num(2) }}, {{ r.cost_mb('additive', 500) | num(1) }} MB, {{ r.attention_share('dot') | num(2) }}, {{ r.attention_share('dot', 'beam5') | num(2) }}." \
+  "{% endmacro %}" "{% macro _helper() %}not an answer{% endmacro %}" \
   > "$R/answers.md.j2"
 report "answers" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page-answers.md"
 grep -A4 -x '### 1\. Dot-product attention with no learned weights' "$TMP/page-answers.md" | tr '\n' '|' |
   grep -qxF '### 1. Dot-product attention with no learned weights||A learned W_a buys +1.00 [+0.40, +1.60] BLEU (differs).||_The evidence:_|' ||
   fail "answers: question 1's not in its place: $(grep -A3 -x '### 1\..*' "$TMP/page-answers.md")"
 grep -q '^Arrangements: 37\.00 ± 1\.41\.$' "$TMP/page-answers.md" || fail "answers: no arrangements answer"
+# The figures the answers quote beyond the tables': the trained attention's statistics (mean over
+# the compared runs), the working buffers in MB, attention's share of an update (median over the
+# rounds; a mode not measured, a dash).
+grep -q '^Figures: 0\.35, 151\.0 MB, 0\.20, —\.$' "$TMP/page-answers.md" ||
+  fail "answers: figures: $(grep '^Figures' "$TMP/page-answers.md")"
 expect_count() { [ "$(grep -c -- "$2" "$3")" = "$1" ] || fail "$4: '$2' $(grep -c -- "$2" "$3") times, not $1"; }
 expect_count 1 '^_The answer is written once the study has finished' "$TMP/page-answers.md" "answers: question 2 not written"
 printf '{%% macro answer_one() %%}x{%% endmacro %%}\n' > "$R/answers.md.j2"
