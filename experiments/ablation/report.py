@@ -709,6 +709,12 @@ class Results:
         max_weight, score_sd, …), its compared runs' values."""
         return numbers(unit_rows(self, self.saturation, self.check(config_id)), column)
 
+    def long_part(self, config_id, part):
+        """Where CONFIG_ID's BLEU goes on the long inputs, its compared runs' values of PART:
+        ratio_long, bp_long, precision_long (and _joined: one by one), share (of the loss that
+        is the brevity penalty's), ends_long (long_length_parts)."""
+        return long_length_parts(self, self.check(config_id))[part]
+
     def attention_share(self, mechanism, mode="train"):
         """Attention's share of a training update ("train") or of a decoding step ("greedy",
         "beam5"), the median over the share stage's rounds (None: not measured)."""
@@ -1781,7 +1787,8 @@ def template_line(error, templates):
 # The answers a study's author writes from its results (RESULTS/answers.md.j2, a macro each),
 # and what each answers: the page prints each macro in its place, or the evidence alone.
 ANSWERS = {"dot_weights": "question 1", "scaled_or_learned": "question 2",
-           "arrangements": "the decoder arrangements", "sweep": "the attention-dimension sweep"}
+           "arrangements": "the decoder arrangements", "sweep": "the attention-dimension sweep",
+           "literature": "the findings beside the literature's, each disagreement discussed"}
 
 
 def answers_path(results):

@@ -537,12 +537,15 @@ printf '%s\n' "{% macro dot_weights() %}" \
   "{% endmacro %}" "{% macro arrangements() %}" "Arrangements: {{ r.bleu('dot') | pm }}." \
   "Figures: {{ r.saturation_of('dot', 'entropy_fraction') | mean | num(2) }}, {{ r.cost_mb('additive', 500) | num(1) }} MB, {{ r.attention_share('dot') | num(2) }}, {{ r.attention_share('dot', 'beam5') | num(2) }}." \
   "{% endmacro %}" "{% macro _helper() %}not an answer{% endmacro %}" \
+  "{% macro literature() %}Beside theirs: {{ r.long_part('dot', 'ratio_long') | mean | num(2) }}.{% endmacro %}" \
   > "$R/answers.md.j2"
 report "answers" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page-answers.md"
 grep -A4 -x '### 1\. Dot-product attention with no learned weights' "$TMP/page-answers.md" | tr '\n' '|' |
   grep -qxF '### 1. Dot-product attention with no learned weights||A learned W_a buys +1.00 [+0.40, +1.60] BLEU (differs).||_The evidence:_|' ||
   fail "answers: question 1's not in its place: $(grep -A3 -x '### 1\..*' "$TMP/page-answers.md")"
 grep -q '^Arrangements: 37\.00 ± 1\.41\.$' "$TMP/page-answers.md" || fail "answers: no arrangements answer"
+grep -A2 -x '#### The findings here beside theirs' "$TMP/page-answers.md" | tail -n 1 | grep -qxE 'Beside theirs: [0-9]+\.[0-9]{2}\.' ||
+  fail "answers: no findings beside the literature's: $(grep -A2 'findings here' "$TMP/page-answers.md")"
 # The figures the answers quote beyond the tables': the trained attention's statistics (mean over
 # the compared runs), the working buffers in MB, attention's share of an update (median over the
 # rounds; a mode not measured, a dash).
