@@ -314,23 +314,30 @@ class Results:
         # id → {family (its own), families (its own and those it joins), stage, hidden, options,
         # seeds}, in plan order
         self.configs = {}
+        baselines = {}  # family → the configuration that names it with a '+'
         for row in self.plan:
-            families = row["family"].split(",")
+            families = [f.lstrip("+") for f in row["family"].split(",")]
+            baselines.update({f[1:]: row["id"] for f in row["family"].split(",")
+                              if f.startswith("+")})
             config = self.configs.setdefault(row["id"], {
                 "family": families[0], "families": families, "stage": row["stage"],
                 "hidden": row["hidden"], "options": row["options"], "seeds": set()})
             if row["stage"] != "lr-check":
                 config["stage"] = row["stage"]
                 config["seeds"].add(row["seed"])
-        # family → [ids]: the baseline (the configuration whose own family it is) first, then
-        # the others, their own or joined, in plan order
-        self.families = {}
+        # family → [ids]: the baseline (the configuration that names it with a '+', else the
+        # first, as run.sh's family_ids) first, then the others, their own or joined, in order
+        self.families = {family: [] for config in self.configs.values()
+                         for family in config["families"][:1]}  # the own ones first, in order
+        for family in sorted({f for c in self.configs.values() for f in c["families"][1:]}):
+            self.families.setdefault(family, [])  # then those only joined, by name
         for config_id, config in self.configs.items():
-            self.families.setdefault(config["family"], []).append(config_id)
-        for config_id, config in self.configs.items():
-            for family in config["families"][1:]:
-                if family in self.families:
-                    self.families[family].append(config_id)
+            for family in config["families"]:
+                self.families[family].append(config_id)
+        for family, ids in self.families.items():
+            if family in baselines:
+                ids.remove(baselines[family])
+                ids.insert(0, baselines[family])
         self.runs = read_tsv(path("runs.tsv"))
         self.scores = {}
         for row in read_tsv(path("scores.tsv")):
@@ -1056,10 +1063,10 @@ def comparison_table(results, family):
 
 
 def arrangements_table(results):
-    """Scorer and its rate × arrangement family (the stage "arrangement", and the configurations
-    that join it): pooled BLEU, mean ± sd."""
-    families = [f for f, ids in results.families.items()
-                if results.configs[ids[0]]["stage"] == "arrangement"]
+    """Scorer and its rate × arrangement (the own families of the stage "arrangement", with every
+    configuration in them): pooled BLEU, mean ± sd."""
+    families = list(dict.fromkeys(c["family"] for c in results.configs.values()
+                                  if c["stage"] == "arrangement"))
     if not families:
         return "_No arrangement configurations in this study._"
     scorers = {}

@@ -319,20 +319,19 @@ while IFS=$'\t' read -r id family stage n hidden options; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || die 65 "$CONFIGS: $id: seeds '$n' is not a count"
   [[ $hidden == - || $hidden =~ ^[1-9][0-9]*$ ]] || die 65 "$CONFIGS: $id: hidden '$hidden'"
   [ -n "$family" ] && [ -n "$stage" ] || die 65 "$CONFIGS: $id: needs a family and a stage"
-  [[ ,$family, =~ ^(,[a-z0-9][a-z0-9.-]*)+,$ ]] ||
-    die 65 "$CONFIGS: $id: family '$family': names of lowercase letters, digits, '.', '-', separated by ','"
+  [[ ,$family, =~ ^(,\+?[a-z0-9][a-z0-9.-]*)+,$ ]] ||
+    die 65 "$CONFIGS: $id: family '$family': names of lowercase letters, digits, '.', '-', separated by ',', each '+' or not"
   if [[ " $options " == *" --lr "* ]]; then
     [ "$stage" != core ] || die 65 "$CONFIGS: $id: a core configuration's rate is its check's: no --lr"
     [[ $(fixed_lr "$options") =~ ^[0-9]*\.?[0-9]+([eE]-?[0-9]+)?$ ]] ||
       die 65 "$CONFIGS: $id: --lr '$(fixed_lr "$options")' is not a number"
   fi
 done <<< "$config_lines"
-# A family other than a configuration's first is one it joins: its baseline is the configuration
-# whose first family it is.
-for family in $(cut -f2 <<< "$config_lines" | tr ',' '\n' | sort -u); do
-  cut -f2 <<< "$config_lines" | grep -q "^$family\(,\|$\)" ||
-    die 65 "$CONFIGS: family '$family' has no baseline (no configuration names it first)"
-done
+# A configuration's first family is its own (the runs.tsv column, the rates' owners); the others
+# it joins. A family's baseline is the configuration that names it with a '+', else the first
+# that names it.
+marked=$(cut -f2 <<< "$config_lines" | tr ',' '\n' | sed -n 's/^+//p' | sort | uniq -d)
+[ -z "$marked" ] || die 65 "$CONFIGS: family '${marked%%$'\n'*}' has two baselines marked '+'"
 dups=$(cut -f1 <<< "$config_lines" | sort | uniq -d)
 [ -z "$dups" ] || die 65 "$CONFIGS: configurations named twice: $dups"
 if [ -n "$ONLY" ]; then
@@ -427,7 +426,7 @@ rate_owners() {
       if (hid[c] == hid[i] || !transfer) return c
       for (j = 1; j <= NR; j++) if (hid[j] == hid[i] && opt[j] == opt[c]) return j
       return c }
-    { id[NR] = $1; fam[NR] = $2; sub(/,.*/, "", fam[NR]); stage[NR] = $3; hid[NR] = $5 == "-" ? H : $5
+    { id[NR] = $1; fam[NR] = $2; sub(/,.*/, "", fam[NR]); sub(/^\+/, "", fam[NR]); stage[NR] = $3; hid[NR] = $5 == "-" ? H : $5
       opt[NR] = $6; att[NR] = attention($6); fixed[NR] = index(" " $6 " ", " --lr ") > 0
       if (!(fam[NR] in base)) base[fam[NR]] = NR }
     END {
@@ -1110,14 +1109,14 @@ probe_unit() {  # id seed lr: the probes of a finished run, each skipped when it
 }
 
 # --- stats --------------------------------------------------------------------------------------
-# The configurations of family $1, one per line: its baseline (the one whose first family it is)
-# first, then the others of the family, its own or joined, in the file's order; none without a
-# baseline.
+# The configurations of family $1, one per line: its baseline (the one that names it with a '+',
+# else the first) first, then the others, in the file's order.
 family_ids() {
-  awk -F'\t' -v f="$1" '{ n = split($2, fs, ","); if (fs[1] == f && !base) base = $1
-                           for (i = 1; i <= n; i++) if (fs[i] == f) ids[++k] = $1 }
-    END { if (!base) exit; print base; for (i = 1; i <= k; i++) if (ids[i] != base) print ids[i] }' \
-    <<< "$planned_lines"
+  awk -F'\t' -v f="$1" '{ n = split($2, fs, ",")
+                           for (i = 1; i <= n; i++) if (fs[i] == f || fs[i] == "+" f) {
+                             ids[++k] = $1; if (fs[i] == "+" f) base = $1 } }
+    END { if (!k) exit; if (!base) base = ids[1]
+          print base; for (i = 1; i <= k; i++) if (ids[i] != base) print ids[i] }' <<< "$planned_lines"
 }
 # Per family, test set and the pooled set: heed-score --system, the family's baseline first, each
 # configuration with its finished runs (core configurations: at their chosen learning rate).
@@ -1126,10 +1125,9 @@ stats() {  # [FAMILIES: only their comparisons, after a run of a configuration i
   rm -rf "$WORK/stats"
   mkdir -p "$WORK/stats"
   choose_lr
-  for family in $(cut -f2 <<< "$planned_lines" | tr ',' '\n' |
+  for family in $(cut -f2 <<< "$planned_lines" | tr ',' '\n' | sed 's/^+//' |
                   awk -v only=" ${1:-} " '!seen[$0]++ && (only == "  " || index(only, " " $0 " "))'); do
     ids=$(family_ids "$family")
-    [ -n "$ids" ] || continue  # its baseline left out (--only)
     for name in "${test_names[@]}" pooled $([ "$long_ok" = 1 ] && echo long long-forced) \
                  $([ "$BEAM" -gt 1 ] && echo beam beam-greedy) $length_names; do
       sys=()
@@ -1199,7 +1197,7 @@ stats() {  # [FAMILIES: only their comparisons, after a run of a configuration i
       [ "${#sys[@]}" = 4 ] || continue
       "$SCORE_BIN/heed-score" "${case_score[@]}" -r "$WORK/pooled.ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
         --equivalence-margin "$MARGIN" --format tsv -q -o "$RESULTS/counterpart/$id.tsv" < /dev/null
-    done <<< "$(awk -F'\t' -v f="$family" '$2 == f || index($2, f ",") == 1' <<< "$planned_lines")"
+    done <<< "$(awk -F'\t' -v f="$family" '{ own = $2; sub(/,.*/, "", own); sub(/^\+/, "", own) } own == f' <<< "$planned_lines")"
     # Each configuration's long inputs translated whole against one by one, its runs paired.
     [ "$long_ok" = 1 ] || continue
     mkdir -p "$RESULTS/long"
@@ -1260,7 +1258,8 @@ report() {
 }
 
 refresh() {  # FAMILIES WHAT: after a run in FAMILIES (','-separated), their statistics and the page
-  if has_stage stats; then stats "${1//,/ }" || log "stats failed (the runs are kept)"; fi
+  local families=${1//+/}
+  if has_stage stats; then stats "${families//,/ }" || log "stats failed (the runs are kept)"; fi
   if has_stage report; then report || log "the report failed (the runs are kept)"; fi
   if [ "$commit" = 1 ]; then
     local done_runs planned
@@ -1289,7 +1288,7 @@ resolved_lr() {
 # nothing it can take while others train waits for them.
 worker() {
   exec 9>> "$WORK/results.lock"
-  local pending=1 progress order id family stage seed lr hidden options unit
+  local pending=1 progress order id family own stage seed lr hidden options unit
   while [ "$pending" = 1 ]; do
     pending=0 progress=0
     # The checks as they stand when the pass starts (a pass ends after a run).
@@ -1307,7 +1306,8 @@ worker() {
       # Not in a condition: set -e stops the worker at a failed translation or score rather
       # than record a row without them (a failed training is recorded, and the study goes on).
       # shellcheck disable=SC2086
-      run_one "$id" "${family%%,*}" "$seed" "$lr" "$hidden" $options
+      own=${family%%,*}
+      run_one "$id" "${own#+}" "$seed" "$lr" "$hidden" $options
       if has_stage probes; then probe_unit "$id" "$seed" "$lr"; fi
       refresh "$family" "$id seed $seed (lr $lr)"
       flock -u 9
@@ -1399,9 +1399,10 @@ if has_stage share; then
   vocab=$(tr ' ' '\n' < "$WORK/train.bpe.$TGT" | sort -u | wc -l)
   vocab=$((vocab + 4 < VOCAB ? vocab + 4 : VOCAB))  # + <unk> <s> </s> <pad>
   length=$(awk '{ n += NF } END { printf "%d", n / NR + 0.5 }' "$WORK/train.bpe.$TGT")
-  base_family=$(head -n 1 <<< "$planned_lines" | cut -f2)
+  base_family=$(head -n 1 <<< "$planned_lines" | cut -f2 | sed 's/,.*//; s/^+//')
   mkdir -p "$RESULTS/share"
-  share_mechanisms=$(awk -F'\t' -v f="$base_family" '$2 == f && match($6, /--attention [^ ]+/) {
+  share_mechanisms=$(awk -F'\t' -v f="$base_family" '{ own = $2; sub(/,.*/, "", own); sub(/^\+/, "", own) }
+    own == f && match($6, /--attention [^ ]+/) {
     print substr($6, RSTART + 12, RLENGTH - 12) }' <<< "$planned_lines" | awk '!seen[$0]++')
   # Rounds interleaved (every mechanism and mode once per round): the machine's drift hits all
   # alike; the report takes the median over the rounds.

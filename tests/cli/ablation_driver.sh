@@ -233,18 +233,19 @@ expect_exit 0 check-finished -- bash "$RUN" "${corpus[@]}" --stages "stats repor
 
 # A configuration at a rate its options fix (--lr): no check of its own, that rate whatever the
 # checks chose; and families joined: general is compared with dot in main, its own, and with
-# dot-fast in fast, which dot-fast's runs also join in main. No probes: only the comparisons.
+# dot-fast in fast, whose baseline dot-fast is ('+'), its own family main. No probes: only the
+# comparisons.
 printf 'dot\tmain\tcore\t1\t-\t--attention dot
 general\tmain,fast\tcore\t1\t-\t--attention general
-dot-fast\tfast,main\tone-rate\t1\t-\t--lr 0.003 --attention dot
+dot-fast\tmain,+fast\tone-rate\t1\t-\t--lr 0.003 --attention dot
 ' > "$TMP/configs-joined.tsv"
 R4=$TMP/results-joined
 joined=(env WORK="$TMP/work-joined" RESULTS="$R4" REPORT="$R4/page.md" bash "$RUN" "${corpus[@]}"
         --configs "$TMP/configs-joined.tsv")
 expect_exit 0 joined -- "${joined[@]}" --stages "data runs stats report"
 expect_eq joined-plan "$(tail -n +2 "$R4/plan.tsv" | cut -f2-6 | tr '\t\n' ' |')" \
-  "dot main core 1 0.001|general main,fast core 1 0.001|dot main lr-check 1 0.002|general main,fast lr-check 1 0.002|dot-fast fast,main one-rate 1 0.003|"
-expect_eq joined-runs "$(awk -F'\t' '$1 == "dot-fast" { print $2 "|" $4 "|" $6 }' "$R4/runs.tsv")" "fast|0.003|ok"
+  "dot main core 1 0.001|general main,fast core 1 0.001|dot main lr-check 1 0.002|general main,fast lr-check 1 0.002|dot-fast main,+fast one-rate 1 0.003|"
+expect_eq joined-runs "$(awk -F'\t' '$1 == "dot-fast" { print $2 "|" $4 "|" $6 }' "$R4/runs.tsv")" "main|0.003|ok"
 expect_eq joined-checks "$(cut -f1 "$R4/lr-choice.tsv" | tail -n +2 | sort -u | tr '\n' ' ')" "dot general "
 expect_eq joined-main "$(awk -F'\t' '!/^#/ && NR > 1 && $2 == "BLEU" { print $1 }' "$R4/compare/main.pooled.tsv" | tr '\n' ' ')" \
   "dot general dot-fast "
@@ -253,9 +254,9 @@ expect_eq joined-fast "$(awk -F'\t' '!/^#/ && NR > 1 && $2 == "BLEU" { print $1 
 grep -q '^#### `fast`: against `dot-fast`$' "$R4/page.md" && grep -qE '^\| `general` \| pooled \| [-+][0-9.]+ \[' "$R4/page.md" &&
   grep -qE '^- `general` against `dot-fast` \(0\.00[12] against 0\.003\): (differs|level|undecided)' "$R4/page.md" &&
   ok || fail "joined: no family fast on the page: $(grep -F 'fast' "$R4/page.md" | head -3)"
-printf 'dot\tmain\tcore\t1\t-\t--attention dot\ngeneral\tmain,elsewhere\tcore\t1\t-\t--attention general\n' > "$TMP/configs-bad.tsv"
-expect_exit 65 family-without-baseline -- bash "$RUN" "${corpus[@]}" --configs "$TMP/configs-bad.tsv" --plan
-grep -q "family 'elsewhere' has no baseline" "$TMP/err" && ok || fail "family-without-baseline: $(cat "$TMP/err")"
+printf 'dot\tmain,+x\tcore\t1\t-\t--attention dot\ngeneral\tmain,+x\tcore\t1\t-\t--attention general\n' > "$TMP/configs-bad.tsv"
+expect_exit 65 family-two-baselines -- bash "$RUN" "${corpus[@]}" --configs "$TMP/configs-bad.tsv" --plan
+grep -q "family 'x' has two baselines marked '+'" "$TMP/err" && ok || fail "family-two-baselines: $(cat "$TMP/err")"
 printf 'dot\tmain\tcore\t1\t-\t--lr 0.01 --attention dot\n' > "$TMP/configs-bad.tsv"
 expect_exit 65 core-fixed-rate -- bash "$RUN" "${corpus[@]}" --configs "$TMP/configs-bad.tsv" --plan
 printf 'dot\tmain\tcore\t1\t-\t--attention dot\nfast\tmain\tone-rate\t1\t-\t--lr fast --attention dot\n' > "$TMP/configs-bad.tsv"

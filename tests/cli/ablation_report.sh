@@ -80,7 +80,7 @@ order id family stage seed lr hidden options
 15 general-identity main mechanistic 1 chosen:general 512 --attention|general|--identity-init|1
 16 dot-h256 luong-h256 arrangement 1 chosen:dot*1 256 --attention|dot
 17 dot-h256 luong-h256 lr-check 1 chosen:dot*2 256 --attention|dot
-18 dot-bahdanau-fast bahdanau-fast,bahdanau one-rate 1 0.004 256 --lr|0.004|--attention|dot|--decoder|bahdanau
+18 dot-bahdanau-fast bahdanau,+bahdanau-fast one-rate 1 0.004 256 --lr|0.004|--attention|dot|--decoder|bahdanau
 EOF2
 sed -i 's/|/ /g' "$R/plan.tsv"
 tsv "$R/runs.tsv" <<'EOF2'
