@@ -533,6 +533,18 @@ class Results:
     def planned_seeds(self, config_id):
         return len(self.configs[self.check(config_id)]["seeds"])
 
+    def complete(self, stage):
+        """Whether every configuration of STAGE has all its planned seeds at its compared rate:
+        what an answer that rests on the stage waits for."""
+        ids = [c for c, config in self.configs.items() if config["stage"] == stage]
+        return bool(ids) and all(self.seeds(c) >= self.planned_seeds(c) for c in ids)
+
+    def best_at_budget(self, config_id):
+        """How many of its compared runs had their best validation at their last update, the
+        budget's end: still improving when it ran out, so maybe short of their best."""
+        return sum(row["stop"] == "budget" and row["best_step"] == row["steps"]
+                   for row in self.rows(config_id))
+
     def score(self, config_id, test, column):
         test = self.check_test(test)
         values = []
