@@ -538,6 +538,7 @@ printf '%s\n' "{% macro dot_weights() %}" \
   "Figures: {{ r.saturation_of('dot', 'entropy_fraction') | mean | num(2) }}, {{ r.cost_mb('additive', 500) | num(1) }} MB, {{ r.attention_share('dot') | num(2) }}, {{ r.attention_share('dot', 'beam5') | num(2) }}." \
   "{% endmacro %}" "{% macro _helper() %}not an answer{% endmacro %}" \
   "{% macro literature() %}Beside theirs: {{ r.long_part('dot', 'ratio_long') | mean | num(2) }}.{% endmacro %}" \
+  "{% macro sweep() %}Done: {{ r.complete('core') }} {{ r.complete('sweep') }} {{ r.best_at_budget('dot') }}.{% endmacro %}" \
   > "$R/answers.md.j2"
 report "answers" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page-answers.md"
 grep -A4 -x '### 1\. Dot-product attention with no learned weights' "$TMP/page-answers.md" | tr '\n' '|' |
@@ -546,6 +547,9 @@ grep -A4 -x '### 1\. Dot-product attention with no learned weights' "$TMP/page-a
 grep -q '^Arrangements: 37\.00 ± 1\.41\.$' "$TMP/page-answers.md" || fail "answers: no arrangements answer"
 grep -A2 -x '#### The findings here beside theirs' "$TMP/page-answers.md" | tail -n 1 | grep -qxE 'Beside theirs: [0-9]+\.[0-9]{2}\.' ||
   fail "answers: no findings beside the literature's: $(grep -A2 'findings here' "$TMP/page-answers.md")"
+# Whether a stage has all its planned runs (additive's second seed is missing), and how many of a
+# configuration's runs were still improving at the budget (dot's second seed).
+grep -q '^Done: False True 1\.$' "$TMP/page-answers.md" || fail "answers: stages done: $(grep '^Done' "$TMP/page-answers.md")"
 # The figures the answers quote beyond the tables': the trained attention's statistics (mean over
 # the compared runs), the working buffers in MB, attention's share of an update (median over the
 # rounds; a mode not measured, a dash).
