@@ -534,10 +534,12 @@ class Results:
         return len(self.configs[self.check(config_id)]["seeds"])
 
     def complete(self, stage):
-        """Whether every configuration of STAGE has all its planned seeds at its compared rate:
-        what an answer that rests on the stage waits for."""
+        """Whether every configuration of STAGE has a row for each planned seed at its compared
+        rate, finished or failed: what an answer that rests on the stage waits for."""
         ids = [c for c, config in self.configs.items() if config["stage"] == stage]
-        return bool(ids) and all(self.seeds(c) >= self.planned_seeds(c) for c in ids)
+        return bool(ids) and all(
+            sum(row["id"] == c and row["lr"] == self.lr(c) for row in self.runs)
+            >= self.planned_seeds(c) for c in ids)
 
     def best_at_budget(self, config_id):
         """How many of its compared runs had their best validation at their last update, the
