@@ -426,8 +426,9 @@ rate_owners() {
       if (hid[c] == hid[i] || !transfer) return c
       for (j = 1; j <= NR; j++) if (hid[j] == hid[i] && opt[j] == opt[c]) return j
       return c }
-    { id[NR] = $1; fam[NR] = $2; sub(/,.*/, "", fam[NR]); sub(/^\+/, "", fam[NR]); stage[NR] = $3; hid[NR] = $5 == "-" ? H : $5
-      opt[NR] = $6; att[NR] = attention($6); fixed[NR] = index(" " $6 " ", " --lr ") > 0
+    { id[NR] = $1; fam[NR] = $2; sub(/,.*/, "", fam[NR]); sub(/^\+/, "", fam[NR])  # its own
+      stage[NR] = $3; hid[NR] = $5 == "-" ? H : $5; opt[NR] = $6; att[NR] = attention($6)
+      fixed[NR] = index(" " $6 " ", " --lr ") > 0
       if (!(fam[NR] in base)) base[fam[NR]] = NR }
     END {
       for (i = 1; i <= NR; i++) {
