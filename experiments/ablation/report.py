@@ -316,9 +316,9 @@ class Results:
         self.configs = {}
         baselines = {}  # family → the configuration that names it with a '+'
         for row in self.plan:
-            families = [f.lstrip("+") for f in row["family"].split(",")]
-            baselines.update({f[1:]: row["id"] for f in row["family"].split(",")
-                              if f.startswith("+")})
+            names = row["family"].split(",")
+            families = [f.lstrip("+") for f in names]
+            baselines.update({f[1:]: row["id"] for f in names if f.startswith("+")})
             config = self.configs.setdefault(row["id"], {
                 "family": families[0], "families": families, "stage": row["stage"],
                 "hidden": row["hidden"], "options": row["options"], "seeds": set()})
@@ -536,10 +536,10 @@ class Results:
     def complete(self, stage):
         """Whether every configuration of STAGE has a row for each planned seed at its compared
         rate, finished or failed: what an answer that rests on the stage waits for."""
-        ids = [c for c, config in self.configs.items() if config["stage"] == stage]
-        return bool(ids) and all(
-            sum(row["id"] == c and row["lr"] == self.lr(c) for row in self.runs)
-            >= self.planned_seeds(c) for c in ids)
+        rates = {c: self.lr(c) for c, config in self.configs.items() if config["stage"] == stage}
+        return bool(rates) and all(
+            sum(row["id"] == c and row["lr"] == lr for row in self.runs) >= self.planned_seeds(c)
+            for c, lr in rates.items())
 
     def best_at_budget(self, config_id):
         """How many of its compared runs had their best validation at their last update, the
@@ -1807,24 +1807,21 @@ def template_line(error, templates):
 
 # The answers a study's author writes from its results (RESULTS/answers.md.j2, a macro each),
 # and what each answers: the page prints each macro in its place, or the evidence alone.
+ANSWERS_FILE = "answers.md.j2"
 ANSWERS = {"dot_weights": "question 1", "scaled_or_learned": "question 2",
            "arrangements": "the decoder arrangements", "sweep": "the attention-dimension sweep",
            "literature": "the findings beside the literature's, each disagreement discussed"}
-
-
-def answers_path(results):
-    return os.path.join(results.dir, "answers.md.j2")
 
 
 def load_answers(environment, results, context):
     """{name: macro} of RESULTS/answers.md.j2, rendered in CONTEXT ({} without the file): the
     answers are written for one study's results, so they live with them, not in the template
     every study shares."""
-    path = answers_path(results)
+    path = os.path.join(results.dir, ANSWERS_FILE)
     if not os.path.isfile(path):
         return {}
     module = environment.overlay(loader=jinja2.FileSystemLoader(results.dir)).get_template(
-        "answers.md.j2").make_module(context)
+        ANSWERS_FILE).make_module(context)
     names = [n for n in dir(module) if not n.startswith("_")]
     unknown = sorted(set(names) - set(ANSWERS))
     if unknown:
@@ -1886,7 +1883,7 @@ def main():
         page = render(args.template, results, os.path.dirname(os.path.abspath(args.output)))
     except (ReportError, jinja2.TemplateError) as error:
         line = None if isinstance(error, MissingInput) else template_line(
-            error, [args.template, os.path.join(args.results, "answers.md.j2")])
+            error, [args.template, os.path.join(args.results, ANSWERS_FILE)])
         where = f"{line}: " if line else ""
         print(f"report.py: {where}{error}", file=sys.stderr)
         return getattr(error, "exit_code", 65)

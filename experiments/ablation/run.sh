@@ -384,6 +384,9 @@ done <<< "$config_lines"
 mv "$RESULTS/skipped.tsv.tmp" "$RESULTS/skipped.tsv"
 planned_lines=${planned_lines%$'\n'}
 [ -n "$planned_lines" ] || die 65 "no configuration left to run"
+# The same lines with each configuration's own family alone in field 2 (the first of its list,
+# without its '+'): what the rates' owners, the counterparts and the share stage go by.
+planned_own=$(awk -F'\t' -v OFS='\t' '{ sub(/,.*/, "", $2); sub(/^\+/, "", $2); print }' <<< "$planned_lines")
 
 lr_times() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%g", a * f }'; }
 # Whose learning-rate check sets each configuration's rate (its "owner"), a line per configuration:
@@ -426,14 +429,13 @@ rate_owners() {
       if (hid[c] == hid[i] || !transfer) return c
       for (j = 1; j <= NR; j++) if (hid[j] == hid[i] && opt[j] == opt[c]) return j
       return c }
-    { id[NR] = $1; fam[NR] = $2; sub(/,.*/, "", fam[NR]); sub(/^\+/, "", fam[NR])  # its own
-      stage[NR] = $3; hid[NR] = $5 == "-" ? H : $5; opt[NR] = $6; att[NR] = attention($6)
-      fixed[NR] = index(" " $6 " ", " --lr ") > 0
-      if (!(fam[NR] in base)) base[fam[NR]] = NR }
+    { id[NR] = $1; fam[NR] = $2; stage[NR] = $3; hid[NR] = $5 == "-" ? H : $5; opt[NR] = $6
+      att[NR] = attention($6); fixed[NR] = index(" " $6 " ", " --lr ") > 0
+      if (!($2 in base)) base[$2] = NR }
     END {
       for (i = 1; i <= NR; i++) {
         o = owner(i); c = counterpart(i)
-        print id[i], o ? id[o] : "-", o == i && stage[i] != "core" ? id[from(i)] : "-", c ? id[c] : "-" } }' <<< "$planned_lines"
+        print id[i], o ? id[o] : "-", o == i && stage[i] != "core" ? id[from(i)] : "-", c ? id[c] : "-" } }' <<< "$planned_own"
 }
 rate_table=$(rate_owners)
 # Field $2 of configuration $1's line in rate_table: 2 its owner, 3 the core configuration its own
@@ -1198,7 +1200,7 @@ stats() {  # [FAMILIES: only their comparisons, after a run of a configuration i
       [ "${#sys[@]}" = 4 ] || continue
       "$SCORE_BIN/heed-score" "${case_score[@]}" -r "$WORK/pooled.ref" "${sys[@]}" --bootstrap "$BOOTSTRAP" \
         --equivalence-margin "$MARGIN" --format tsv -q -o "$RESULTS/counterpart/$id.tsv" < /dev/null
-    done <<< "$(awk -F'\t' -v f="$family" '{ own = $2; sub(/,.*/, "", own); sub(/^\+/, "", own) } own == f' <<< "$planned_lines")"
+    done <<< "$(awk -F'\t' -v f="$family" '$2 == f' <<< "$planned_own")"
     # Each configuration's long inputs translated whole against one by one, its runs paired.
     [ "$long_ok" = 1 ] || continue
     mkdir -p "$RESULTS/long"
@@ -1400,11 +1402,10 @@ if has_stage share; then
   vocab=$(tr ' ' '\n' < "$WORK/train.bpe.$TGT" | sort -u | wc -l)
   vocab=$((vocab + 4 < VOCAB ? vocab + 4 : VOCAB))  # + <unk> <s> </s> <pad>
   length=$(awk '{ n += NF } END { printf "%d", n / NR + 0.5 }' "$WORK/train.bpe.$TGT")
-  base_family=$(head -n 1 <<< "$planned_lines" | cut -f2 | sed 's/,.*//; s/^+//')
+  base_family=$(head -n 1 <<< "$planned_own" | cut -f2)
   mkdir -p "$RESULTS/share"
-  share_mechanisms=$(awk -F'\t' -v f="$base_family" '{ own = $2; sub(/,.*/, "", own); sub(/^\+/, "", own) }
-    own == f && match($6, /--attention [^ ]+/) {
-    print substr($6, RSTART + 12, RLENGTH - 12) }' <<< "$planned_lines" | awk '!seen[$0]++')
+  share_mechanisms=$(awk -F'\t' -v f="$base_family" '$2 == f && match($6, /--attention [^ ]+/) {
+    print substr($6, RSTART + 12, RLENGTH - 12) }' <<< "$planned_own" | awk '!seen[$0]++')
   # Rounds interleaved (every mechanism and mode once per round): the machine's drift hits all
   # alike; the report takes the median over the rounds.
   for round in $(seq "$SHARE_ROUNDS"); do
