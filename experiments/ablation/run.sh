@@ -67,7 +67,9 @@
 #   --src L, --tgt L        language codes, the files' suffixes (de, en)
 #   --merges N              joint BPE merges learnt on the training text (8000)
 #   --cased                 score and train cased (default: lowercased, as the Multi30k recipes)
-#   --configs FILE          the configurations (configs.tsv beside this script)
+#   --configs FILE          the configurations (configs.tsv beside this script; its header gives
+#                           the format: a family list "F,G" and "+G" for G's baseline, --lr X
+#                           in the options for a rate fixed without a check)
 #   --only "ID ..."         only these configurations of the file
 #   --seeds "S1 S2 ..."     the seeds, in order; a configuration runs the first n [SEEDS: 1 2 3 4 5]
 #   --updates N [UPDATES: 6800]  --valid-every N [VALID_EVERY: 850]  --patience N [PATIENCE: 4]
