@@ -459,6 +459,42 @@ class Results:
         return text
 
     @property
+    def cpus(self):
+        """The CPUs the finished runs trained on, each with its number of runs, in the order
+        first seen: oneDNN chooses its kernels by CPU, so where there are several a run is a
+        function of its seed and of its machine's kernels."""
+        counts = {}
+        for row in self.runs:
+            counts[row["cpu"]] = counts.get(row["cpu"], 0) + 1
+        return list(counts.items())
+
+    @property
+    def repeats(self):
+        """Pairs of finished runs that are one run under two names: the same options (a rate an
+        option fixes aside), hidden size, seed and rate. On one CPU they must agree to the last
+        digit; on two, their difference is what the kernels change."""
+        first, pairs = {}, []
+        for row in self.runs:
+            config = self.configs.get(row["id"])
+            if row["status"] != "ok" or config is None:
+                continue
+            options = tuple(re.sub(r"(?:^|\s)--lr\s+\S+", " ", config["options"]).split())
+            key = (options, config["hidden"], row["seed"], row["lr"])
+            if key in first and first[key]["id"] != row["id"]:
+                pairs.append((first[key], row))
+            first.setdefault(key, row)
+        return pairs
+
+    def run_score(self, row, column, test="pooled"):
+        """A finished run's score (bleu or chrf) on TEST, from scores.tsv."""
+        cell = self.scores.get((row["id"], row["seed"], row["lr"], self.check_test(test)))
+        value = number(cell[column]) if cell else None
+        if value is None:
+            raise ReportError(f"{row['id']} seed {row['seed']} lr {row['lr']}: no {test} "
+                              f"{column} in scores.tsv")
+        return value
+
+    @property
     def test_list(self):
         return ", ".join(f"{t['name']} ({t['sentences']:,} sentences)" for t in self.test_sets)
 

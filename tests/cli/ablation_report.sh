@@ -511,6 +511,33 @@ cmp -s "$TMP/page.md" "$TMP/page.first" || fail "beam row without scores: the pa
 cp "$TMP/beam.tsv" "$R/beam.tsv"
 sed -i '$d' "$R/runs.tsv"
 
+# Runs on two CPUs, one of them a run under two names (a configuration whose options fix the
+# rate repeating another's run): the CPUs counted, the pair's figures side by side, and one CPU
+# alone says nothing of CPUs.
+cp "$R/runs.tsv" "$TMP/runs.one-cpu"
+cp "$R/scores.tsv" "$TMP/scores.one-cpu"
+printf 'dot-bahdanau\tbahdanau\t1\t0.004\t256\tok\t6800\tbudget\t6.50\t6800\t6800\t30\t11\t9000\tX\n' >> "$R/runs.tsv"
+printf 'dot-bahdanau-fast\tbahdanau\t1\t0.004\t256\tok\t6800\tbudget\t6.48\t6800\t6800\t30\t11\t9000\tY\n' >> "$R/runs.tsv"
+for t in test2016 test2017 pooled; do
+  printf 'dot-bahdanau\t1\t0.004\t%s\t30.00\t50.00\n' "$t"
+  printf 'dot-bahdanau-fast\t1\t0.004\t%s\t30.25\t50.50\n' "$t"
+done >> "$R/scores.tsv"
+report "two CPUs" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page-cpus.md"
+grep -qE 'updates do not\)\. The runs trained on 14 on X and 1 on Y: oneDNN chooses its kernels by CPU' \
+  "$TMP/page-cpus.md" || fail "two CPUs: the runs per CPU not stated"
+grep -qF '`dot-bahdanau-fast` seed 1 is `dot-bahdanau` seed 1 at 0.004 again under another name, on Y where that ran on X: best validation perplexity 6.50, then 6.48; pooled BLEU 30.00, then 30.25; chrF 50.00, then 50.50 (what the kernels change in one whole run).' \
+  "$TMP/page-cpus.md" || fail "two CPUs: the same run on two CPUs not set side by side"
+sed -i '$s/\tY$/\tX/' "$R/runs.tsv"
+sed -i 's/^\(dot-bahdanau-fast\t1\t0\.004\t[a-z0-9]*\t\)30\.25\t50\.50$/\130.00\t50.00/' "$R/scores.tsv"
+sed -i '$s/\t6\.48\t/\t6.50\t/' "$R/runs.tsv"
+report "one run twice on one CPU" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page-cpus.md"
+grep -qF 'then 50.00 (the same to the last digit).' "$TMP/page-cpus.md" ||
+  fail "one run twice on one CPU: not said to repeat"
+grep -q 'The runs trained on' "$TMP/page-cpus.md" && fail "one CPU: CPUs counted"
+grep -q 'The runs trained on' "$TMP/page.md" && fail "the fixture (one CPU): CPUs counted"
+cp "$TMP/runs.one-cpu" "$R/runs.tsv"
+cp "$TMP/scores.one-cpu" "$R/scores.tsv"
+
 # A template asking for what the results do not hold: an error with the template's line.
 bad() {  # name code stderr-pattern template-text
   printf 'line one\n%s\n' "$4" > "$TMP/bad.j2"
