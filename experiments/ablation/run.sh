@@ -1267,10 +1267,13 @@ refresh() {  # FAMILIES WHAT: after a run in FAMILIES (','-separated), their sta
   if has_stage stats; then stats "${families//,/ }" || log "stats failed (the runs are kept)"; fi
   if has_stage report; then report || log "the report failed (the runs are kept)"; fi
   if [ "$commit" = 1 ]; then
-    local done_runs planned
+    # The repository that holds RESULTS, which need not be the driver's own checkout (the study
+    # runs from a copy outside the work tree it writes its results into).
+    local done_runs planned repo
     done_runs=$(($(wc -l < "$RESULTS/runs.tsv") - 1)) planned=$(($(wc -l < "$RESULTS/plan.tsv") - 1))
-    git -C "$root" add -- "$RESULTS" "$REPORT" &&
-      git -C "$root" commit -q -m "Ablation at convergence: $2 done ($done_runs of $planned runs); \
+    repo=$(git -C "$RESULTS" rev-parse --show-toplevel 2>/dev/null) || repo=$root
+    git -C "$repo" add -- "$RESULTS" "$REPORT" &&
+      git -C "$repo" commit -q -m "Ablation at convergence: $2 done ($done_runs of $planned runs); \
 page regenerated" -- "$RESULTS" "$REPORT" || log "nothing committed"
   fi
 }

@@ -262,6 +262,20 @@ expect_exit 65 core-fixed-rate -- bash "$RUN" "${corpus[@]}" --configs "$TMP/con
 printf 'dot\tmain\tcore\t1\t-\t--attention dot\nfast\tmain\tone-rate\t1\t-\t--lr fast --attention dot\n' > "$TMP/configs-bad.tsv"
 expect_exit 65 fixed-rate-not-a-number -- bash "$RUN" "${corpus[@]}" --configs "$TMP/configs-bad.tsv" --plan
 
+# --commit commits RESULTS and the page in the repository that holds them, which need not be
+# the driver's own checkout (a study runs from a copy outside the work tree its results go to).
+G=$TMP/elsewhere
+export GIT_AUTHOR_NAME=test GIT_AUTHOR_EMAIL=test@example.invalid
+export GIT_COMMITTER_NAME=test GIT_COMMITTER_EMAIL=test@example.invalid
+git init -q "$G" && git -C "$G" commit -q --allow-empty -m start
+printf 'dot\tmain\tcore\t1\t-\t--attention dot\n' > "$TMP/configs-one.tsv"
+expect_exit 0 commit-elsewhere -- env LR_FACTORS= WORK="$TMP/work-commit" RESULTS="$G/results" \
+  REPORT="$G/page.md" bash "$RUN" "${corpus[@]}" --configs "$TMP/configs-one.tsv" \
+  --stages "data runs report" --commit
+expect_eq commit-elsewhere-message "$(git -C "$G" log -1 --format=%s)" \
+  "Ablation at convergence: dot seed 1 (lr 0.001) done (1 of 1 runs); page regenerated"
+expect_eq commit-elsewhere-clean "$(git -C "$G" status --porcelain | wc -l)" 0
+
 # Two workers (JOBS=2) on a fresh study: every run once, at the same rates, with the same results
 # as one worker's (each run is deterministic at one thread), the page's status complete.
 expect_exit 0 two-jobs -- env JOBS=2 WORK="$TMP/work2" RESULTS="$TMP/results2" \

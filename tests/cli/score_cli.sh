@@ -53,6 +53,11 @@ expect_exit 0 system-again -- "$S" "${runs[@]}"
 expect_same system-deterministic "$TMP/system.tsv" "$TMP/out"
 expect_exit 0 system-seed -- "$S" "${runs[@]}" --seed 7
 cmp -s "$TMP/system.tsv" "$TMP/out" && fail "system-seed: --seed changes nothing" || ok
+# Any --threads: the same output, byte for byte (the draws are made in order by one thread).
+for threads in 1 3; do
+  expect_exit 0 "system-threads-$threads" -- "$S" "${runs[@]}" --threads "$threads"
+  expect_same "system-threads-$threads-same" "$TMP/system.tsv" "$TMP/out"
+done
 expect_exit 0 system-repeated -- "$S" -r "$TMP/ref1" --system "base=$TMP/hyp2" --system "better=$TMP/ref1" \
   --system "base=$TMP/hyp3" --system "better=$TMP/ref1,$TMP/ref1" --system "same=$TMP/hyp3,$TMP/hyp2" --bootstrap 200
 expect_same system-repeated-same "$TMP/system.tsv" "$TMP/out"

@@ -10,6 +10,7 @@
 #include "common/run.h"
 #include "common/table.h"
 #include "heed/common/error.h"
+#include "heed/common/parallel.h"
 #include "heed/eval/bleu.h"
 #include "heed/eval/bootstrap.h"
 #include "heed/eval/chrf.h"
@@ -83,18 +84,33 @@ int score_main(int argc, char** argv) {
   if (bad && (!cfg.sentence || segments == 0)) throw *bad->bad_line;
   if (segments == 0) throw DataError("'" + cfg.references[0] + "' is empty: nothing to score");
 
-  // Segment statistics per system; every score below is computed from them.
+  // Segment statistics per system; every score below is computed from them. Each segment's
+  // references are prepared once for all the systems, and the segments are shared out among
+  // --threads threads: every statistic is one segment's own, so any thread count gives the same.
   std::vector<std::vector<eval::SegmentStats>> bleu(hyps.size()), chrf(hyps.size());
-  std::vector<std::string_view> seg_refs(refs.size());
   for (size_t s = 0; s < hyps.size(); ++s) {
-    for (size_t i = 0; i < segments; ++i) {
-      for (size_t r = 0; r < refs.size(); ++r) seg_refs[r] = refs[r].lines[i];
-      const std::string& hyp = hyps[s].lines[i];
-      if (cfg.bleu)
-        bleu[s].push_back(eval::to_vector(eval::segment_stats(hyp, seg_refs, cfg.bleu_options)));
-      if (cfg.chrf) chrf[s].push_back(eval::chrf_segment_stats(hyp, seg_refs, cfg.chrf_options));
-    }
+    if (cfg.bleu) bleu[s].resize(segments);
+    if (cfg.chrf) chrf[s].resize(segments);
   }
+  parallel_for_chunks(segments, 64, cfg.threads, [&](size_t begin, size_t end, int) {
+    std::vector<std::string_view> seg_refs(refs.size());
+    for (size_t i = begin; i < end; ++i) {
+      for (size_t r = 0; r < refs.size(); ++r) seg_refs[r] = refs[r].lines[i];
+      if (cfg.bleu) {
+        const eval::BleuReferences prepared = eval::bleu_references(seg_refs, cfg.bleu_options);
+        for (size_t s = 0; s < hyps.size(); ++s) {
+          bleu[s][i] =
+              eval::to_vector(eval::segment_stats(hyps[s].lines[i], prepared, cfg.bleu_options));
+        }
+      }
+      if (cfg.chrf) {
+        const eval::ChrfReferences prepared = eval::chrf_references(seg_refs, cfg.chrf_options);
+        for (size_t s = 0; s < hyps.size(); ++s) {
+          chrf[s][i] = eval::chrf_segment_stats(hyps[s].lines[i], prepared, cfg.chrf_options);
+        }
+      }
+    }
+  });
   const auto bleu_score = [&cfg](const eval::SegmentStats& v) {
     return eval::bleu_from_stats(eval::bleu_stats_from_vector(v), cfg.bleu_options).score;
   };
@@ -128,19 +144,26 @@ int score_main(int argc, char** argv) {
                      system.name);
       }
     }
-    const eval::MultiRunOptions options{cfg.bootstrap, cfg.seed, cfg.equivalence_margin};
-    std::vector<score_tool::MetricComparison> comparisons;
-    auto compare = [&](const std::vector<std::vector<eval::SegmentStats>>& stats,
-                       const eval::CorpusScore& score, const std::string& metric) {
+    const eval::MultiRunOptions options{cfg.bootstrap, cfg.seed, cfg.equivalence_margin,
+                                        cfg.threads};
+    struct Metric {
+      const std::vector<std::vector<eval::SegmentStats>>* stats;
+      eval::CorpusScore score;
+      std::string name;
+    };
+    std::vector<Metric> metrics;
+    if (cfg.bleu) metrics.push_back({&bleu, bleu_score, "BLEU"});
+    if (cfg.chrf) metrics.push_back({&chrf, chrf_score, "chrF2"});
+    // One thread a metric: each draws its own resamples from the seed, as it would alone.
+    std::vector<score_tool::MetricComparison> comparisons(metrics.size());
+    parallel_for(metrics.size(), cfg.threads, [&](size_t m) {
       std::vector<eval::SystemRuns> systems;
       for (const auto& system : cfg.systems) {
         eval::SystemRuns& runs = systems.emplace_back();
-        for (size_t file : system.runs) runs.push_back(stats[file]);
+        for (size_t file : system.runs) runs.push_back((*metrics[m].stats)[file]);
       }
-      comparisons.push_back({metric, eval::compare_runs(systems, score, options)});
-    };
-    if (cfg.bleu) compare(bleu, bleu_score, "BLEU");
-    if (cfg.chrf) compare(chrf, chrf_score, "chrF2");
+      comparisons[m] = {metrics[m].name, eval::compare_runs(systems, metrics[m].score, options)};
+    });
     for (const auto& line : score_tool::comparison_report(cfg, comparisons, nrefs)) {
       out.write_line(line);
     }

@@ -112,6 +112,7 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
     throw ConfigError("--sentence scores one --hyp file at a time");
   }
   cfg.seed = cl.common().seed;
+  cfg.threads = cl.threads();
   io::check_writable(cfg.output);
   return true;
 }

@@ -35,6 +35,7 @@ struct ScoreCliConfig {
   ScoreFormat format = ScoreFormat::kTsv;
   int width = 2;
   std::uint64_t seed = 12345;
+  int threads = 1;  // --threads, resolved (0 there = every core)
   text::OnInvalid on_invalid = text::OnInvalid::kError;
 };
 

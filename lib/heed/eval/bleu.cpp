@@ -275,62 +275,82 @@ BleuStats& BleuStats::operator+=(const BleuStats& other) {
   return *this;
 }
 
-BleuStats segment_stats(std::string_view hypothesis,
-                        const std::vector<std::string_view>& references,
-                        const BleuOptions& options) {
+namespace {
+
+// The text as BLEU compares it: lowercased if asked, then tokenized.
+std::string prepare_for_bleu(std::string_view text, const BleuOptions& options) {
+  std::string s(text);
+  if (options.lowercase) s = text::to_lower(s);  // full Unicode, as Python's str.lower()
+  switch (options.tokenizer) {
+    case BleuTokenizer::k13a:
+      return tokenize_13a(s);
+    case BleuTokenizer::kIntl:
+      return tokenize_intl(s);
+    case BleuTokenizer::kNone:
+      break;
+  }
+  return s;
+}
+
+}  // namespace
+
+BleuReferences bleu_references(const std::vector<std::string_view>& references,
+                               const BleuOptions& options) {
   if (references.empty()) throw InternalError("BLEU needs at least one reference");
-  auto prepare = [&options](std::string_view text) {
-    std::string s(text);
-    if (options.lowercase) s = text::to_lower(s);  // full Unicode, as Python's str.lower()
-    switch (options.tokenizer) {
-      case BleuTokenizer::k13a:
-        return tokenize_13a(s);
-      case BleuTokenizer::kIntl:
-        return tokenize_intl(s);
-      case BleuTokenizer::kNone:
-        break;
+  BleuReferences prepared;
+  for (auto reference : references) {
+    const std::string ref = prepare_for_bleu(reference, options);
+    const std::vector<std::string_view> words = split_python(ref);
+    prepared.lengths.push_back(static_cast<long long>(words.size()));
+    std::array<NgramCounts, 4> counts;
+    count_ngrams(words, counts);
+    for (size_t n = 0; n < 4; ++n) {
+      for (const auto& [gram, count] : counts[n]) {
+        auto it = prepared.max_counts[n].find(gram);
+        if (it == prepared.max_counts[n].end()) {
+          prepared.max_counts[n].emplace(std::string(gram), count);
+        } else {
+          it->second = std::max(it->second, count);
+        }
+      }
     }
-    return s;
-  };
-  const std::string hyp = prepare(hypothesis);
+  }
+  return prepared;
+}
+
+BleuStats segment_stats(std::string_view hypothesis, const BleuReferences& references,
+                        const BleuOptions& options) {
+  if (references.lengths.empty()) throw InternalError("BLEU needs at least one reference");
+  const std::string hyp = prepare_for_bleu(hypothesis, options);
   const std::vector<std::string_view> hyp_words = split_python(hyp);
   std::array<NgramCounts, 4> hyp_counts;
   count_ngrams(hyp_words, hyp_counts);
-
-  std::vector<std::string> refs;
-  refs.reserve(references.size());
-  for (auto r : references) refs.push_back(prepare(r));
-  std::array<NgramCounts, 4> max_ref;
   BleuStats stats;
   stats.hyp_len = static_cast<long long>(hyp_words.size());
   long long closest = -1;
-  for (const auto& ref : refs) {
-    const std::vector<std::string_view> words = split_python(ref);
-    const long long len = static_cast<long long>(words.size());
+  for (const long long len : references.lengths) {
     // Closest reference length; on a tie the shorter (sacreBLEU's extract_reference_info).
     const long long diff = std::llabs(len - stats.hyp_len);
     if (closest < 0 || diff < std::llabs(closest - stats.hyp_len) ||
         (diff == std::llabs(closest - stats.hyp_len) && len < closest)) {
       closest = len;
     }
-    std::array<NgramCounts, 4> counts;
-    count_ngrams(words, counts);
-    for (size_t n = 0; n < 4; ++n) {
-      for (const auto& [gram, count] : counts[n]) {
-        int& m = max_ref[n][gram];
-        m = std::max(m, count);
-      }
-    }
   }
   stats.ref_len = closest;
   for (size_t n = 0; n < 4; ++n) {
     stats.total[n] = std::max<long long>(0, stats.hyp_len - static_cast<long long>(n));
     for (const auto& [gram, count] : hyp_counts[n]) {
-      auto it = max_ref[n].find(gram);
-      if (it != max_ref[n].end()) stats.correct[n] += std::min(count, it->second);
+      auto it = references.max_counts[n].find(gram);
+      if (it != references.max_counts[n].end()) stats.correct[n] += std::min(count, it->second);
     }
   }
   return stats;
+}
+
+BleuStats segment_stats(std::string_view hypothesis,
+                        const std::vector<std::string_view>& references,
+                        const BleuOptions& options) {
+  return segment_stats(hypothesis, bleu_references(references, options), options);
 }
 
 BleuScore bleu_from_stats(const BleuStats& stats, const BleuOptions& options) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,7 +55,19 @@ struct BleuScore {
   std::string format() const;
 };
 
+// A segment's references, tokenized and their n-grams counted once for every hypothesis scored
+// against them (a --system comparison scores every run of every system against the same ones):
+// each reference's length in words, and each n-gram's highest count in any of them.
+struct BleuReferences {
+  std::vector<long long> lengths;
+  std::array<std::map<std::string, int, std::less<>>, 4> max_counts;  // [n - 1]
+};
+BleuReferences bleu_references(const std::vector<std::string_view>& references,
+                               const BleuOptions& options);
+
 // Statistics of one hypothesis against its references (at least one).
+BleuStats segment_stats(std::string_view hypothesis, const BleuReferences& references,
+                        const BleuOptions& options);
 BleuStats segment_stats(std::string_view hypothesis,
                         const std::vector<std::string_view>& references,
                         const BleuOptions& options);

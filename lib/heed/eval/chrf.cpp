@@ -1,51 +1,12 @@
 #include "heed/eval/chrf.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "heed/common/error.h"
 #include "heed/common/version.h"
 #include "heed/text/unicode.h"
 
 namespace heed::eval {
-namespace {
-
-// Code points of text, whitespace (Python's str.split()) removed unless kept.
-std::vector<std::string_view> characters(std::string_view text, bool keep_whitespace) {
-  std::vector<std::string_view> chars;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const size_t start = pos;
-    const char32_t c = text::next_code_point(text, pos);
-    if (!keep_whitespace && (text::is_white_space(c) || (c >= 0x1C && c <= 0x1F))) continue;
-    chars.push_back(text.substr(start, pos - start));
-  }
-  return chars;
-}
-
-using Counts = std::unordered_map<std::string, int>;
-
-std::vector<Counts> char_ngrams(std::string_view text, const ChrfOptions& options) {
-  const auto chars = characters(text, options.whitespace);
-  std::vector<Counts> out(static_cast<size_t>(options.char_order));
-  std::string gram;
-  for (size_t n = 1; n <= out.size(); ++n) {
-    for (size_t i = 0; i + n <= chars.size(); ++i) {
-      gram.clear();
-      for (size_t k = 0; k < n; ++k) gram.append(chars[i + k]);
-      ++out[n - 1][gram];
-    }
-  }
-  return out;
-}
-
-double total(const Counts& counts) {
-  double sum = 0;
-  for (const auto& [gram, count] : counts) sum += count;
-  return sum;
-}
-
-}  // namespace
 
 double chrf_from_stats(const ChrfStats& stats, const ChrfOptions& options) {
   const double factor = options.beta * options.beta;
@@ -66,26 +27,84 @@ double chrf_from_stats(const ChrfStats& stats, const ChrfOptions& options) {
   return 100.0 * (1 + factor) * avg_prec * avg_rec / (factor * avg_prec + avg_rec);
 }
 
-ChrfStats chrf_segment_stats(std::string_view hypothesis,
-                             const std::vector<std::string_view>& references,
+CharNgrams::CharNgrams(std::string_view text, const ChrfOptions& options) {
+  const std::string prepared = options.lowercase ? text::to_lower(text) : std::string(text);
+  // The text without whitespace (Python's str.split()) unless kept, and where each of its code
+  // points begins: an n-gram is then a run of bytes of text_.
+  std::vector<size_t> starts;
+  text_.reserve(prepared.size());
+  size_t pos = 0;
+  while (pos < prepared.size()) {
+    const size_t start = pos;
+    const char32_t c = text::next_code_point(prepared, pos);
+    if (!options.whitespace && (text::is_white_space(c) || (c >= 0x1C && c <= 0x1F))) continue;
+    starts.push_back(text_.size());
+    text_.append(prepared, start, pos - start);
+  }
+  starts.push_back(text_.size());
+  const size_t chars = starts.size() - 1;
+  const auto order = static_cast<size_t>(options.char_order);
+  grams_.resize(order);
+  totals_.assign(order, 0.0);
+  std::vector<Gram> all;
+  for (size_t n = 1; n <= order && n <= chars; ++n) {
+    all.clear();
+    for (size_t i = 0; i + n <= chars; ++i)
+      all.push_back({starts[i], starts[i + n] - starts[i], 1});
+    std::sort(all.begin(), all.end(),
+              [this](const Gram& a, const Gram& b) { return view(a) < view(b); });
+    auto& distinct = grams_[n - 1];
+    for (const Gram& g : all) {
+      if (!distinct.empty() && view(distinct.back()) == view(g)) {
+        ++distinct.back().count;
+      } else {
+        distinct.push_back(g);
+      }
+    }
+    totals_[n - 1] = static_cast<double>(all.size());
+  }
+}
+
+double CharNgrams::matches(const CharNgrams& other, size_t n) const {
+  // Both lists sorted: one merge, each shared n-gram counted as often as the rarer side has it.
+  const auto& a = grams_[n - 1];
+  const auto& b = other.grams_[n - 1];
+  double match = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const int order = view(a[i]).compare(other.view(b[j]));
+    if (order < 0) {
+      ++i;
+    } else if (order > 0) {
+      ++j;
+    } else {
+      match += std::min(a[i++].count, b[j++].count);
+    }
+  }
+  return match;
+}
+
+ChrfReferences chrf_references(const std::vector<std::string_view>& references,
+                               const ChrfOptions& options) {
+  ChrfReferences prepared;
+  prepared.texts.reserve(references.size());
+  for (auto reference : references) prepared.texts.emplace_back(reference, options);
+  return prepared;
+}
+
+ChrfStats chrf_segment_stats(std::string_view hypothesis, const ChrfReferences& references,
                              const ChrfOptions& options) {
-  if (references.empty()) throw InternalError("chrF needs at least one reference");
-  auto prepare = [&options](std::string_view s) {
-    return options.lowercase ? text::to_lower(s) : std::string(s);
-  };
-  const auto hyp = char_ngrams(prepare(hypothesis), options);
+  if (references.texts.empty()) throw InternalError("chrF needs at least one reference");
+  const CharNgrams hyp(hypothesis, options);
   ChrfStats best;
   double best_f = -1.0;
-  for (auto reference : references) {
-    const auto ref = char_ngrams(prepare(reference), options);
+  for (const CharNgrams& ref : references.texts) {
+    if (ref.orders() != hyp.orders()) {
+      throw InternalError("chrF: references prepared with another character order");
+    }
     ChrfStats stats;
-    for (size_t n = 0; n < hyp.size(); ++n) {
-      double match = 0;
-      for (const auto& [gram, count] : hyp[n]) {
-        auto it = ref[n].find(gram);
-        if (it != ref[n].end()) match += std::min(count, it->second);
-      }
-      stats.insert(stats.end(), {total(hyp[n]), total(ref[n]), match});
+    for (size_t n = 1; n <= hyp.orders(); ++n) {
+      stats.insert(stats.end(), {hyp.total(n), ref.total(n), hyp.matches(ref, n)});
     }
     const double f = chrf_from_stats(stats, options);
     if (f > best_f) {  // the first reference wins ties, as in sacreBLEU
@@ -94,6 +113,12 @@ ChrfStats chrf_segment_stats(std::string_view hypothesis,
     }
   }
   return best;
+}
+
+ChrfStats chrf_segment_stats(std::string_view hypothesis,
+                             const std::vector<std::string_view>& references,
+                             const ChrfOptions& options) {
+  return chrf_segment_stats(hypothesis, chrf_references(references, options), options);
 }
 
 double corpus_chrf(const std::vector<std::string>& hypotheses,

@@ -19,6 +19,37 @@ struct ChrfOptions {
 // [hyp, ref, match] counts for each order, flattened; they add up over a corpus.
 using ChrfStats = std::vector<double>;
 
+// The character n-grams of one text (lowercased and without whitespace as the options say),
+// each order's distinct n-grams sorted, with their counts: what a segment's statistics compare.
+class CharNgrams {
+ public:
+  CharNgrams(std::string_view text, const ChrfOptions& options);
+  // The n-grams of order n (1-based) in a text and in both this and other, repeats counted.
+  double total(size_t n) const { return totals_[n - 1]; }
+  double matches(const CharNgrams& other, size_t n) const;
+  size_t orders() const { return totals_.size(); }
+
+ private:
+  struct Gram {
+    size_t begin, size;  // bytes of text_
+    int count;
+  };
+  std::string_view view(const Gram& g) const { return {text_.data() + g.begin, g.size}; }
+  std::string text_;                      // grams are offsets, so a moved CharNgrams stays valid
+  std::vector<std::vector<Gram>> grams_;  // [order - 1], sorted by their bytes
+  std::vector<double> totals_;
+};
+
+// A segment's references, their n-grams counted once for every hypothesis scored against them
+// (a --system comparison scores every run of every system against the same references).
+struct ChrfReferences {
+  std::vector<CharNgrams> texts;
+};
+ChrfReferences chrf_references(const std::vector<std::string_view>& references,
+                               const ChrfOptions& options = {});
+
+ChrfStats chrf_segment_stats(std::string_view hypothesis, const ChrfReferences& references,
+                             const ChrfOptions& options = {});
 ChrfStats chrf_segment_stats(std::string_view hypothesis,
                              const std::vector<std::string_view>& references,
                              const ChrfOptions& options = {});

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "heed/common/error.h"
+#include "heed/common/parallel.h"
 #include "heed/common/rng.h"
 
 namespace heed::eval {
@@ -20,12 +21,6 @@ PValue share(long long count, size_t samples) {
   if (count == 0) return {1.0 / (static_cast<double>(samples) + 1), true};
   return {std::min(1.0, static_cast<double>(count) / static_cast<double>(samples)), false};
 }
-
-// One run's statistics as one row-major block [segment][statistic]: the resampled sums read it
-// in one pass.
-struct Run {
-  std::vector<double> stats;
-};
 
 void check_shapes(const std::vector<SystemRuns>& systems, int samples, double margin) {
   if (systems.empty()) throw InternalError("compare_runs needs at least one system");
@@ -48,28 +43,6 @@ void check_shapes(const std::vector<SystemRuns>& systems, int samples, double ma
       }
     }
   }
-}
-
-Run flatten(const std::vector<SegmentStats>& segments) {
-  Run run;
-  run.stats.reserve(segments.size() * segments[0].size());
-  for (const auto& s : segments) run.stats.insert(run.stats.end(), s.begin(), s.end());
-  return run;
-}
-
-// The corpus score of run on a resample whose segment i occurs counts[i] times. The statistics
-// are counts (integers in doubles), so the sums are exact in any order.
-double resampled_score(const Run& run, const std::vector<double>& counts, SegmentStats& sum,
-                       const CorpusScore& score) {
-  std::fill(sum.begin(), sum.end(), 0.0);
-  const size_t dims = sum.size();
-  for (size_t i = 0; i < counts.size(); ++i) {
-    const double c = counts[i];
-    if (c == 0) continue;
-    const double* x = &run.stats[i * dims];
-    for (size_t j = 0; j < dims; ++j) sum[j] += c * x[j];
-  }
-  return score(sum);
 }
 
 }  // namespace
@@ -157,35 +130,78 @@ std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& system
                                            const CorpusScore& score,
                                            const MultiRunOptions& options) {
   return compare_runs(systems, score, options.samples, options.equivalence_margin,
-                      seeded_draws(options.seed));
+                      seeded_draws(options.seed), options.threads);
 }
 
 std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& systems,
                                            const CorpusScore& score, int samples,
-                                           double equivalence_margin, const DrawResample& draw) {
+                                           double equivalence_margin, const DrawResample& draw,
+                                           int threads) {
   check_shapes(systems, samples, equivalence_margin);
   const size_t n_systems = systems.size();
   const size_t segments = systems[0][0].size();
   const size_t dims = systems[0][0][0].size();
   const auto n_samples = static_cast<size_t>(samples);
 
-  std::vector<std::vector<Run>> runs(n_systems);
-  std::vector<SystemComparison> results(n_systems);
-  const std::vector<double> all_once(segments, 1.0);
-  SegmentStats sum(dims);
+  // Every run of every system side by side, segment-major: row i holds each run's statistics of
+  // segment i (run k's at k·dims), so a resample's sums for all runs are one pass over
+  // contiguous rows. first[s]: the column of system s's first run.
+  std::vector<size_t> first(n_systems + 1, 0);
+  for (size_t s = 0; s < n_systems; ++s) first[s + 1] = first[s] + systems[s].size();
+  const size_t width = first[n_systems] * dims;
+  std::vector<double> table(segments * width);
   for (size_t s = 0; s < n_systems; ++s) {
-    SystemComparison& r = results[s];
-    for (const auto& run : systems[s]) {
-      runs[s].push_back(flatten(run));
-      r.run_scores.push_back(resampled_score(runs[s].back(), all_once, sum, score));
+    for (size_t r = 0; r < systems[s].size(); ++r) {
+      for (size_t i = 0; i < segments; ++i) {
+        std::copy(systems[s][r][i].begin(), systems[s][r][i].end(),
+                  table.begin() + static_cast<std::ptrdiff_t>(i * width + (first[s] + r) * dims));
+      }
     }
-    r.runs = static_cast<int>(r.run_scores.size());
-    r.mean = std::accumulate(r.run_scores.begin(), r.run_scores.end(), 0.0) / r.runs;
-    double squares = 0;
-    for (double x : r.run_scores) squares += (x - r.mean) * (x - r.mean);
-    r.sd =
-        r.runs > 1 ? std::sqrt(squares / (r.runs - 1)) : std::numeric_limits<double>::quiet_NaN();
-    r.difference = r.mean - results[0].mean;
+  }
+  // The corpus scores of every run on the resamples k = 0..n−1 whose segment i occurs
+  // counts[k·segments + i] times (scores[k·runs + run]). One pass over the table serves them
+  // all, so that it is read from memory once per block of resamples, not once per resample.
+  // Each sum adds its segments in ascending order, whatever the block or thread: the figures do
+  // not depend on the thread count (and the statistics are counts, integers in doubles, so the
+  // sums are exact anyway).
+  const size_t n_runs = first[n_systems];
+  auto run_scores = [&](const double* counts, size_t n, std::vector<double>& sums,
+                        SegmentStats& one, std::vector<double>& scores) {
+    std::fill(sums.begin(), sums.begin() + static_cast<std::ptrdiff_t>(n * width), 0.0);
+    for (size_t i = 0; i < segments; ++i) {
+      const double* row = &table[i * width];
+      for (size_t k = 0; k < n; ++k) {
+        const double c = counts[k * segments + i];
+        if (c == 0) continue;
+        double* sum = &sums[k * width];
+        for (size_t j = 0; j < width; ++j) sum[j] += c * row[j];
+      }
+    }
+    for (size_t k = 0; k < n * n_runs; ++k) {
+      std::copy(sums.begin() + static_cast<std::ptrdiff_t>(k * dims),
+                sums.begin() + static_cast<std::ptrdiff_t>((k + 1) * dims), one.begin());
+      scores[k] = score(one);
+    }
+  };
+
+  std::vector<SystemComparison> results(n_systems);
+  {
+    const std::vector<double> all_once(segments, 1.0);
+    std::vector<double> sums(width), scores(n_runs);
+    SegmentStats one(dims);
+    run_scores(all_once.data(), 1, sums, one, scores);
+    for (size_t s = 0; s < n_systems; ++s) {
+      SystemComparison& r = results[s];
+      r.run_scores.assign(scores.begin() + static_cast<std::ptrdiff_t>(first[s]),
+                          scores.begin() + static_cast<std::ptrdiff_t>(first[s + 1]));
+      r.runs = static_cast<int>(r.run_scores.size());
+      r.mean = std::accumulate(r.run_scores.begin(), r.run_scores.end(), 0.0) / r.runs;
+      double squares = 0;
+      for (double x : r.run_scores) squares += (x - r.mean) * (x - r.mean);
+      r.sd =
+          r.runs > 1 ? std::sqrt(squares / (r.runs - 1)) : std::numeric_limits<double>::quiet_NaN();
+      r.difference = r.mean - results[0].mean;
+    }
   }
 
   // resampled[s][b]: system s's score on resample b, all runs' mean plus λ times the drawn
@@ -193,41 +209,67 @@ std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& system
   std::vector<std::vector<double>> resampled(n_systems, std::vector<double>(n_samples));
   std::vector<double> rescale(n_systems, 1.0);
   for (size_t s = 0; s < n_systems; ++s) {
-    const double n = static_cast<double>(runs[s].size());
+    const double n = static_cast<double>(systems[s].size());
     if (n > 1) rescale[s] = std::sqrt(n / (n - 1));
   }
+  // The resamples in blocks: drawn in order by this thread (draw is a sequence), then scored
+  // by the threads, each a run of the block's resamples with its own buffers. A block's counts
+  // stay within 16 MB (fewer resamples a block on a long test set).
+  const size_t block_size = std::clamp<size_t>((size_t{1} << 21) / segments, 1, 64);
+  const int workers = std::max(1, threads);
+  const size_t per_worker =
+      (block_size + static_cast<size_t>(workers) - 1) / static_cast<size_t>(workers);
+  std::vector<double> counts(block_size * segments);
   Resample d;
   d.segments.resize(segments);
-  for (size_t s = 0; s < n_systems; ++s) d.runs.emplace_back(runs[s].size());
-  std::vector<double> counts(segments);
-  std::vector<std::vector<double>> run_score(n_systems);  // this resample's
-  for (size_t b = 0; b < n_samples; ++b) {
-    draw(d);
+  for (size_t s = 0; s < n_systems; ++s) d.runs.emplace_back(systems[s].size());
+  std::vector<std::vector<std::vector<size_t>>> picks(block_size);  // [k][s]: the runs drawn
+  struct Scratch {
+    std::vector<double> sums, scores;
+    SegmentStats one;
+  };
+  std::vector<Scratch> scratch(static_cast<size_t>(workers));
+  for (auto& w : scratch) {
+    w = {std::vector<double>(per_worker * width), std::vector<double>(per_worker * n_runs),
+         SegmentStats(dims)};
+  }
+  for (size_t b0 = 0; b0 < n_samples; b0 += block_size) {
+    const size_t block = std::min(block_size, n_samples - b0);
     std::fill(counts.begin(), counts.end(), 0.0);
-    for (size_t i : d.segments) {
-      if (i >= segments) throw InternalError("compare_runs: drawn segment out of range");
-      counts[i] += 1;
+    for (size_t k = 0; k < block; ++k) {
+      draw(d);
+      for (size_t i : d.segments) {
+        if (i >= segments) throw InternalError("compare_runs: drawn segment out of range");
+        counts[k * segments + i] += 1;
+      }
+      for (size_t s = 0; s < n_systems; ++s) {
+        for (size_t r : d.runs[s]) {
+          if (r >= systems[s].size()) throw InternalError("compare_runs: drawn run out of range");
+        }
+      }
+      picks[k] = d.runs;
     }
-    for (size_t s = 0; s < n_systems; ++s) {
-      run_score[s].resize(runs[s].size());
-      double all = 0;
-      for (size_t r = 0; r < runs[s].size(); ++r) {
-        run_score[s][r] = resampled_score(runs[s][r], counts, sum, score);
-        all += run_score[s][r];
+    parallel_for_chunks(block, per_worker, workers, [&](size_t begin, size_t end, int worker) {
+      Scratch& w = scratch[static_cast<size_t>(worker)];
+      run_scores(&counts[begin * segments], end - begin, w.sums, w.one, w.scores);
+      for (size_t k = begin; k < end; ++k) {
+        for (size_t s = 0; s < n_systems; ++s) {
+          const double* own = &w.scores[(k - begin) * n_runs + first[s]];
+          const size_t n = systems[s].size();
+          double drawn_mean = 0;
+          for (size_t r : picks[k][s]) drawn_mean += own[r];
+          drawn_mean /= static_cast<double>(picks[k][s].size());
+          if (n == 1) {
+            resampled[s][b0 + k] = drawn_mean;  // exactly the one run's score (paired_bootstrap's)
+          } else {
+            double all = 0;
+            for (size_t r = 0; r < n; ++r) all += own[r];
+            all /= static_cast<double>(n);
+            resampled[s][b0 + k] = all + rescale[s] * (drawn_mean - all);
+          }
+        }
       }
-      double drawn = 0;
-      for (size_t r : d.runs[s]) {
-        if (r >= runs[s].size()) throw InternalError("compare_runs: drawn run out of range");
-        drawn += run_score[s][r];
-      }
-      drawn /= static_cast<double>(d.runs[s].size());
-      if (runs[s].size() == 1) {
-        resampled[s][b] = drawn;  // exactly the one run's score (paired_bootstrap's)
-      } else {
-        all /= static_cast<double>(runs[s].size());
-        resampled[s][b] = all + rescale[s] * (drawn - all);
-      }
-    }
+    });
   }
 
   std::vector<PValue> raw;

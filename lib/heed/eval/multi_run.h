@@ -29,6 +29,7 @@ struct MultiRunOptions {
   int samples = 1000;  // resamples B
   std::uint64_t seed = 12345;
   double equivalence_margin = 0.5;  // TOST at ±margin, in score points (BLEU or chrF)
+  int threads = 1;  // resamples scored in parallel; the draws and every figure are the same
 };
 
 // A p-value estimated from B resamples. less_than: no resample was as extreme as the test asks,
@@ -96,10 +97,12 @@ DrawResample seeded_draws(std::uint64_t seed);
 std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& systems,
                                            const CorpusScore& score,
                                            const MultiRunOptions& options);
-// The same with the resamples given by draw, called samples times (tests script them or
-// enumerate every resample).
+// The same with the resamples given by draw, called samples times in order from one thread
+// (tests script them or enumerate every resample); threads score them (score must be safe to call
+// from several threads at once).
 std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& systems,
                                            const CorpusScore& score, int samples,
-                                           double equivalence_margin, const DrawResample& draw);
+                                           double equivalence_margin, const DrawResample& draw,
+                                           int threads = 1);
 
 }  // namespace heed::eval

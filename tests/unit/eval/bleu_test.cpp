@@ -60,3 +60,26 @@ TEST_CASE("bleu: hand-computed scores", "[eval][fast]") {
   CHECK(eval::corpus_bleu({""}, {{"a b c"}}).score == 0.0);
   CHECK_THROWS_AS(eval::corpus_bleu({"a", "b"}, {{"a"}}), DataError);
 }
+
+TEST_CASE("bleu: references prepared once, n-grams clipped by the highest count", "[eval][fast]") {
+  // "the the the" against "the cat" and "the the dog": "the" occurs at most twice in a
+  // reference, so 2 of 3 unigrams match; "the the" at most once (1 of 2 bigrams); the lengths
+  // are 2 and 3, and 3 is the closest to the hypothesis's 3.
+  const std::vector<std::string_view> refs = {"the cat", "the the dog"};
+  const eval::BleuReferences prepared = eval::bleu_references(refs, {});
+  const eval::BleuStats s = eval::segment_stats("the the the", prepared, {});
+  CHECK(s.correct == std::array<long long, 4>{2, 1, 0, 0});
+  CHECK(s.total == std::array<long long, 4>{3, 2, 1, 0});
+  CHECK(s.hyp_len == 3);
+  CHECK(s.ref_len == 3);
+  // The prepared references serve every hypothesis as the unprepared ones do.
+  for (const char* hyp : {"the cat", "dog", "", "the the dog the cat"}) {
+    const eval::BleuStats a = eval::segment_stats(hyp, prepared, {});
+    const eval::BleuStats b = eval::segment_stats(hyp, refs, {});
+    CHECK(a.correct == b.correct);
+    CHECK(a.total == b.total);
+    CHECK(a.hyp_len == b.hyp_len);
+    CHECK(a.ref_len == b.ref_len);
+  }
+  CHECK_THROWS_AS(eval::bleu_references({}, {}), InternalError);
+}

@@ -46,3 +46,19 @@ TEST_CASE("bootstrap: identical systems are not significant, a better one is", "
   auto again = eval::paired_bootstrap({base, same, better}, accuracy, 500, 7);
   CHECK(again[2].mean == results[2].mean);
 }
+
+TEST_CASE("chrf: repeated n-grams are clipped by the rarer side", "[eval][fast]") {
+  // "aaa" against "aa": order 1 has 3 and 2 'a' (2 match), order 2 has 2 and 1 "aa" (1 match),
+  // order 3 has one "aaa" and none; orders 4–6 nothing. Whitespace is dropped first.
+  const eval::ChrfStats want = {3, 2, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  CHECK(eval::chrf_segment_stats("a a\ta", {"aa"}) == want);
+  // References prepared once serve every hypothesis, and give what unprepared ones give.
+  const std::vector<std::string_view> refs = {"the cat sat", "a cat sat down"};
+  const eval::ChrfReferences prepared = eval::chrf_references(refs);
+  for (const char* hyp : {"the cat sat down", "cats", "", "tttt"}) {
+    CHECK(eval::chrf_segment_stats(hyp, prepared) == eval::chrf_segment_stats(hyp, refs));
+  }
+  // The best reference wins: the second one matches "xyz" exactly.
+  const eval::ChrfStats best = eval::chrf_segment_stats("xyz", {"abc", "xyz"});
+  CHECK(eval::chrf_from_stats(best) == Approx(100.0));
+}

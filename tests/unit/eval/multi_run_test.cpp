@@ -311,3 +311,25 @@ TEST_CASE("two-sided p and its text", "[eval][fast]") {
   CHECK(eval::format_p_value({1.0 / 21, true}) == "< 0.0477");
   CHECK(eval::format_p_value({3.0 / 1001, true}) == "< 0.003");  // after Holm over 3
 }
+
+TEST_CASE("multi-run: any thread count gives the same figures", "[eval][fast]") {
+  // Systems of 1, 2 and 3 runs, statistics that are not integers, and a number of resamples
+  // that leaves a partial block: every figure must be equal, not merely close.
+  const std::vector<eval::SystemRuns> systems = {
+      {run(1.5, 0.25)}, {run(2, 1), run(0.5, 2)}, {run(1, 1.75), run(2, 0), run(0.125, 1)}};
+  const auto one = eval::compare_runs(systems, accuracy, {130, 9, 0.5, 1});
+  for (int threads : {2, 3, 8}) {
+    const auto many = eval::compare_runs(systems, accuracy, {130, 9, 0.5, threads});
+    REQUIRE(many.size() == one.size());
+    for (size_t s = 0; s < one.size(); ++s) {
+      CHECK(many[s].run_scores == one[s].run_scores);
+      CHECK(many[s].resampled_mean == one[s].resampled_mean);
+      CHECK(many[s].ci == one[s].ci);
+      CHECK(many[s].ci95.low == one[s].ci95.low);
+      CHECK(many[s].ci95.high == one[s].ci95.high);
+      CHECK(many[s].p.value == one[s].p.value);
+      CHECK(many[s].p_holm.value == one[s].p_holm.value);
+      CHECK(many[s].equivalence.p.value == one[s].equivalence.p.value);
+    }
+  }
+}
