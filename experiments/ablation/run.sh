@@ -43,7 +43,10 @@
 #   one rate: dot at general's rate (0.004) in each        9 runs    1.6 h
 #     arrangement × 3 seeds (exploratory, added while
 #     the study ran: results/protocol-changes.md)
-#   total at UPDATES=6800                                134 runs   36.1 h
+#   the unscaled projected product at A = 128 at half      2 runs    0.4 h
+#     and a quarter of its rate, seed 1 (exploratory,
+#     added while the study ran)
+#   total at UPDATES=6800                                136 runs   36.4 h
 # Everything at hidden 512 would be ~45 h: the cut in the defaults is hidden 256 for the
 # arrangements and the sweep (allowed there if it converges: the page's training table says where
 # each configuration's validation perplexity bottomed out and whether early stopping ended it).
@@ -51,8 +54,8 @@
 # (the core, seed-major, and its learning-rate check) first, then the rest of the Luong table and
 # the mechanistic checks that test answer 2's reading (moved before the arrangements on
 # 2026-11-29, with 59 runs done and none of either stage started), and what time runs out on is
-# the one-rate stage, then the sweep (`--plan` prints the order). At
-# UPDATES=10200 multiply the training by 1.5.
+# the sweep (the one-rate stage moved ahead of it on 2026-12-01), then the unscaled rates
+# (`--plan` prints the order). At UPDATES=10200 multiply the training by 1.5.
 #
 # Options (the environment variable in brackets sets the default):
 #   --quick                 a try-out: UPDATES=300, VALID_EVERY=100, WARMUP=50, HIDDEN=256, seeds 1 2,
