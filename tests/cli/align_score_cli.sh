@@ -76,6 +76,10 @@ cp "$TMP/out" "$TMP/compare.first"
 expect_exit 0 compare-again -- "$H" score --gold "$TMP/gold.wa" --system a="$TMP/test" --system b="$TMP/sure" \
   --system c="$TMP/test,$TMP/sure" --system d="$TMP/test" --bootstrap 200
 expect_same compare-again "$TMP/out" "$TMP/compare.first"
+# Any --threads, the same figures byte for byte.
+expect_exit 0 compare-threads -- "$H" score --gold "$TMP/gold.wa" --system a="$TMP/test" --system b="$TMP/sure" \
+  --system c="$TMP/test,$TMP/sure" --system d="$TMP/test" --bootstrap 200 --threads 3
+expect_same compare-threads "$TMP/out" "$TMP/compare.first"
 expect_exit 64 compare-with-test -- "$H" score --gold "$TMP/gold.wa" --test "$TMP/test" --system a="$TMP/test"
 expect_error_line align compare-with-test "cannot be combined"
 expect_exit 64 compare-no-name -- "$H" score --gold "$TMP/gold.wa" --system "=$TMP/test"

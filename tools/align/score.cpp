@@ -109,6 +109,7 @@ class Score final : public align_tool::Subcommand {
     }
     io::check_writable(output_);
     seed_ = cl.common().seed;
+    threads_ = cl.threads();
 
     // Every file's lines, and the gold of as many sentences as the first has.
     std::vector<std::vector<std::string>> lines(files.size());
@@ -198,7 +199,7 @@ class Score final : public align_tool::Subcommand {
       return 100.0 * c.aer();
     };
     const std::vector<eval::SystemComparison> result =
-        eval::compare_runs(runs, aer, {bootstrap_, seed_, margin_});
+        eval::compare_runs(runs, aer, {bootstrap_, seed_, margin_, threads_});
     const std::string margin = cli::format_number(margin_, 2);
     out.write_line(join(cli::comparison_header(margin, false), "\t"));
     for (size_t s = 0; s < result.size(); ++s) {
@@ -223,6 +224,7 @@ class Score final : public align_tool::Subcommand {
   int bootstrap_ = 1000;
   double margin_ = 1.0;
   std::uint64_t seed_ = 12345;
+  int threads_ = 1;  // the resamples' (the figures are the same for any number)
 };
 
 }  // namespace
