@@ -178,6 +178,9 @@ def mean(values):
     return statistics.mean(values) if values else None
 
 
+# Student's t, 0.975 quantile, by degrees of freedom (index 0 unused).
+T_975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
+
 FILTERS = {"num": num, "sig": sig, "thousands": thousands, "pm": pm, "mean": mean}
 
 
@@ -484,6 +487,24 @@ class Results:
                 pairs.append((first[key], row))
             first.setdefault(key, row)
         return pairs
+
+    def repeat_spread(self, first, again, column):
+        """For a run repeated on another CPU (FIRST, then AGAIN): COLUMN's values (best_val_ppl,
+        or bleu: pooled) over AGAIN's configuration's runs on AGAIN's CPU at its rate, how many
+        of their standard deviations FIRST's value lies from their mean, and the half width of
+        the 95 % prediction interval of one more run in the same unit (None, None under 2)."""
+        rows = [row for row in self.rows(again["id"], again["lr"]) if row["cpu"] == again["cpu"]]
+        def value(row):
+            return number(row[column]) if column != "bleu" else self.run_score(row, "bleu")
+        values = [value(row) for row in rows]
+        if len(values) < 2 or statistics.stdev(values) == 0:
+            return values, None, None
+        n = len(values)
+        # The 95 % prediction interval of one more run, in standard deviations: t's 0.975
+        # quantile with n − 1 degrees of freedom times √(1 + 1/n).
+        t = T_975[n - 1] if n - 1 < len(T_975) else 1.96 + 2.4 / (n - 1)
+        return (values, (value(first) - statistics.mean(values)) / statistics.stdev(values),
+                t * math.sqrt(1 + 1 / n))
 
     def run_score(self, row, column, test="pooled"):
         """A finished run's score (bleu or chrf) on TEST, from scores.tsv."""

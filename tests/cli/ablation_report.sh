@@ -527,13 +527,15 @@ grep -qE 'updates do not\)\. The runs trained on 14 on X and 1 on Y: oneDNN choo
   "$TMP/page-cpus.md" || fail "two CPUs: the runs per CPU not stated"
 grep -qF '`dot-bahdanau-fast` seed 1 is `dot-bahdanau` seed 1 at 0.004 again under another name, on Y where that ran on X: best validation perplexity 6.50, then 6.48; pooled BLEU 30.00, then 30.25; chrF 50.00, then 50.50 (what the kernels change in one whole run).' \
   "$TMP/page-cpus.md" || fail "two CPUs: the same run on two CPUs not set side by side"
-grep -q 'the seeds. spread on Y' "$TMP/page-cpus.md" && fail "two CPUs: a spread without other seeds"
+grep -q 'prediction interval of one more seed' "$TMP/page-cpus.md" && fail "two CPUs: a spread without other seeds"
 # A second seed of the repeating configuration on the same CPU: its figures beside the pair.
 printf 'dot-bahdanau-fast\tbahdanau\t2\t0.004\t256\tok\t6800\tbudget\t6.61\t6800\t6800\t30\t11\t9000\tY\n' >> "$R/runs.tsv"
 for t in test2016 test2017 pooled; do printf 'dot-bahdanau-fast\t2\t0.004\t%s\t29.50\t49.90\n' "$t"; done >> "$R/scores.tsv"
 report "two CPUs, a second seed" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page-cpus.md"
-grep -qF "Beside it, the seeds' spread on Y: \`dot-bahdanau-fast\`'s other seeds there reach 6.61 (29.50 BLEU);" \
-  "$TMP/page-cpus.md" || fail "two CPUs: the other seeds' spread not beside the pair"
+# On Y: perplexity 6.48, 6.61 (6.545 ± 0.092), BLEU 30.25, 29.50 (29.875 ± 0.530); X's run,
+# 6.50 and 30.00, lies −0.49 and +0.24 sd away; one more of two runs: t(1) · √1.5 = 15.56 sd.
+grep -qF "On Y \`dot-bahdanau-fast\`'s 2 runs reach best validation perplexity 6.54 ± 0.09 and pooled BLEU 29.88 ± 0.53; the X run lies -0.5 and 0.2 of their standard deviations from their means, inside the 95 % prediction interval of one more seed (±15.56 standard deviations with 2 runs)" \
+  "$TMP/page-cpus.md" || fail "two CPUs: the seeds' spread not beside the pair: $(grep -o 'On Y.*' "$TMP/page-cpus.md")"
 sed -i '$d' "$R/runs.tsv"
 head -n -3 "$R/scores.tsv" > "$TMP/scores.cut" && cp "$TMP/scores.cut" "$R/scores.tsv"
 sed -i '$s/\tY$/\tX/' "$R/runs.tsv"
