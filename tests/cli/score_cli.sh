@@ -198,7 +198,7 @@ expect_eq long-1mb-row "$(sed -n 5p "$TMP/out")" $'4\t100.00\t100.00'
 
 # SIGINT and SIGTERM while the bootstrap runs: 130 and 143, the target untouched, no temporary
 # file left.
-for i in $(seq 300); do cat "$TMP/hyp"; done > "$TMP/hyp-900"
+for _ in $(seq 300); do cat "$TMP/hyp"; done > "$TMP/hyp-900"
 for _ in $(seq 300); do cat "$TMP/ref1"; done > "$TMP/ref-900"
 expect_stopped_cleanly sigint INT "$TMP/o/s.tsv" 0 -- \
   "$S" -r "$TMP/ref-900" --hyp "$TMP/hyp-900" --hyp "$TMP/ref-900" --bootstrap 1000000 -o "$TMP/o/s.tsv"
