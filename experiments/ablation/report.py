@@ -445,9 +445,29 @@ class Results:
                     self.growth[fields[1]] = float(fields[-2])
 
     # The study.
+    def planned_rate(self, row):
+        """The rate of a planned run (a row of plan.tsv) as its row in runs.tsv gives it: "chosen"
+        and "chosen:ID" are the compared rate, "chosen:ID*F" its own check's run at factor F (None
+        until its check is chosen)."""
+        spec = row["lr"]
+        if not spec.startswith("chosen"):
+            return spec
+        if "*" in spec:
+            factor = number(spec.rsplit("*", 1)[1])
+            return next((c["lr"] for c in self.lr_choice
+                         if c["id"] == row["id"] and number(c["factor"]) == factor), None)
+        return self.lr(row["id"])
+
     @property
     def done(self):
-        return len(self.runs)
+        """The planned runs that have a row in runs.tsv (a row the plan no longer holds, such as a
+        run at a rate the protocol later changed, is counted apart: outside_plan)."""
+        finished = {(row["id"], row["seed"], row["lr"]) for row in self.runs}
+        return sum((row["id"], row["seed"], self.planned_rate(row)) in finished for row in self.plan)
+
+    @property
+    def outside_plan(self):
+        return len(self.runs) - self.done
 
     @property
     def planned(self):
@@ -459,6 +479,9 @@ class Results:
         text = f"{self.done} of {self.planned} runs done"
         if failed:
             text += f" ({failed} failed: their rows in `runs.tsv` say how)"
+        if self.outside_plan > 0:
+            text += (f", and {self.outside_plan} outside the plan, kept in `runs.tsv` (a run the "
+                     f"protocol's changes left behind: `protocol-changes.md`)")
         return text
 
     @property
