@@ -42,6 +42,7 @@ Needs Debian's python3-jinja2 and python3-matplotlib: run it with /usr/bin/pytho
 says whether they are there. Exits 69 naming a missing package, 66 naming a missing result file,
 65 for a template that asks for what the results do not hold.
 """
+import copy
 import csv
 import functools
 import glob
@@ -84,6 +85,10 @@ METRICS = {"BLEU": "BLEU", "chrF2": "chrF"}
 REQUIRED = {"settings.tsv": "any", "plan.tsv": "any", "runs.tsv": "runs", "scores.tsv": "runs"}
 DASH = "—"
 ALPHA = 0.05
+# A verdict resting on this many runs a side or fewer is marked provisional: a seed part from two
+# or three runs is too uncertain for a bootstrap to show (t's 97.5 % point over seeds alone is
+# 12.7 with two runs, 4.3 with three).
+PROVISIONAL_RUNS = 3
 
 
 class ReportError(Exception):
@@ -216,7 +221,16 @@ class Comparison:
         self.low, self.high = number(row["ci95_low"]), number(row["ci95_high"])
         self.p_text, self.p_holm_text, self.tost_text = row["p_value"], row["p_holm"], row["tost_p"]
         self.p_holm, self.p_holm_bound = pvalue(row["p_holm"])
+        # heed-score from 2026-12-04 on: the TOST p Holm-adjusted over the family as the
+        # differences are, "equivalent" decided by it, and Welch's interval over the runs' scores
+        # alone (seeds, not sentences) beside the hierarchical one; "-" where a side has one run.
+        # Older files lack the columns: the unadjusted TOST, no seed-level interval.
+        self.tost_adjusted = "tost_p_holm" in row
+        if self.tost_adjusted:
+            self.tost_text = row["tost_p_holm"]
         self.equivalent = row["equivalent"] == "yes"
+        self.seed_low, self.seed_high = number(row.get("welch_low")), number(row.get("welch_high"))
+        self.seed_p_holm_text = row.get("welch_p_holm")
         self.margin = margin
 
     @property
@@ -229,6 +243,38 @@ class Comparison:
     @property
     def interval(self):
         return f"{self.difference:+.2f} [{self.low:+.2f}, {self.high:+.2f}]"
+
+    @property
+    def seed_interval(self):
+        """Welch's 95 % interval over the runs' scores alone, "[low, high]" (None: a side has one
+        run, or the file is older than the column)."""
+        if self.seed_low is None or self.seed_high is None:
+            return None
+        return f"[{self.seed_low:+.2f}, {self.seed_high:+.2f}]"
+
+    def flipped(self):
+        """The same comparison read the other way round (the baseline minus this system): the
+        difference and both intervals negated; p-values and verdicts are symmetric."""
+        other = copy.copy(self)
+        other.difference, other.low, other.high = -self.difference, -self.high, -self.low
+        if self.seed_low is not None and self.seed_high is not None:
+            other.seed_low, other.seed_high = -self.seed_high, -self.seed_low
+        other.system, other.baseline = self.baseline, self.system
+        return other
+
+    @property
+    def provisional(self):
+        """A verdict on at most PROVISIONAL_RUNS runs a side (a seeded baseline's counted): its
+        seed part rests on so few runs that it is marked, whatever its p."""
+        sides = [self.runs] + ([self.baseline_runs or 0] if self.baseline_seeded else [])
+        return min(sides) <= PROVISIONAL_RUNS
+
+    @property
+    def runs_text(self):
+        """"5 and 5 runs", the two sides' (one side for a baseline without seeds)."""
+        if not self.baseline_seeded:
+            return f"{self.runs} run{'s' * (self.runs != 1)}"
+        return f"{self.runs} and {self.baseline_runs} runs"
 
     @property
     def verdict(self):
@@ -248,18 +294,35 @@ class Comparison:
         else:
             text = (f"undecided: {self.interval}; neither a difference ({holm}) nor equivalence "
                     f"within {margin} ({tost})")
+        if self.seed_interval:
+            text += f"; over seeds alone {self.seed_interval}"
         if self.runs < 2 or (self.baseline_seeded and (self.baseline_runs or 0) < 2):
             text += " (†)"
+        elif self.provisional:
+            text += f" (provisional: {self.runs_text})"
         return text
 
     @property
     def verdict_word(self):
-        return self.verdict.split(":", 1)[0]
+        """"differs", "level" or "undecided", with "provisional" after it where it is."""
+        word = self.verdict.split(":", 1)[0]
+        return f"{word}, provisional" if self.provisional and not self.one_run else word
+
+    @property
+    def one_run(self):
+        return self.runs < 2 or (self.baseline_seeded and (self.baseline_runs or 0) < 2)
 
     @property
     def cell(self):
         """The comparison in a table's cell: "+0.32 [-0.16, +0.81] undecided", † as above."""
-        return f"{self.interval} {self.verdict_word}{' †' if self.verdict.endswith('(†)') else ''}"
+        return f"{self.interval} {self.verdict_word}{' †' if self.one_run else ''}"
+
+    @property
+    def number_cell(self):
+        """The comparison as an exploratory cell, numbers without a verdict word: the
+        difference, its interval, and over seeds alone where there is one."""
+        seeds = f"; seeds {self.seed_interval}" if self.seed_interval else ""
+        return f"{self.interval}{seeds}{' †' if self.one_run else ''}"
 
 
 def span(values, digits=1, unit=""):
@@ -471,7 +534,9 @@ class Results:
 
     @property
     def planned(self):
-        return int(self.settings.get("planned_runs", len(self.plan)))
+        # plan.tsv, not settings.tsv's planned_runs: `run.sh --plan` rewrites the plan alone when
+        # runs are added, and the page must count them at once.
+        return len(self.plan)
 
     @property
     def status(self):
@@ -787,19 +852,46 @@ class Results:
                 "label": f"{group_words(g)} source words, {int(g['sentences']):,} sentences"}
 
     def length_verdict(self, config_id):
-        """CONFIG_ID against its baseline on the longest group, in words (None: not compared)."""
+        """CONFIG_ID against its baseline on the longest group, as exploratory numbers (a group
+        is one of several looked at, no verdict: None before it is compared)."""
         g = self.longest_group
         if g is None:
             return None
         c = read_comparisons_rows(self.length_rows[(g["family"], g["group"])],
                                   self.margin).get((config_id, "BLEU"))
-        return c.verdict if c else None
+        return f"{c.number_cell} BLEU (exploratory)" if c else None
 
-    def beam_comparison(self, config_id, greedy=False):
-        """CONFIG_ID against its baseline with beam search on the pooled set (compare/
-        FAMILY.beam.tsv), or greedy on the same runs (FAMILY.beam-greedy.tsv); None: not yet."""
+    def beam_comparison(self, config_id, greedy=False, family=None):
+        """CONFIG_ID against the baseline of its family (or of FAMILY, one it joins) with beam
+        search on the pooled set (compare/FAMILY.beam.tsv), or greedy on the same runs
+        (FAMILY.beam-greedy.tsv); None: not yet."""
         name = "beam-greedy" if greedy else "beam"
-        return self.compare.get((self.family(config_id), name), {}).get((config_id, "BLEU"))
+        return self.compare.get((family or self.family(config_id), name), {}).get(
+            (config_id, "BLEU"))
+
+    def pooling_best(self, part, task, model, length=None):
+        """The pooling study's row that its tables show for MODEL on TASK in PART (at T = LENGTH):
+        the rate that solved in the fewest updates, else the best final accuracy (None: not run)."""
+        rows = [row for row in self.pooling.get(part, []) if row["task"] == task
+                and row["model"] == model and (length is None or int(row["T"]) == length)]
+        return POOLING_REPORT.best_run(rows) if rows else None
+
+    def pooling_transfer(self, task, model, part="generalisation-markers"):
+        """The best run's accuracy on its transfer set (the markers at positions not trained
+        on), in %, with its Wilson 95 % interval over the POOLING_HELD_OUT sequences: {"value",
+        "low", "high"} (None: not run)."""
+        best = self.pooling_best(part, task, model)
+        if best is None or best["transfer"] in ("-", ""):
+            return None
+        accuracy = float(best["transfer"].split(",")[0].rsplit(":", 1)[1])
+        low, high = wilson(accuracy, POOLING_HELD_OUT)
+        return {"value": 100 * accuracy, "low": 100 * low, "high": 100 * high}
+
+    def pooling_updates(self, part, task, model, length):
+        """Updates the best rate took to solve MODEL on TASK at T = LENGTH in PART (None: none
+        solved, or not run)."""
+        best = self.pooling_best(part, task, model, length)
+        return int(best["steps_to_solve"]) if best and best["solved"] == "yes" else None
 
     def learned(self, config_id, column):
         """What CONFIG_ID's scorer parameters learned (parameters.tsv's COLUMN), its runs' values."""
@@ -835,7 +927,8 @@ class Results:
         beamed, greedy = self.beam_comparison(config_id), self.beam_comparison(config_id, True)
         if beamed is None or greedy is None:
             return None
-        text = f"{beamed.verdict}; greedy, the same runs: {greedy.interval}, {greedy.verdict_word}"
+        text = (f"{beamed.number_cell} BLEU (exploratory, {beamed.runs_text}); greedy, the same "
+                f"runs: {greedy.number_cell}")
         change = self.beam_change(config_id)
         if change:
             text += (f"; the beam's change of the difference: {change[0]:+.2f} BLEU (permutation "
@@ -973,6 +1066,18 @@ class Results:
                     distribution, check_mechanism(mechanism), str(dim)):
                 return number(row[column])
         return None
+
+
+# The pooling study's held-out and transfer sets: 10 batches of 100 sequences each
+# (tools/pooling/task.h).
+POOLING_HELD_OUT = 1000
+
+
+def wilson(p, n, z=1.959964):
+    """Wilson's 95 % score interval for a proportion P observed over N trials: (low, high)."""
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def ratio(a, b):
@@ -1145,14 +1250,18 @@ def comparison_table(results, family):
                     cells += [DASH] * 4
                     continue
                 any_cell = True
-                cells += [c.interval, c.p_holm_text, c.tost_text, c.verdict_word +
-                          (" †" if c.runs < 2 or c.baseline_runs < 2 else "")]
+                # One test set of several is a view, read without a verdict (exploratory): the
+                # verdicts are the pooled set's, the family's planned comparison.
+                word = (c.verdict_word + (" †" if c.one_run else "")) if test == "pooled" \
+                    else "exploratory"
+                cells += [c.interval, c.seed_interval or DASH, c.p_holm_text, c.tost_text, word]
             if any_cell:
                 rows.append(cells)
     if not rows:
         return f"_Not compared yet: `{ids[0]}` and at least one other need finished runs._"
-    header = ["configuration", "test set", "BLEU difference [95 % CI]", "p Holm", "TOST p",
-              "BLEU", "chrF difference [95 % CI]", "p Holm", "TOST p", "chrF"]
+    header = ["configuration", "test set", "BLEU difference [95 % CI]", "over seeds [95 % CI]",
+              "p Holm", "TOST p", "BLEU", "chrF difference [95 % CI]", "over seeds [95 % CI]",
+              "p Holm", "TOST p", "chrF"]
     return markdown_table(header, rows)
 
 
@@ -1285,21 +1394,21 @@ def learned(results, config_id, column):
 
 
 def parameters_table(results):
-    """Per configuration whose scorer has a learned temperature or a square W_a, what they learned
-    (parameters.py), mean ± sd over its compared runs."""
+    """Per configuration whose scorer has a learned temperature, what it learned (parameters.py),
+    mean ± sd over its compared runs. W_a's distance from a scaled identity, which parameters.py
+    also measures, is not shown: it depends on the bases of the encoder's and decoder's states,
+    which training picks independently (the template says so)."""
     rows = []
     for config_id in finished(results):
-        values = {c: learned(results, config_id, c)
-                  for c in ("temperature", "scale", "identity", "residual")}
+        values = {c: learned(results, config_id, c) for c in ("temperature", "scale")}
         if not any(values.values()):
             continue
         runs = max(len(v) for v in values.values())
         rows.append([f"`{config_id}`", f"{runs}", pm(values["temperature"]),
-                     pm(values["scale"], 3), pm(values["identity"], 3), pm(values["residual"], 3)])
+                     pm(values["scale"], 3)])
     if not rows:
-        return "_No trained scorer with a temperature or a square W_a probed yet._"
-    return markdown_table(["configuration", "runs", "τ", "τ / √K (`dot`: 1)", "α of the nearest αI",
-                           "‖W_a − αI‖ / ‖W_a‖"], rows)
+        return "_No trained scorer with a temperature probed yet._"
+    return markdown_table(["configuration", "runs", "τ", "τ / √K (`dot`: 1)"], rows)
 
 
 def counterpart_table(results):
@@ -1584,9 +1693,9 @@ def beam_table(results):
             continue
         greedy = [greedy_pooled(results, r) for r in beamed]
 
-        def versus(greedy_decoding):
+        def versus(greedy_decoding):  # a view of the runs with a model: numbers, no verdict
             c = results.beam_comparison(config_id, greedy_decoding)
-            return c.cell if c else DASH
+            return c.number_cell if c else DASH
 
         change = results.beam_change(config_id)
         rows.append([f"`{config_id}`", f"{len(beamed)}", pm(greedy), pm(numbers(beamed, "bleu")),
@@ -1631,7 +1740,7 @@ def length_tables(results):
                 against_cells.append(DASH)
                 continue
             c = comparisons[g["group"]][(config_id, "BLEU")]
-            against_cells.append(c.cell)
+            against_cells.append(c.number_cell)  # a view of five: numbers, no verdict
         if any(cell != DASH for cell in bleu_cells):
             bleu_rows.append([f"`{config_id}`"] + bleu_cells)
         if any(cell != DASH for cell in against_cells):
@@ -1888,7 +1997,7 @@ def template_line(error, templates):
 # The answers a study's author writes from its results (RESULTS/answers.md.j2, a macro each),
 # and what each answers: the page prints each macro in its place, or the evidence alone.
 ANSWERS_FILE = "answers.md.j2"
-ANSWERS = {"dot_weights": "question 1", "scaled_or_learned": "question 2",
+ANSWERS = {"in_short": "the three answers in short, at the top", "dot_weights": "question 1", "scaled_or_learned": "question 2",
            "arrangements": "the decoder arrangements", "sweep": "the attention-dimension sweep",
            "literature": "the findings beside the literature's, each disagreement discussed"}
 
