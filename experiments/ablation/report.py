@@ -364,6 +364,7 @@ class Results:
 
     def __init__(self, directory, pooling, alignment=None):
         self.dir = directory
+        self.second = None  # the second setting's Results, where it has runs (main)
 
         def path(name):
             return os.path.join(directory, name)
@@ -2069,6 +2070,11 @@ def main():
         alignment = args.alignment or os.path.join(root, "experiments", "alignment-hansards",
                                                    "results")
         results = Results(args.results, pooling, alignment)
+        # The second setting (issue 61: does the ranking travel?), a study of its own whose
+        # results sit beside the first's: RESULTS-en-de, read when its runs have begun.
+        second = args.results.rstrip("/") + "-en-de"
+        if os.path.isfile(os.path.join(second, "runs.tsv")):
+            results.second = Results(second, None)
         page = render(args.template, results, os.path.dirname(os.path.abspath(args.output)))
     except (ReportError, jinja2.TemplateError) as error:
         line = None if isinstance(error, MissingInput) else template_line(

@@ -440,7 +440,9 @@ expect "BLEU by source length: one run, and a group without the configuration" '
 expect "BLEU by source length: against the baseline" '^\| `general` \| \+1\.50 \[\+0\.50, \+2\.50\] \| \+0\.40 \[-0\.20, \+1\.00\] \|$'
 expect "BLEU by source length: against the baseline, one run" '^\| `additive` \| -1\.00 \[-2\.00, \+0\.10\] † \| — \|$'
 expect "the limits: how early whole translations stop, from long-length.tsv" \
-  "^  whole, they come out 0\.94–0\.98 of the reference's length and end 1\.0 sentences per input \(one by one: 2\.3\); the brevity penalty is most of the loss in log BLEU for \`dot\`, \`general\` \(63–81 %\), for which the probe measures where a model trained on single sentences stops more than how its attention reads a long input \(Long inputs, \"Where the loss goes\"\)\. Made to go on to about the expected length \(Long inputs, \"Made to go on\"\), they reach 21\.0 BLEU, against 31\.5–32\.5 one by one\.$"
+  "^  whole, they come out 0\.94–0\.98 of the reference's length and end 1\.0 sentences per input \(one by one: 2\.3\); the brevity penalty is most of the loss in log BLEU for \`dot\`, \`general\` \(63–81 %\), for which the probe measures where a model trained on single sentences stops more than how its attention reads a long input \(Long inputs, \"Where the loss goes\"\)\. Made to go on to about the expected length \(Long inputs, \"Made to go on\"\), they reach 21\.0 BLEU, against 31\.5–32\.5 one by one\. So the question \"especially for long sequences\" stays open$"
+expect "the limits: the longest input probed, and the driver on any corpus" \
+  '^  beyond the longest input probed \(45 source words\): no corpus of long$'
 # dot: 20/0.89 = 22.47 and 22/0.91 = 24.18 without the penalty; sentence ends: "a man..\".." one
 # (at the line's end; a '.' before '.' or '"' ends none), "1.5" none, "a cat! a dog" one: 2 in 3.
 expect "beam search: the runs with a beam row, beside their greedy BLEU" \
