@@ -56,16 +56,18 @@ expect_eq no-links "$(tail -1 "$TMP/out")" $'100.00\t0.00\t0.00\t0\t3\t5\t3'
 # --system: aligners compared by AER over their runs and the sentences. Hand-worked: a = test
 # (40.00), b = the sure links (0.00: -40.00 against a), c = both as two runs (mean 20.00, sd
 # sqrt(2 * 20^2) = 28.28), d = test again (a difference of exactly 0 in every resample: p = 1,
-# equivalent, TOST p below the floor 1/(200+1)).
+# equivalent, TOST p below the floor 1/(200+1), "< 0.015" after Holm over the 3 comparisons).
+# The baseline has one run, so no comparison has Welch's test over the runs ("-").
 expect_exit 0 compare -- "$H" score --gold "$TMP/gold.wa" --system a="$TMP/test" --system b="$TMP/sure" \
   --system c="$TMP/test,$TMP/sure" --system d="$TMP/test" --bootstrap 200
 expect_eq compare-header "$(head -1 "$TMP/out")" \
-  "$(printf 'system\tmetric\truns\tmean\tsd\tdifference\tci95_low\tci95_high\tp_value\tp_holm\tci90_low\tci90_high\ttost_p\tequivalent\trun_scores')"
-expect_eq compare-baseline "$(sed -n 2p "$TMP/out")" "$(printf 'a\tAER\t1\t40.00\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t40.00')"
+  "$(printf 'system\tmetric\truns\tmean\tsd\tdifference\tci95_low\tci95_high\tp_value\tp_holm\tci90_low\tci90_high\ttost_p\tequivalent\trun_scores\twelch_low\twelch_high\twelch_p\twelch_p_holm\ttost_p_holm')"
+expect_eq compare-baseline "$(sed -n 2p "$TMP/out")" "$(printf 'a\tAER\t1\t40.00\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t40.00\t-\t-\t-\t-\t-')"
 expect_eq compare-difference "$(sed -n 3p "$TMP/out" | cut -f1-6)" "$(printf 'b\tAER\t1\t0.00\t-\t-40.00')"
 expect_eq compare-runs "$(sed -n 4p "$TMP/out" | cut -f1-6,15)" "$(printf 'c\tAER\t2\t20.00\t28.28\t-20.00\t40.00,0.00')"
-expect_eq compare-same "$(sed -n 5p "$TMP/out" | cut -f6-15)" \
-  "$(printf '+0.00\t+0.00\t+0.00\t1.0000\t1.0000\t+0.00\t+0.00\t< 0.00498\tyes\t40.00')"
+expect_eq compare-same "$(sed -n 5p "$TMP/out" | cut -f6-20)" \
+  "$(printf '+0.00\t+0.00\t+0.00\t1.0000\t1.0000\t+0.00\t+0.00\t< 0.00498\tyes\t40.00\t-\t-\t-\t-\t< 0.015')"
+expect_eq compare-runs-welch "$(sed -n 4p "$TMP/out" | cut -f16-19)" "$(printf -- '-\t-\t-\t-')"
 awk -F'\t' 'NR == 3 { exit !($7 <= $6 && $6 <= $8) }' "$TMP/out" && ok ||
   fail "compare: the difference outside its interval: $(sed -n 3p "$TMP/out")"
 grep -q '^# AER in percent, lower is better' "$TMP/out" && grep -q '^# hierarchical bootstrap: 200 resamples' "$TMP/out" &&

@@ -26,18 +26,19 @@ expect_eq bootstrap-pinned "$(sed -n '2,5p' "$TMP/out" | sed "s|$TMP/||" | tr '\
   "hyp BLEU 45.07 41.54 46.75 -|hyp2 BLEU 24.91 24.45 6.49 0.1443|hyp chrF2 50.04 50.91 37.63 -|hyp2 chrF2 40.30 41.15 20.93 0.1443|"
 
 # Several runs per system (--system NAME=RUN,...): TSV in a pipe, one row per system and metric,
-# the baseline's comparison columns "-", then "# " lines.
+# the baseline's comparison columns "-", then "# " lines. The columns after run_scores (Welch's
+# test over the runs, the Holm-adjusted TOST p) came later: the first 15 keep their places.
 # Every segment of both base runs misses words; better's runs are the reference itself.
 printf 'A dog bit the man.\nIt was not surprising.\nThe man bit him.\n' > "$TMP/hyp3"
 runs=(-r "$TMP/ref1" --system "base=$TMP/hyp2,$TMP/hyp3" --system "better=$TMP/ref1,$TMP/ref1,$TMP/ref1"
       --system "same=$TMP/hyp3,$TMP/hyp2" --bootstrap 200)
 expect_exit 0 system -- "$S" "${runs[@]}"
 expect_eq system-header "$(head -1 "$TMP/out")" \
-  $'system\tmetric\truns\tmean\tsd\tdifference\tci95_low\tci95_high\tp_value\tp_holm\tci90_low\tci90_high\ttost_p\tequivalent\trun_scores'
+  $'system\tmetric\truns\tmean\tsd\tdifference\tci95_low\tci95_high\tp_value\tp_holm\tci90_low\tci90_high\ttost_p\tequivalent\trun_scores\twelch_low\twelch_high\twelch_p\twelch_p_holm\ttost_p_holm'
 expect_eq system-rows "$(grep -vc '^#' "$TMP/out")" 7
-awk -F'\t' '!/^#/ && NF != 15 { exit 1 }' "$TMP/out" && ok || fail "system: a row without 15 columns"
+awk -F'\t' '!/^#/ && NF != 20 { exit 1 }' "$TMP/out" && ok || fail "system: a row without 20 columns"
 expect_eq system-baseline "$(sed -n 2p "$TMP/out")" \
-  "$(printf 'base\tBLEU\t2\t41.96\t24.12\t-\t-\t-\t-\t-\t-\t-\t-\t-\t24.91,59.02')"
+  "$(printf 'base\tBLEU\t2\t41.96\t24.12\t-\t-\t-\t-\t-\t-\t-\t-\t-\t24.91,59.02\t-\t-\t-\t-\t-')"
 # Better on every segment in every run: the interval above 0, p below the floor 1/(200+1),
 # written "< 0.00498", never 0; Holm over two comparisons doubles the bound.
 expect_eq system-better "$(awk -F'\t' '$1 == "better" && $2 == "BLEU" { print $3, $4, $5, $9, $10, $14 }' "$TMP/out")" \
@@ -46,6 +47,15 @@ awk -F'\t' '$1 == "better" && !($7 > 0) { exit 1 }' "$TMP/out" && ok || fail "sy
 # The same runs in another order: difference 0, p = 1.
 expect_eq system-same "$(awk -F'\t' '$1 == "same" { print $2, $6, $9, $10 }' "$TMP/out" | tr '\n' '|')" \
   "BLEU +0.00 1.0000 1.0000|chrF2 +0.00 1.0000 1.0000|"
+# Welch over the runs alone, worked by hand from the run scores. same against base (BLEU): both
+# 24.91 and 59.02, sd s = 24.12, so se = √(s²/2 + s²/2) = s, df = 1/(1/4 + 1/4) = 2, the
+# interval ±t(0.975, 2)·s = ±4.3027·24.12 = ±103.76, p = 1. better (3 runs of 100.00, no
+# spread) against base: se = s/√2 = 17.06, df = 1 (base's runs alone vary), t = 58.04/17.06 =
+# 3.40, p = 1 − 2·atan(3.40)/π = 0.1819 (Cauchy), the interval 58.04 ± 12.706·17.06: the seeds
+# alone do not support the difference the bootstrap finds. Holm over the two: 2·0.1819, then 1.
+# The TOST p Holm-adjusted too: 2·0.33 = 0.66 for same, 1 for better.
+expect_eq system-welch "$(awk -F'\t' '$2 == "BLEU" && $1 != "base" { print $1, $16, $17, $18, $19, $20 }' "$TMP/out" | tr '\n' '|')" \
+  "better -158.64 +274.71 0.1819 0.3639 1.0000|same -103.76 +103.76 1.0000 1.0000 0.6600|"
 grep -q '^# hierarchical bootstrap: 200 resamples.*seed 12345; baseline base$' "$TMP/out" && ok || fail "system: no method line"
 # Seeded: the same output again, another with --seed 7; a name given again adds runs.
 cp "$TMP/out" "$TMP/system.tsv"
@@ -73,17 +83,34 @@ expect_exit 0 system-one-run -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --syst
   --system "c=$TMP/hyp2" --bootstrap 200 -m bleu
 expect_eq system-one-run-equivalent "$(awk -F'\t' '$1 == "b" { print $5, $6, $9, $13, $14 }' "$TMP/out")" \
   "- +0.00 1.0000 < 0.00498 yes"
+# One run a side: no Welch test; the TOST p Holm-adjusted over the two comparisons.
+expect_eq system-one-run-welch "$(awk -F'\t' '$1 == "b" { print $16, $17, $18, $19, $20 }' "$TMP/out")" \
+  "- - - - < 0.00996"
 expect_eq system-one-run-scores "$(awk -F'\t' '!/^#/ && NR > 1 { print $4 }' "$TMP/out" | tr '\n' ' ')" "45.07 45.07 24.91 "
 grep -q 'warning.*--system a: one run' "$TMP/err" && ok || fail "system-one-run: no warning: $(cat "$TMP/err")"
-# --format table: aligned columns, mean ± sd, the difference with its interval.
+# --format table: aligned columns, mean ± sd, the difference with its interval, Welch's interval.
 expect_exit 0 system-table -- "$S" "${runs[@]}" --format table -m bleu
 expect_eq system-table-header "$(head -1 "$TMP/out")" \
-  "system  metric  runs  mean ± sd      difference [95% CI]      p          p Holm     TOST p  equivalent ±0.50"
+  "system  metric  runs  mean ± sd      difference [95% CI]      p          p Holm     Welch [95% CI]      Welch p Holm  TOST p  TOST p Holm  equivalent ±0.50"
 grep -qE '^base +BLEU +2 +41\.96 ± 24\.12 +baseline$' "$TMP/out" && ok || fail "system-table: $(sed -n 2p "$TMP/out")"
-grep -qE '^better +BLEU +3 +100\.00 ± 0\.00 +\+[0-9.]+ \[\+[0-9.]+, \+[0-9.]+\] +< 0\.00498 +< 0\.00996 +1\.0000 +no$' "$TMP/out" &&
+grep -qE '^better +BLEU +3 +100\.00 ± 0\.00 +\+[0-9.]+ \[\+[0-9.]+, \+[0-9.]+\] +< 0\.00498 +< 0\.00996 +\[-158\.64, \+274\.71\] +0\.3639 +1\.0000 +1\.0000 +no$' "$TMP/out" &&
   ok || fail "system-table: $(sed -n 3p "$TMP/out")"
+# The verdict is the Holm-adjusted TOST p below 0.05. At ±50 same's 90% interval [-33.32,
+# +39.17] lies inside and its TOST p is 0.04, but Holm over the two comparisons makes it 0.08:
+# not equivalent (the verdict before the adjustment said yes). At ±60: 0.02, adjusted 0.04, yes.
 expect_exit 0 system-margin -- "$S" "${runs[@]}" --equivalence-margin 50 -m bleu
-expect_eq system-margin-same "$(awk -F'\t' '$1 == "same" { print $14 }' "$TMP/out")" "yes"
+expect_eq system-margin-same "$(awk -F'\t' '$1 == "same" { print $11, $12, $13, $14, $20 }' "$TMP/out")" \
+  "-33.32 +39.17 0.0400 no 0.0800"
+expect_exit 0 system-margin-wider -- "$S" "${runs[@]}" --equivalence-margin 60 -m bleu
+expect_eq system-margin-wider-same "$(awk -F'\t' '$1 == "same" { print $13, $14, $20 }' "$TMP/out")" "0.0200 yes 0.0400"
+# Identical one-run systems, 40 resamples: each TOST p is below the floor 1/41, but three
+# comparisons make it "< 0.0732" after Holm, not below 0.05: none is shown equivalent.
+expect_exit 0 system-holm-tost -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --system "b=$TMP/hyp" \
+  --system "c=$TMP/hyp" --system "d=$TMP/hyp" --bootstrap 40 -m bleu
+expect_eq system-holm-tost "$(awk -F'\t' '!/^#/ && NR > 1 { print $1, $11, $12, $13, $14, $20 }' "$TMP/out" | tr '\n' '|')" \
+  "a - - - - -|b +0.00 +0.00 < 0.0244 no < 0.0732|c +0.00 +0.00 < 0.0244 no < 0.0732|d +0.00 +0.00 < 0.0244 no < 0.0732|"
+grep -q '^# equivalence (TOST, alpha 0.05) within (-0.50, +0.50): equivalent when the TOST p, Holm-adjusted over the 3 comparisons' "$TMP/out" &&
+  ok || fail "system-holm-tost: no equivalence line: $(grep '^# equivalence' "$TMP/out")"
 # Bad values: exit 64, one line naming the option.
 for bad in "base" "=$TMP/hyp" "base=" "base=$TMP/hyp,,$TMP/hyp2" "$(printf 'a\tb=%s' "$TMP/hyp")"; do
   expect_exit 64 "system-bad $bad" -- "$S" -r "$TMP/ref1" --system "$bad" --bootstrap 10

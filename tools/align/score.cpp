@@ -50,7 +50,8 @@ class Score final : public align_tool::Subcommand {
            "(instead of --test), compares aligners by AER: one TSV row per system, the first "
            "the baseline, the others with their difference to it (negative: fewer errors), its "
            "95% interval from a hierarchical bootstrap over the systems' runs and the "
-           "sentences, Holm-adjusted p-values and equivalence (TOST) within a margin.";
+           "sentences, Holm-adjusted p-values, Welch's t-test over the runs alone, and "
+           "equivalence (TOST, Holm-adjusted) within a margin.";
   }
 
   void add_options(cli::CommandLine& cl) override {
@@ -69,8 +70,8 @@ class Score final : public align_tool::Subcommand {
         ("bootstrap",      cli::number(&bootstrap_, cli::between(1, 1000000)),
                            "--system: resamples of the hierarchical bootstrap (at most 1,000,000)")
         ("equivalence-margin", cli::number(&margin_, cli::above(0)),
-                           "--system: equivalence (TOST) within this many AER points of the "
-                           "baseline")
+                           "--system: equivalence (TOST, Holm-adjusted) within this many AER "
+                           "points of the baseline")
         ("gold-format",    cli::choice(&gold_format_, {"auto", "talp", "naacl"}),
                            "auto (from the first line), talp or naacl")
         ("one-based",      cli::flag(&one_based_),

@@ -17,6 +17,12 @@ std::string signed_number(double value, int decimals) {
   return text;
 }
 
+// "[-0.43, +2.20]"
+std::string bracketed(const eval::Interval& interval, int decimals) {
+  return "[" + signed_number(interval.low, decimals) + ", " +
+         signed_number(interval.high, decimals) + "]";
+}
+
 }  // namespace
 
 NamedSystem parse_system(const std::string& spec, std::vector<std::string>& files) {
@@ -56,9 +62,10 @@ std::vector<NamedSystem> parse_systems(const std::vector<std::string>& specs,
 
 const std::vector<std::string>& comparison_columns() {
   static const std::vector<std::string> columns = {
-      "system",     "metric",    "runs",      "mean",       "sd",
-      "difference", "ci95_low",  "ci95_high", "p_value",    "p_holm",
-      "ci90_low",   "ci90_high", "tost_p",    "equivalent", "run_scores"};
+      "system",     "metric",     "runs",      "mean",         "sd",
+      "difference", "ci95_low",   "ci95_high", "p_value",      "p_holm",
+      "ci90_low",   "ci90_high",  "tost_p",    "equivalent",   "run_scores",
+      "welch_low",  "welch_high", "welch_p",   "welch_p_holm", "tost_p_holm"};
   return columns;
 }
 
@@ -71,7 +78,10 @@ std::vector<std::string> comparison_header(const std::string& margin, bool table
           "difference [95% CI]",
           "p",
           "p Holm",
+          "Welch [95% CI]",
+          "Welch p Holm",
           "TOST p",
+          "TOST p Holm",
           "equivalent ±" + margin};
 }
 
@@ -79,6 +89,7 @@ std::vector<std::string> comparison_row(const std::string& name, const std::stri
                                         const eval::SystemComparison& r, bool baseline,
                                         int decimals, bool table) {
   const auto& e = r.equivalence;
+  const auto& w = r.welch;
   if (table) {
     std::string mean = format_number(r.mean, decimals);
     if (std::isfinite(r.sd)) mean += " ± " + format_number(r.sd, decimals);
@@ -86,11 +97,12 @@ std::vector<std::string> comparison_row(const std::string& name, const std::stri
     if (baseline) {
       row.push_back("baseline");
     } else {
-      row.insert(row.end(), {signed_number(r.difference, decimals) + " [" +
-                                 signed_number(r.ci95.low, decimals) + ", " +
-                                 signed_number(r.ci95.high, decimals) + "]",
-                             eval::format_p_value(r.p), eval::format_p_value(r.p_holm),
-                             eval::format_p_value(e.p), e.equivalent ? "yes" : "no"});
+      row.insert(row.end(),
+                 {signed_number(r.difference, decimals) + " " + bracketed(r.ci95, decimals),
+                  eval::format_p_value(r.p), eval::format_p_value(r.p_holm),
+                  w.defined ? bracketed(w.ci95, decimals) : "-",
+                  w.defined ? eval::format_p_value(r.welch_p_holm) : "-", eval::format_p_value(e.p),
+                  eval::format_p_value(e.p_holm), e.equivalent ? "yes" : "no"});
     }
     return row;
   }
@@ -109,6 +121,18 @@ std::vector<std::string> comparison_row(const std::string& name, const std::stri
                 e.equivalent ? "yes" : "no"});
   }
   row.push_back(join(scores, ","));
+  if (baseline) {
+    row.insert(row.end(), 5, "-");
+    return row;
+  }
+  if (w.defined) {
+    row.insert(row.end(),
+               {signed_number(w.ci95.low, decimals), signed_number(w.ci95.high, decimals),
+                eval::format_p_value({w.p, false}), eval::format_p_value(r.welch_p_holm)});
+  } else {
+    row.insert(row.end(), 4, "-");
+  }
+  row.push_back(eval::format_p_value(e.p_holm));
   return row;
 }
 
@@ -116,17 +140,24 @@ std::vector<std::string> comparison_method(int resamples, std::uint64_t seed,
                                            const std::string& baseline, size_t comparisons,
                                            const std::string& margin) {
   const std::string b = std::to_string(resamples);
-  return {"# hierarchical bootstrap: " + b +
-              " resamples, each drawing every system's runs and one shared set of segments "
-              "with replacement, the drawn runs' deviation from the system's mean times "
-              "sqrt(n/(n-1)) for n runs (Rao & Wu 1988); seed " +
-              std::to_string(seed) + "; baseline " + baseline,
-          "# p: two-sided, twice the share of resamples whose difference is on the far side of "
-          "0; '< x' when none is (x = 1/(" +
-              b + "+1)); Holm over the " + std::to_string(comparisons) +
-              " comparisons of each metric",
-          "# equivalence (TOST, alpha 0.05): the 90% interval inside (-" + margin + ", +" + margin +
-              ")"};
+  const std::string alpha = format_number(eval::kAlpha, 2);
+  return {
+      "# hierarchical bootstrap: " + b +
+          " resamples, each drawing every system's runs and one shared set of segments "
+          "with replacement, the drawn runs' deviation from the system's mean times "
+          "sqrt(n/(n-1)) for n runs (Rao & Wu 1988); seed " +
+          std::to_string(seed) + "; baseline " + baseline,
+      "# p: two-sided, twice the share of resamples whose difference is on the far side of "
+      "0; '< x' when none is (x = 1/(" +
+          b + "+1)); Holm over the " + std::to_string(comparisons) + " comparisons of each metric",
+      "# Welch: a two-sample t-test over the runs' scores alone (the seeds, not the segments), "
+      "the 95% interval of the difference of means with Welch-Satterthwaite degrees of "
+      "freedom and a two-sided p; '-' with fewer than 2 runs on a side, or when no run of "
+      "either differs from its system's mean; Holm over the comparisons of each metric that "
+      "have one",
+      "# equivalence (TOST, alpha " + alpha + ") within (-" + margin + ", +" + margin +
+          "): equivalent when the TOST p, Holm-adjusted over the " + std::to_string(comparisons) +
+          " comparisons of each metric, is below " + alpha + "; the 90% interval beside it"};
 }
 
 }  // namespace heed::cli

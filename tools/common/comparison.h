@@ -32,8 +32,8 @@ std::vector<std::string> comparison_row(const std::string& name, const std::stri
                                         const eval::SystemComparison& r, bool baseline,
                                         int decimals, bool table);
 std::vector<std::string> comparison_header(const std::string& margin, bool table);
-// The "# " lines after the rows: the resampling, the p-values over comparisons per metric, the
-// equivalence margin.
+// The "# " lines after the rows: the resampling, the p-values over comparisons per metric,
+// Welch's test over the runs, the equivalence margin and verdict.
 std::vector<std::string> comparison_method(int resamples, std::uint64_t seed,
                                            const std::string& baseline, size_t comparisons,
                                            const std::string& margin);

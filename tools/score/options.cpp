@@ -21,7 +21,8 @@ cli::ToolInfo tool_info() {
           "exponential smoothing, brevity penalty) and chrF2, sentence-level scores, paired "
           "bootstrap resampling between systems, and comparisons of systems trained several "
           "times (--system: a hierarchical bootstrap over runs and segments, Holm-adjusted "
-          "p-values, TOST equivalence). '-' reads a file from standard input.",
+          "p-values, Welch's t-test over the runs alone, TOST equivalence with Holm). '-' reads "
+          "a file from standard input.",
           LogLevel::kWarn, ScoreCliConfig().seed};
 }
 
@@ -56,7 +57,8 @@ void add_options(cli::CommandLine& cl, ScoreCliConfig& cfg) {
                     "paired bootstrap resampling with this many resamples (0 = off; 1000 is "
                     "usual; at most 1,000,000)")
       ("equivalence-margin", cli::number(&cfg.equivalence_margin, cli::above(0)),
-                    "--system: equivalence (TOST) within this many points of the baseline")
+                    "--system: equivalence (TOST, Holm-adjusted) within this many points of "
+                    "the baseline")
       ("format",    cli::choice(&cfg.format_name, {"auto", "table", "tsv"}),
                     "--system: table, tsv, or auto (a table on a terminal, TSV otherwise)")
       ("width",     cli::number(&cfg.width, cli::between(0, 10)), "decimals printed");

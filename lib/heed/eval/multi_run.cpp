@@ -61,6 +61,10 @@ std::string format_p_value(const PValue& p) {
   return buffer;
 }
 
+bool below(const PValue& p, double alpha) {
+  return p.less_than ? p.value <= alpha : p.value < alpha;
+}
+
 PValue two_sided_p(const std::vector<double>& differences) {
   if (differences.empty()) throw InternalError("two_sided_p: no resamples");
   long long at_most_0 = 0, at_least_0 = 0;
@@ -101,13 +105,14 @@ Equivalence tost(const std::vector<double>& differences, double margin) {
   if (differences.empty()) throw InternalError("tost: no resamples");
   Equivalence e;
   e.ci90 = percentile_interval(differences, 0.90);
-  e.equivalent = e.ci90.low > -margin && e.ci90.high < margin;
-  long long below = 0, above = 0;  // resamples at or beyond each margin
+  long long at_low = 0, at_high = 0;  // resamples at or beyond each margin
   for (double d : differences) {
-    below += d <= -margin ? 1 : 0;
-    above += d >= margin ? 1 : 0;
+    at_low += d <= -margin ? 1 : 0;
+    at_high += d >= margin ? 1 : 0;
   }
-  e.p = share(std::max(below, above), differences.size());
+  e.p = share(std::max(at_low, at_high), differences.size());
+  e.p_holm = e.p;
+  e.equivalent = below(e.p_holm, kAlpha);
   return e;
 }
 
@@ -272,7 +277,7 @@ std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& system
     });
   }
 
-  std::vector<PValue> raw;
+  std::vector<PValue> raw, raw_tost, raw_welch;
   std::vector<double> differences(n_samples);
   for (size_t s = 0; s < n_systems; ++s) {
     SystemComparison& r = results[s];
@@ -285,10 +290,21 @@ std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& system
     r.ci95 = percentile_interval(differences, 0.95);
     r.p = two_sided_p(differences);
     r.equivalence = tost(differences, equivalence_margin);
+    r.welch = welch_test(results[0].run_scores, r.run_scores);
     raw.push_back(r.p);
+    raw_tost.push_back(r.equivalence.p);
+    if (r.welch.defined) raw_welch.push_back({r.welch.p, false});
   }
   const std::vector<PValue> adjusted = holm_adjust(raw);
-  for (size_t s = 1; s < n_systems; ++s) results[s].p_holm = adjusted[s - 1];
+  const std::vector<PValue> adjusted_tost = holm_adjust(raw_tost);
+  const std::vector<PValue> adjusted_welch = holm_adjust(raw_welch);
+  for (size_t s = 1, k = 0; s < n_systems; ++s) {
+    SystemComparison& r = results[s];
+    r.p_holm = adjusted[s - 1];
+    r.equivalence.p_holm = adjusted_tost[s - 1];
+    r.equivalence.equivalent = below(r.equivalence.p_holm, kAlpha);
+    if (r.welch.defined) r.welch_p_holm = adjusted_welch[k++];
+  }
   return results;
 }
 

@@ -9,7 +9,9 @@
 // for n runs (1 for one run): Rao & Wu's rescaling (1988, m = n draws, seeds an unbounded
 // population), since n draws with replacement give the mean a variance of (n−1)/n · s²/n, half
 // the usual s²/n with two seeds, and an interval over few seeds would be that much too narrow.
-// The first system is the baseline; every other is compared with it.
+// The first system is the baseline; every other is compared with it. Beside the bootstrap,
+// Welch's t-test over the runs' scores alone (student_t.h) says what the seeds by themselves
+// support: with two or three runs a side, its interval is the one whose width matches them.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "heed/eval/bootstrap.h"
+#include "heed/eval/student_t.h"
 
 namespace heed::eval {
 
@@ -42,6 +45,10 @@ struct PValue {
 // "0.0240", "1.0000", "2.0e-06" (below 0.0001); a bound with three significant digits rounded
 // up: "< 0.001" for 1/1001.
 std::string format_p_value(const PValue& p);
+// Whether p < alpha: an exact value below alpha, or a bound "< v" with v ≤ alpha.
+bool below(const PValue& p, double alpha);
+// The level of the equivalence verdict (TOST).
+inline constexpr double kAlpha = 0.05;
 
 // Two-sided p-value for "no difference" from the resampled differences (any order): twice the
 // share of resamples on the far side of 0 from the bulk, 2·min(#{d ≤ 0}, #{d ≥ 0}) / B, at most
@@ -55,12 +62,16 @@ PValue two_sided_p(const std::vector<double>& differences);
 // where it decides the maximum.
 std::vector<PValue> holm_adjust(const std::vector<PValue>& p);
 
-// Equivalence within ±margin by two one-sided tests (TOST, α = 0.05), from resampled
-// differences: the 90% percentile interval, whether it lies strictly inside (−margin, +margin),
-// and the TOST p-value max(#{d ≤ −margin}, #{d ≥ +margin}) / B (< 1/(B+1) when both are 0).
+// Equivalence within ±margin by two one-sided tests (TOST, α = kAlpha), from resampled
+// differences: the 90% percentile interval, the TOST p-value max(#{d ≤ −margin},
+// #{d ≥ +margin}) / B (< 1/(B+1) when both are 0), and the verdict, equivalent when p_holm is
+// below α. tost() alone is a family of one (p_holm = p); compare_runs adjusts p over its
+// comparisons. (The verdict was the 90% interval inside (−margin, +margin): the same test
+// unadjusted, up to the interval's order statistics.)
 struct Equivalence {
   Interval ci90;
   PValue p;
+  PValue p_holm;
   bool equivalent = false;
 };
 Equivalence tost(const std::vector<double>& differences, double margin);
@@ -73,11 +84,16 @@ struct SystemComparison {
   double resampled_mean = 0;       // of the resampled scores (rescaled as above)
   double ci = 0;                   // half width of their 95% interval (as BootstrapResult::ci)
   // Against the baseline (left at these values for the baseline itself).
-  double difference = 0;  // mean − the baseline's mean
-  Interval ci95;          // percentile interval of the resampled differences
-  PValue p;               // two_sided_p of the resampled differences
-  PValue p_holm;          // Holm-adjusted over the comparisons (systems 1..S−1)
-  Equivalence equivalence;
+  double difference = 0;    // mean − the baseline's mean
+  Interval ci95;            // percentile interval of the resampled differences
+  PValue p;                 // two_sided_p of the resampled differences
+  PValue p_holm;            // Holm-adjusted over the comparisons (systems 1..S−1)
+  Equivalence equivalence;  // p_holm and the verdict adjusted over the same comparisons
+  // Welch's t-test of run_scores against the baseline's (the seeds alone, not the segments):
+  // defined with ≥ 2 runs on both sides that vary on at least one; its difference is the one
+  // above. welch_p_holm: Holm over the comparisons whose test is defined.
+  WelchTest welch;
+  PValue welch_p_holm;
 };
 
 // One resample's draws, sized by the caller: segments[k] for k < N (indices < N), runs[s][k]

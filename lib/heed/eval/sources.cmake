@@ -2,4 +2,5 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/bleu.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bootstrap.cpp
   ${CMAKE_CURRENT_LIST_DIR}/chrf.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/multi_run.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/multi_run.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/student_t.cpp)

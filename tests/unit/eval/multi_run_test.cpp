@@ -92,9 +92,25 @@ TEST_CASE("multi-run: the hand-worked case, every resample enumerated", "[eval][
   CHECK_FALSE(r[1].equivalence.equivalent);
   // At ±90 the 90% interval [25 − r, 50 + r] = [−10.4, 85.4] is inside; one difference
   // (50 + 2r = 120.7) is ≥ 90: p = 1/64.
+  // The verdict is TOST p < 0.05, Holm-adjusted: one comparison leaves p as it is.
   auto wide = eval::compare_runs(systems, accuracy, 64, 90, enumerate_all());
   CHECK(wide[1].equivalence.equivalent);
   CHECK(wide[1].equivalence.p.value == 1.0 / 64);
+  CHECK(wide[1].equivalence.p_holm.value == 1.0 / 64);
+  // Welch over the runs alone: A 50, 50 (no spread), B 75, 100: se = √(312.5/2) = 12.5, df = 1
+  // (only B's runs vary), t = 37.5/12.5 = 3, p = 1 − 2·atan(3)/π (Cauchy); the interval
+  // 37.5 ± t(0.975, 1)·12.5 = 37.5 ± tan(0.475π)·12.5 = [−121.3, +196.3]: the seeds alone
+  // support no difference.
+  const double pi = std::acos(-1.0);
+  CHECK(r[1].welch.defined);
+  CHECK(r[1].welch.difference == r[1].difference);
+  CHECK(r[1].welch.df == Approx(1));
+  CHECK(r[1].welch.p == Approx(1 - 2 * std::atan(3.0) / pi));
+  CHECK(r[1].welch.ci95.low == Approx(37.5 - std::tan(0.475 * pi) * 12.5));
+  CHECK(r[1].welch.ci95.high == Approx(37.5 + std::tan(0.475 * pi) * 12.5));
+  CHECK(r[1].welch_p_holm.value == r[1].welch.p);
+  CHECK_FALSE(r[1].welch_p_holm.less_than);
+  CHECK_FALSE(r[0].welch.defined);  // the baseline is not compared with itself
 }
 
 TEST_CASE("multi-run: the run draws are rescaled by √(n/(n−1)) about the runs' mean",
@@ -151,6 +167,7 @@ TEST_CASE("multi-run: identical systems", "[eval][fast]") {
       CHECK(s[k].p_holm.value == 1);
       CHECK(s[k].equivalence.equivalent);
       CHECK(s[k].equivalence.p.less_than);
+      CHECK_FALSE(s[k].welch.defined);                                 // no run varies
       CHECK(eval::format_p_value(s[k].equivalence.p) == "< 0.00498");  // 1/201
     }
   }
@@ -286,8 +303,13 @@ TEST_CASE("tost: a hand-worked interval", "[eval][fast]") {
   auto e = eval::tost(d, 0.5);
   CHECK(e.ci90.low == Approx(-0.40));
   CHECK(e.ci90.high == Approx(0.45));
-  CHECK(e.equivalent);
   CHECK(e.p.value == Approx(1.0 / 20));  // one difference (0.50) reaches +0.5, none −0.5
+  // The verdict is p < 0.05 (a family of one: p_holm = p): p = 0.05 is not below, although
+  // the 90% interval (order statistics 1 and 18) lies inside the margins.
+  CHECK(e.p_holm.value == e.p.value);
+  CHECK_FALSE(e.equivalent);
+  // At ±0.55 none reaches the margins: p < 1/21, equivalent.
+  CHECK(eval::tost(d, 0.55).equivalent);
   // At ±0.45 the upper end touches the margin: not inside; 2 reach +0.45, 1 reaches −0.45.
   auto tight = eval::tost(d, 0.45);
   CHECK_FALSE(tight.equivalent);
@@ -297,6 +319,71 @@ TEST_CASE("tost: a hand-worked interval", "[eval][fast]") {
   CHECK(wide.equivalent);
   CHECK(wide.p.less_than);
   CHECK(wide.p.value == 1.0 / 21);
+}
+
+TEST_CASE("multi-run: the equivalence verdict is Holm-adjusted over the comparisons",
+          "[eval][fast]") {
+  // Identical one-run systems: every resampled difference is 0, the 90% interval [0, 0] and
+  // each TOST p below the floor 1/(B+1) = 1/41. Against one system that is below 0.05:
+  // equivalent. Against three, Holm makes each "< 3/41" = "< 0.0732", not below 0.05: the 40
+  // resamples cannot show three equivalences at once.
+  const eval::SystemRuns one = {run(1, 2)};
+  const auto pair = eval::compare_runs({one, one}, accuracy, {40, 3, 0.5});
+  CHECK(pair[1].equivalence.p_holm.less_than);
+  CHECK(pair[1].equivalence.p_holm.value == Approx(1.0 / 41));
+  CHECK(pair[1].equivalence.equivalent);
+  const auto four = eval::compare_runs({one, one, one, one}, accuracy, {40, 3, 0.5});
+  for (size_t s = 1; s < 4; ++s) {
+    CHECK(four[s].equivalence.ci90.low == 0);
+    CHECK(four[s].equivalence.ci90.high == 0);
+    CHECK(four[s].equivalence.p.value == Approx(1.0 / 41));
+    CHECK(four[s].equivalence.p_holm.less_than);
+    CHECK(four[s].equivalence.p_holm.value == Approx(3.0 / 41));
+    CHECK(eval::format_p_value(four[s].equivalence.p_holm) == "< 0.0732");
+    CHECK_FALSE(four[s].equivalence.equivalent);
+    CHECK_FALSE(four[s].welch.defined);  // one run a side
+  }
+}
+
+TEST_CASE("multi-run: Welch's test over the runs, Holm over the comparisons that have one",
+          "[eval][fast]") {
+  // A baseline of 3 runs; x of 3 and z of 2 runs get a Welch test, y (1 run) none, and Holm
+  // runs over x and z alone. Each test is welch_test of the run scores.
+  const std::vector<eval::SystemRuns> systems = {{run(1, 1), run(2, 0), run(1, 0)},
+                                                 {run(2, 1), run(2, 2), run(1, 2)},
+                                                 {run(2, 2)},
+                                                 {run(0, 1), run(1, 2)}};
+  const auto r = eval::compare_runs(systems, accuracy, {100, 5, 0.5});
+  CHECK_FALSE(r[0].welch.defined);
+  CHECK_FALSE(r[2].welch.defined);
+  const std::vector<size_t> tested = {1, 3};
+  std::vector<PValue> raw;
+  for (size_t s : tested) {
+    const eval::WelchTest w = eval::welch_test(r[0].run_scores, r[s].run_scores);
+    REQUIRE(r[s].welch.defined);
+    CHECK(r[s].welch.p == w.p);
+    CHECK(r[s].welch.ci95.low == w.ci95.low);
+    CHECK(r[s].welch.ci95.high == w.ci95.high);
+    CHECK(r[s].welch.difference == r[s].difference);
+    raw.push_back({w.p, false});
+  }
+  const auto adjusted = eval::holm_adjust(raw);
+  CHECK(r[1].welch_p_holm.value == adjusted[0].value);
+  CHECK(r[3].welch_p_holm.value == adjusted[1].value);
+  // TOST over all three comparisons, the verdict from the adjusted p.
+  const auto tost_holm =
+      eval::holm_adjust({r[1].equivalence.p, r[2].equivalence.p, r[3].equivalence.p});
+  for (size_t s = 1; s < 4; ++s) {
+    CHECK(r[s].equivalence.p_holm.value == tost_holm[s - 1].value);
+    CHECK(r[s].equivalence.equivalent == eval::below(r[s].equivalence.p_holm, eval::kAlpha));
+  }
+}
+
+TEST_CASE("p below alpha, bounds included", "[eval][fast]") {
+  CHECK(eval::below({0.049}, 0.05));
+  CHECK_FALSE(eval::below({0.05}, 0.05));
+  CHECK(eval::below({0.05, true}, 0.05));  // "< 0.05"
+  CHECK_FALSE(eval::below({0.0732, true}, 0.05));
 }
 
 TEST_CASE("two-sided p and its text", "[eval][fast]") {
@@ -330,6 +417,9 @@ TEST_CASE("multi-run: any thread count gives the same figures", "[eval][fast]") 
       CHECK(many[s].p.value == one[s].p.value);
       CHECK(many[s].p_holm.value == one[s].p_holm.value);
       CHECK(many[s].equivalence.p.value == one[s].equivalence.p.value);
+      CHECK(many[s].equivalence.p_holm.value == one[s].equivalence.p_holm.value);
+      CHECK(many[s].welch.p == one[s].welch.p);
+      CHECK(many[s].welch_p_holm.value == one[s].welch_p_holm.value);
     }
   }
 }
