@@ -679,12 +679,15 @@ class Results:
     def planned_seeds(self, config_id):
         return len(self.configs[self.check(config_id)]["seeds"])
 
-    def complete(self, stage):
+    def complete(self, stage, seeds=None):
         """Whether every configuration of STAGE has a row for each planned seed at its compared
-        rate, finished or failed: what an answer that rests on the stage waits for."""
+        rate, finished or failed: what an answer that rests on the stage waits for. SEEDS: for
+        its first SEEDS seeds only (an answer written when the stage had that many, whose later
+        seeds add to it rather than complete it)."""
         rates = {c: self.lr(c) for c, config in self.configs.items() if config["stage"] == stage}
         return bool(rates) and all(
-            sum(row["id"] == c and row["lr"] == lr for row in self.runs) >= self.planned_seeds(c)
+            sum(row["id"] == c and row["lr"] == lr for row in self.runs) >=
+            min(self.planned_seeds(c), seeds or self.planned_seeds(c))
             for c, lr in rates.items())
 
     def best_at_budget(self, config_id):
