@@ -617,6 +617,19 @@ printf '%s\n' "{% macro dot_weights() %}" \
   "{% macro in_short() %}In short: dot − general {{ r.cmp('general').flipped().interval }}; a dense layer at unseen positions {{ r.pooling_transfer('addition', 'dense').value | num(1) }} % [{{ r.pooling_transfer('addition', 'dense').low | num(1) }}, {{ r.pooling_transfer('addition', 'dense').high | num(1) }}]; solved in {{ r.pooling_updates('fixed-short', 'addition', 'ff-pool', 50) | thousands }} updates.{% endmacro %}" \
   > "$R/answers.md.j2"
 report "answers" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page-answers.md"
+# Before the second setting has runs, its section says it is planned; with RESULTS-en-de beside
+# RESULTS (here a copy of the fixture, en→de), its comparisons stand beside the first's, greedy /
+# beam, and the limits name it.
+grep -q '^Planned and not begun (`configs-en-de.tsv`' "$TMP/page-answers.md" ||
+  fail "second setting: not said to be planned"
+cp -r "$R" "$R-en-de"
+sed -i 's/^src\tde$/src\ten/; s/^tgt\ten$/tgt\tde/' "$R-en-de/settings.tsv"
+report "second setting" 0 --results "$R" --template "$TEMPLATE" --output "$TMP/page-second.md"
+grep -qxF '| `general` | +1.00 [+0.40, +1.60] differs, provisional / +0.75 [+0.25, +1.25] | +1.00 [+0.40, +1.60] differs, provisional / +0.75 [+0.25, +1.25] |' "$TMP/page-second.md" ||
+  fail "second setting: the comparisons side by side: $(grep -A6 'scorer − `dot`' "$TMP/page-second.md" | tr '\n' '|')"
+grep -qF '| scorer − `dot` | de→en | en→de |' "$TMP/page-second.md" || fail "second setting: the directions"
+grep -qF 'and the core comparison in a second direction' "$TMP/page-second.md" || fail "second setting: the limits"
+rm -rf "$R-en-de"
 grep -A4 -x '### 1\. Dot-product attention with no learned weights' "$TMP/page-answers.md" | tr '\n' '|' |
   grep -qxF '### 1. Dot-product attention with no learned weights||A learned W_a buys +1.00 [+0.40, +1.60] BLEU (differs, provisional).||_The evidence:_|' ||
   fail "answers: question 1's not in its place: $(grep -A3 -x '### 1\..*' "$TMP/page-answers.md")"
