@@ -480,7 +480,7 @@ expect "answer 1's evidence: the attention on gold against dot's (the Hansards s
 expect "answer 1's evidence: on gold against the classic aligner, named; the diagonal not compared yet" \
   "^- \`general\`'s on gold against the classic aligner's: differs: 4\.92 AER higher \[\+3\.90, \+6\.00\] \(Holm p < 0\.001\) \(provisional: 2 runs\) \(against \`ibm2\`\) ‡; against the diagonal's: not compared yet "
 expect "the mark of an interval from before the rescaled run draws, explained" \
-  "^covers sentences but not seeds\. ‡ marks an interval on the Hansards gold$"
+  "^\(exploratory\)\. ‡ marks an interval on the Hansards gold$"
 expect "alignment along training: the run's AER at each update, in order" \
   '^\| 1,700 \| 60\.25 \|$'
 expect "alignment along training: the second row" '^\| 3,400 \| 45\.50 \|$'
