@@ -105,6 +105,13 @@ if [ "$HEED_FAULT_NS" = 1 ]; then
   full_case score score-full "$S" -r "$TMP/ref" --hyp "$TMP/ref" -o "$FULL/out"
   expect_exit 74 tokenize-full-existing -- "$K" -i "$TMP/big" -o "$FULL/existing.txt"
   expect_eq tokenize-full-existing-kept "$(cat "$FULL/existing.txt")" "old"
+  # A --metrics-file on the full filesystem: training is the work and goes on; the run ends with
+  # its model, then exits 74 saying that the metrics could not be written (it exited 0).
+  expect_exit 74 metrics-full -- "$T" "${tiny[@]}" -o "$TMP/metrics-full-run" --max-steps 4 \
+    --log-every 1 --metrics-file "$FULL/m.tsv"
+  expect_last_error_line train metrics-full "cannot write the metrics file '$FULL/m.tsv': No space left on device \(the work itself is done\)"
+  [ -f "$TMP/metrics-full-run/model.heed" ] && ok || fail "metrics-full: no model"
+  rm -f "$FULL/m.tsv"
 else
   skip "no mount namespace (needs root or unprivileged user namespaces): full-filesystem checks not run"
 fi

@@ -203,6 +203,20 @@ grep -q 'a checkpoint of another run' "$TMP/err" && ok || fail "other-run: no wa
 "$P" "${LONG[@]}" 0.001 2>/dev/null | tail -1 | cut -f1-13,15- > "$TMP/ck/expected"
 expect_eq other-run-row "$(tail -1 "$TMP/ck/other.tsv" | cut -f1-13,15-)" "$(cat "$TMP/ck/expected")"
 
+# SIGINT or SIGTERM while a FIFO checkpoint is being opened (before the run's first update):
+# nothing to save, so the process stops at once (it ignored both).
+source "$(dirname "$0")/lib_signals.sh"
+mkdir -p "$TMP/pf"
+mkfifo "$TMP/pf/p.tsv.checkpoint"
+for sig in INT TERM; do
+  env --default-signal="$sig" "$P" "${TINY[@]}" --task addition --lengths 12 --models mean \
+    -o "$TMP/pf/p.tsv" 2>"$TMP/err" &
+  pid=$!
+  sleep 1
+  expect_prompt_stop "early-fifo-checkpoint-$sig" "$sig" "$pid"
+  [ -e "$TMP/pf/p.tsv" ] && fail "early-fifo-checkpoint-$sig: wrote the table" || ok
+done
+
 # Resuming: -o FILE keeps its rows and runs only the missing ones.
 mkdir "$TMP/r"
 expect_exit 0 results -- "$P" "${TINY[@]}" --task addition --lengths 12 -o "$TMP/r/p.tsv"

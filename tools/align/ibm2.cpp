@@ -127,7 +127,8 @@ class Ibm2Command : public align_tool::Subcommand {
     const std::string checkpoint = output_ == "-" ? "" : output_ + ".checkpoint";
     const std::string key = checkpoint_key(corpus);
     if (!checkpoint.empty()) restore_checkpoint(model, checkpoint, key);
-    train::install_stop_handlers();
+    train::ignore_broken_pipes();
+    const train::GracefulStop graceful;
     const bool finished = model.train(
         [&](int iteration, const align::Ibm2Iteration& stats) {
           log_iteration(iteration, stats);

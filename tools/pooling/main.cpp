@@ -287,7 +287,7 @@ int pooling_main(int argc, char** argv) {
   // With -o FILE the run in progress keeps FILE.checkpoint: Ctrl-C (or SIGTERM) saves it and
   // exits 130 (143); the next call with the same FILE continues that run where it stopped.
   const std::string checkpoint_path = cfg.output + ".checkpoint";
-  train::install_stop_handlers();
+  train::ignore_broken_pipes();
   cli::Progress bar;
   for (size_t index = 0; index < cells.size(); ++index) {
     if (const int signal = train::stop_signal()) throw Interrupted(signal);

@@ -763,6 +763,9 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
     model.weights_changed();
     spdlog::info("{}: continuing at update {}", checkpoint.path, result.steps);
   }
+  // Updates to save from here on: a stop is polled after each and saves the checkpoint first.
+  std::optional<train::GracefulStop> graceful;
+  if (!checkpoint.path.empty()) graceful.emplace();
   const auto seconds = [&] { return seconds_before + timer.seconds(); };
   std::vector<float> predictions, d_predictions;
   while (!result.solved && result.steps < config.budget_steps) {

@@ -15,6 +15,11 @@
 
 namespace heed::io {
 
+// The target whose temporary file name is (what the atomic writer makes beside it: the target's
+// name, ".tmp-" and six characters of mkstemp), or "" when name is not such a temporary file.
+// Names only: for a tool that removes the temporaries a killed run of its own left.
+std::string temporary_file_target(const std::string& name);
+
 class LineWriter {
  public:
   explicit LineWriter(const std::string& path);
@@ -64,6 +69,22 @@ class LineWriter {
 // behind. tools/common's run_tool installs them for every tool; heed-train then installs its own
 // graceful stop over SIGINT and SIGTERM.
 void remove_temp_files_on_signal();
+
+// While it lives, a stop by one of the signals of remove_temp_files_on_signal() removes path as
+// well: a file is unlinked, a directory removed when it is empty by then (after the files). For
+// what a process made and must not leave behind when stopped before it wrote anything
+// (heed-train's lock file, and the output directory it made).
+class RemovedOnStop {
+ public:
+  enum class Kind { kFile, kEmptyDirectory };
+  RemovedOnStop(const std::string& path, Kind kind);
+  ~RemovedOnStop();
+  RemovedOnStop(const RemovedOnStop&) = delete;
+  RemovedOnStop& operator=(const RemovedOnStop&) = delete;
+
+ private:
+  int slot_ = -1;
+};
 
 // Writes bytes to path atomically (temp file, fsync, rename). Throws WriteError.
 void write_file_atomically(const std::string& path, std::string_view bytes);
