@@ -229,6 +229,25 @@ cp "$TMP/out" "$TMP/in.translated"
 expect_exit 0 eof-early -- sh -c "printf 'Tom is here.\nI like cats.\nWhere is it?' | '$X' -m '$M' -b 2"
 expect_same eof-early-all-lines "$TMP/in.translated" "$TMP/out"
 
+# ---- stdin closed (<&-) ------------------------------------------------------------------------
+# Every tool that reads standard input, started with it closed: 66, one line naming <stdin>,
+# nothing on stdout. heed-translate exited 0 with no output (issue 62): a descriptor opened
+# before its re-exec for huge pages survived the exec and became its stdin.
+A=$BIN/heed-align
+closed_stdin() { # TOOL NAME COMMAND...
+  local tool=$1 name=$2
+  shift 2
+  expect_exit 66 "$name" -- "$@"
+  expect_error_line "$tool" "$name" "<stdin>"
+  expect_eq "$name-stdout" "$(wc -c < "$TMP/out")" 0
+}
+closed_stdin tokenize closed-stdin-tokenize sh -c "exec '$K' <&-"
+closed_stdin tokenize closed-stdin-detokenize sh -c "exec '$K' detokenize <&-"
+closed_stdin translate closed-stdin-translate sh -c "exec '$X' -m '$M' <&-"
+closed_stdin translate closed-stdin-translate-log sh -c "exec '$X' -m '$M' --log-file '$TMP/closed.log' <&-"
+closed_stdin score closed-stdin-score sh -c "exec '$S' -r '$TMP/ref' --hyp - <&-"
+closed_stdin align closed-stdin-align sh -c "exec '$A' -m '$M' <&-"
+
 # ---- SIGINT / SIGTERM mid-stream -----------------------------------------------------------------
 # The tool reads from a FIFO that stays open, so it is certainly mid-stream (its output's
 # temporary file exists, input is pending) when the signal arrives. Expected: death by the
