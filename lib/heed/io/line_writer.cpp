@@ -101,6 +101,13 @@ RemovedOnStop::~RemovedOnStop() {
   unregister_temp_file(slot_);
 }
 
+std::string side_file_path(const std::string& target, const std::string& suffix) {
+  if (target == "-") return "";
+  struct stat info {};
+  if (::stat(target.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) return "";
+  return target + suffix;
+}
+
 namespace {
 
 constexpr char kTempInfix[] = ".tmp-";

@@ -15,6 +15,12 @@
 
 namespace heed::io {
 
+// The file a tool keeps beside its output target (FILE.partial, FILE.checkpoint): target +
+// suffix when target is a regular file or does not exist yet (a file the tool will make); ""
+// for stdout ("-") and for a target that is not a regular file (/dev/full, a FIFO), beside which
+// nothing may be written (a /dev/full.checkpoint would outlive the run and mislead the next).
+std::string side_file_path(const std::string& target, const std::string& suffix);
+
 // The target whose temporary file name is (what the atomic writer makes beside it: the target's
 // name, ".tmp-" and six characters of mkstemp), or "" when name is not such a temporary file.
 // Names only: for a tool that removes the temporaries a killed run of its own left.
@@ -45,7 +51,7 @@ class LineWriter {
   // Calls to write_line() so far.
   long long lines() const { return lines_; }
   const std::string& path() const { return path_; }
-  std::string partial_path() const { return path_ + ".partial"; }
+  std::string partial_path() const { return side_file_path(path_, ".partial"); }
 
  private:
   [[noreturn]] void fail(int err);

@@ -294,6 +294,18 @@ TEST_CASE("line_writer: SIGTERM removes the temporary file and ends the process 
   CHECK(dir.entries() == 1);  // the temporary file is gone
 }
 
+TEST_CASE("line_writer: side files only beside a regular file or a new one", "[io][fast]") {
+  test::TempDir dir;
+  CHECK(io::side_file_path("-", ".checkpoint").empty());
+  CHECK(io::side_file_path("/dev/full", ".checkpoint").empty());
+  CHECK(io::side_file_path("/dev/null", ".partial").empty());
+  REQUIRE(::mkfifo(dir.path("fifo").c_str(), 0644) == 0);
+  CHECK(io::side_file_path(dir.path("fifo"), ".checkpoint").empty());
+  CHECK(io::side_file_path(dir.path("new.tsv"), ".checkpoint") == dir.path("new.tsv.checkpoint"));
+  write_file(dir.path("old.tsv"), "x\n");
+  CHECK(io::side_file_path(dir.path("old.tsv"), ".partial") == dir.path("old.tsv.partial"));
+}
+
 TEST_CASE("line_writer: the temporaries it makes are told by their name", "[io][fast]") {
   test::TempDir dir;
   const std::string path = dir.path("out.txt");
