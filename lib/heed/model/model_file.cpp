@@ -8,8 +8,11 @@
 namespace heed::model {
 namespace {
 
-const char* const kReserved[] = {"format",    "format_version", "config",           "src_vocab",
-                                 "tgt_vocab", "checksum",       "metadata_checksum"};
+const char* const kReserved[] = {
+    "format",   "format_version",    "config",   "src_vocab", "tgt_vocab",
+    "checksum", "metadata_checksum", kWeightsKey};
+// What kWeightsKey says of a model whose weights are a moving average (absent: the live ones).
+const char* const kMovingAverageWeights = "moving-average";
 
 }  // namespace
 
@@ -26,6 +29,7 @@ void save_model(const std::string& path, const ModelFile& model) {
   out.set_metadata("config", model.config.to_json());
   out.set_metadata("src_vocab", model.src_vocab.to_string());
   out.set_metadata("tgt_vocab", model.tgt_vocab.to_string());
+  if (model.moving_average) out.set_metadata(kWeightsKey, kMovingAverageWeights);
   // The metadata checksum covers every other key: the config and the vocabularies, but also
   // what the tools keep there (tokenizer options, BPE codes, training state).
   out.set_checksums();
@@ -90,6 +94,13 @@ ModelFile load_model(const std::string& path) {
   if (v < 1) throw fail("has an invalid format_version " + std::to_string(v));
   // Files written before the metadata checksum was introduced have none; they still load.
   model.tensors.check_checksums(/*metadata_optional=*/true);
+  if (const auto weights = meta.find(kWeightsKey); weights != meta.end()) {
+    if (weights->second != kMovingAverageWeights) {
+      throw fail("is invalid: " + std::string(kWeightsKey) + " is '" + weights->second +
+                 "', not '" + kMovingAverageWeights + "'");
+    }
+    model.moving_average = true;
+  }
   try {
     model.config = ModelConfig::from_json(model.tensors.metadata("config"));
     model.src_vocab =

@@ -122,6 +122,7 @@ class Trainer {
   // Takes the output directory (rank 0): the lock, a killed save's temporaries, and the refusal
   // of another run's files (or their removal with --overwrite).
   void own_output_directory();
+  // The model's weights (with_model_weights: the moving average with smoothing) to path.
   void save_model(const std::string& path);
   // DIR/model.step-K.heed, recorded in the state as this run's (before the checkpoint that
   // lists it is saved); prune_kept_models() then removes this run's oldest beyond --keep-models,
@@ -166,7 +167,10 @@ model::ModelFile Trainer::model_file() const {
 }
 
 void Trainer::save_model(const std::string& path) {
-  if (writer_) model::save_model(path, model_file());
+  if (!writer_) return;
+  model::ModelFile file = model_file();
+  file.moving_average = !average_.empty();
+  model::save_model(path, file);
 }
 
 void Trainer::swap_average() {
@@ -222,7 +226,8 @@ void Trainer::save_checkpoint() {
   model::ModelFile file = model_file();
   optimizer_->save_state(params_, file.tensors);
   for (size_t p = 0; p < average_.size(); ++p) {
-    file.tensors.add_f32("ema/" + params_[p].name, {int64_t(params_[p].size)}, average_[p].data());
+    file.tensors.add_f32(model::kMovingAveragePrefix + params_[p].name, {int64_t(params_[p].size)},
+                         average_[p].data());
   }
   state_.lr_current = schedule_->current();
   state_.lr_best = schedule_->best();
@@ -468,7 +473,7 @@ void Trainer::start() {
     schedule_->restore(state_.lr_current, state_.lr_best, state_.lr_bad);
     if (config_.ema_decay > 0) {
       for (const ParamRef& p : params_) {
-        const std::string name = "ema/" + p.name;
+        const std::string name = model::kMovingAveragePrefix + p.name;
         if (!resumed->tensors.has(name)) {
           spdlog::warn(
               "{}: no moving average stored (trained without --exponential-smoothing): it "
