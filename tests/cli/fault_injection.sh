@@ -105,6 +105,13 @@ if [ "$HEED_FAULT_NS" = 1 ]; then
   full_case score score-full "$S" -r "$TMP/ref" --hyp "$TMP/ref" -o "$FULL/out"
   expect_exit 74 tokenize-full-existing -- "$K" -i "$TMP/big" -o "$FULL/existing.txt"
   expect_eq tokenize-full-existing-kept "$(cat "$FULL/existing.txt")" "old"
+  # A --metrics-file on the full filesystem: training is the work and goes on; the run ends with
+  # its model, then exits 74 saying that the metrics could not be written (it exited 0).
+  expect_exit 74 metrics-full -- "$T" "${tiny[@]}" -o "$TMP/metrics-full-run" --max-steps 4 \
+    --log-every 1 --metrics-file "$FULL/m.tsv"
+  expect_last_error_line train metrics-full "cannot write the metrics file '$FULL/m.tsv': No space left on device \(the work itself is done\)"
+  [ -f "$TMP/metrics-full-run/model.heed" ] && ok || fail "metrics-full: no model"
+  rm -f "$FULL/m.tsv"
 else
   skip "no mount namespace (needs root or unprivileged user namespaces): full-filesystem checks not run"
 fi
@@ -221,6 +228,25 @@ expect_exit 0 eof-reference -- "$X" -m "$M" -b 2 -i "$TMP/in"
 cp "$TMP/out" "$TMP/in.translated"
 expect_exit 0 eof-early -- sh -c "printf 'Tom is here.\nI like cats.\nWhere is it?' | '$X' -m '$M' -b 2"
 expect_same eof-early-all-lines "$TMP/in.translated" "$TMP/out"
+
+# ---- stdin closed (<&-) ------------------------------------------------------------------------
+# Every tool that reads standard input, started with it closed: 66, one line naming <stdin>,
+# nothing on stdout. heed-translate exited 0 with no output (issue 62): a descriptor opened
+# before its re-exec for huge pages survived the exec and became its stdin.
+A=$BIN/heed-align
+closed_stdin() { # TOOL NAME COMMAND...
+  local tool=$1 name=$2
+  shift 2
+  expect_exit 66 "$name" -- "$@"
+  expect_error_line "$tool" "$name" "<stdin>"
+  expect_eq "$name-stdout" "$(wc -c < "$TMP/out")" 0
+}
+closed_stdin tokenize closed-stdin-tokenize sh -c "exec '$K' <&-"
+closed_stdin tokenize closed-stdin-detokenize sh -c "exec '$K' detokenize <&-"
+closed_stdin translate closed-stdin-translate sh -c "exec '$X' -m '$M' <&-"
+closed_stdin translate closed-stdin-translate-log sh -c "exec '$X' -m '$M' --log-file '$TMP/closed.log' <&-"
+closed_stdin score closed-stdin-score sh -c "exec '$S' -r '$TMP/ref' --hyp - <&-"
+closed_stdin align closed-stdin-align sh -c "exec '$A' -m '$M' <&-"
 
 # ---- SIGINT / SIGTERM mid-stream -----------------------------------------------------------------
 # The tool reads from a FIFO that stays open, so it is certainly mid-stream (its output's

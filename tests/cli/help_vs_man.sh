@@ -52,5 +52,12 @@ for binary in "$BIN"/heed-*; do
     expect_eq "$name: options neither defined in $tool.1 nor shared" "$elsewhere" ""
   done
 done
+# Every page of a tool with -o says in its FILES section what the atomic replacement of FILE does
+# to FILE's other hard links (issue 62).
+for page in "$MAN"/heed-*.1; do
+  sed 's/\\-/-/g; s/\\f[BIRP]//g' "$page" | grep -qE -- '-o[ ,"]*--output' || continue
+  awk '/^\.SH FILES/ { files = 1; next } /^\.SH/ { files = 0 } files' "$page" | tr '\n' ' ' |
+    grep -q 'Other hard links' && ok || fail "hard-links: $(basename "$page") has no FILES entry on hard links"
+done
 [ "$tools" -ge 4 ] && ok || fail "only $tools heed-* binaries in $BIN"
 finish

@@ -26,3 +26,27 @@ expect_stopped_cleanly() {
   expect_eq "$name-no-temp-file" "$(compgen -G "$target.tmp-*")" ""
   expect_eq "$name-target-unchanged" "$(cat "$target" 2>/dev/null || echo "<absent>")" "$before"
 }
+
+# expect_prompt_stop NAME SIGNAL PID [DIR]: sends SIGNAL to PID (started with the signal's
+# default action: env --default-signal), which has nothing to save yet and must end by it at
+# once — status 128 + the signal's number — leaving no DIR behind. A process that is still
+# there 30 s later ignored the signal: it fails the test and is killed, so that the test never
+# hangs on it.
+expect_prompt_stop() {
+  local name=$1 signal=$2 pid=$3 dir=${4:-}
+  kill "-$signal" "$pid"
+  local waited
+  for waited in $(seq 300); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    fail "$name: still running 30 s after SIG$signal"
+    kill -9 "$pid"
+  fi
+  wait "$pid"
+  expect_eq "$name-status" $? $((128 + $(kill -l "$signal")))
+  if [ -n "$dir" ]; then
+    [ -e "$dir" ] && fail "$name: left $dir ($(ls -A "$dir" | tr '\n' ' '))" || ok
+  fi
+}

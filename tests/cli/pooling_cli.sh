@@ -178,19 +178,56 @@ pid=$!
 for _ in $(seq 400); do [ -s "$TMP/ck/first.tsv.checkpoint" ] && break; sleep 0.05; done
 kill -INT "$pid"
 wait "$pid"
+# tamper IN OUT flip|nan|KEY=VALUE: "flip" XORs a byte in the middle of the tensor data; "nan"
+# sets the first value of the first parameter to NaN, KEY=VALUE a metadata entry, and both store
+# the checksums heed computes (FNV-1a 64 with heed's offset basis: the tensors by name, each
+# name, its shape as int64s and its bytes; the metadata in key order, each key and value with its
+# NUL, the checksums left out), as someone who edits a checkpoint would.
+tamper() {
+  /usr/bin/python3 - "$@" <<'PYEOF'
+import json, math, struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+n = struct.unpack("<Q", data[:8])[0]
+header = json.loads(data[8:8 + n])
+body = 8 + n
+edit = sys.argv[3]
+if edit == "flip":
+    data[body + (len(data) - body) // 2] ^= 1
+    open(sys.argv[2], "wb").write(data)
+    sys.exit(0)
+def fnv(chunks):
+    h = 1469598103934665603
+    for chunk in chunks:
+        for b in chunk:
+            h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return "%016x" % h
+names = sorted(k for k in header if k != "__metadata__")
+meta = header["__metadata__"]
+if edit == "nan":
+    first = [k for k in names if k.startswith("param/")][0]
+    begin = body + header[first]["data_offsets"][0]
+    data[begin:begin + 4] = struct.pack("<f", math.nan)
+else:
+    key, value = edit.split("=", 1)
+    meta[key] = value
+chunks = []
+for k in names:
+    chunks.append(k.encode())
+    chunks.extend(struct.pack("<q", d) for d in header[k]["shape"])
+    lo, hi = header[k]["data_offsets"]
+    chunks.append(bytes(data[body + lo:body + hi]))
+meta["checksum"] = fnv(chunks)
+meta["metadata_checksum"] = fnv([s.encode() + b"\0" for k in sorted(meta)
+                                 if k not in ("checksum", "metadata_checksum") for s in (k, meta[k])])
+text = json.dumps(header, separators=(",", ":")).encode()
+text += b" " * (-len(text) % 8)
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(text)) + text + bytes(data[body:]))
+PYEOF
+}
 # A checkpoint whose numbers no run of this budget writes is refused before they are used
 # (an edited "steps" of 10^21 overflowed into a negative update count).
 if [ -x /usr/bin/python3 ]; then
-  /usr/bin/python3 - "$TMP/ck/first.tsv.checkpoint" "$TMP/ck/edited.tsv.checkpoint" <<'PYEOF'
-import json, struct, sys
-data = open(sys.argv[1], "rb").read()
-n = struct.unpack("<Q", data[:8])[0]
-header = json.loads(data[8:8 + n])
-header["__metadata__"]["steps"] = "999999999999999999999"
-text = json.dumps(header, separators=(",", ":")).encode()
-text += b" " * (-len(text) % 8)
-open(sys.argv[2], "wb").write(struct.pack("<Q", len(text)) + text + data[8 + n:])
-PYEOF
+  tamper "$TMP/ck/first.tsv.checkpoint" "$TMP/ck/edited.tsv.checkpoint" steps=999999999999999999999
   expect_exit 65 checkpoint-steps -- "$P" "${LONG[@]}" 0.0003 -o "$TMP/ck/edited.tsv"
   expect_error_line pooling checkpoint-steps "edited.tsv.checkpoint: metadata 'steps' is 1e\+21, not in \[0, 3000\]"
   rm -f "$TMP/ck/edited.tsv.checkpoint"
@@ -202,6 +239,57 @@ expect_exit 0 other-run -- "$P" "${LONG[@]}" 0.001 -o "$TMP/ck/other.tsv"
 grep -q 'a checkpoint of another run' "$TMP/err" && ok || fail "other-run: no warning"
 "$P" "${LONG[@]}" 0.001 2>/dev/null | tail -1 | cut -f1-13,15- > "$TMP/ck/expected"
 expect_eq other-run-row "$(tail -1 "$TMP/ck/other.tsv" | cut -f1-13,15-)" "$(cat "$TMP/ck/expected")"
+
+# Issue 62. A tampered checkpoint — a flipped byte, or NaN weights with the checksums
+# recomputed — is refused (65) naming it, not continued into a permanent "diverged" row; no
+# results file is written.
+if [ -x /usr/bin/python3 ]; then
+  "$P" "${LONG[@]}" 0.0003 -o "$TMP/ck/tamper.tsv" 2>/dev/null &
+  pid=$!
+  for _ in $(seq 400); do [ -s "$TMP/ck/tamper.tsv.checkpoint" ] && break; sleep 0.05; done
+  kill -INT "$pid"
+  wait "$pid"
+  mv "$TMP/ck/tamper.tsv.checkpoint" "$TMP/ck/good.checkpoint"
+  for what in flip nan; do
+    tamper "$TMP/ck/good.checkpoint" "$TMP/ck/tamper.tsv.checkpoint" $what
+    expect_exit 65 "tampered-$what" -- "$P" "${LONG[@]}" 0.0003 -o "$TMP/ck/tamper.tsv"
+    [ $what = flip ] && pattern="tamper.tsv.checkpoint' is corrupt: the checksum of its tensors" ||
+      pattern="tamper.tsv.checkpoint: 'param/.*' holds a value that is not finite"
+    expect_error_line pooling "tampered-$what" "$pattern"
+    [ -e "$TMP/ck/tamper.tsv" ] && fail "tampered-$what: wrote a results table" || ok
+  done
+  # The untampered one still continues its run.
+  mv "$TMP/ck/good.checkpoint" "$TMP/ck/tamper.tsv.checkpoint"
+  expect_exit 0 tampered-good -- "$P" "${LONG[@]}" 0.0003 -o "$TMP/ck/tamper.tsv"
+  expect_eq tampered-good-row "$(cut -f1-13,15- "$TMP/ck/tamper.tsv")" "$(cut -f1-13,15- "$TMP/ck/straight.tsv")"
+else
+  echo "SKIPPED tampered-*: no /usr/bin/python3 to edit a checkpoint"
+fi
+
+# A value repeated in a list option would run its runs twice (duplicate rows): refused, 64.
+SMALL=(--task addition --budget-steps 3 --eval-every 2 --eval-batches 1 --batch-size 5 --threads 1)
+for list in "--lengths 12,14,12 --models mean" "--lengths 12 --models mean,ff-pool,mean" \
+            "--lengths 12 --models mean --learning-rates 0.003,0.0030" \
+            "--lengths 12 --models mean --transfer-lengths 20,20"; do
+  option=$(echo "$list" | grep -oE -- '--[a-z-]+ [^ ]*,[^ ]*' | cut -d' ' -f1)
+  expect_exit 64 "repeated$option" -- "$P" "${SMALL[@]}" $list
+  expect_error_line pooling "repeated$option" "${option#--}: '[^']*' repeats a value given before"
+  expect_eq "repeated$option-stdout" "$(wc -c < "$TMP/out")" 0
+done
+
+# SIGINT or SIGTERM while a FIFO checkpoint is being opened (before the run's first update):
+# nothing to save, so the process stops at once (it ignored both).
+source "$(dirname "$0")/lib_signals.sh"
+mkdir -p "$TMP/pf"
+mkfifo "$TMP/pf/p.tsv.checkpoint"
+for sig in INT TERM; do
+  env --default-signal="$sig" "$P" "${TINY[@]}" --task addition --lengths 12 --models mean \
+    -o "$TMP/pf/p.tsv" 2>"$TMP/err" &
+  pid=$!
+  sleep 1
+  expect_prompt_stop "early-fifo-checkpoint-$sig" "$sig" "$pid"
+  [ -e "$TMP/pf/p.tsv" ] && fail "early-fifo-checkpoint-$sig: wrote the table" || ok
+done
 
 # Resuming: -o FILE keeps its rows and runs only the missing ones.
 mkdir "$TMP/r"
@@ -229,8 +317,20 @@ if ! under_sanitizer; then
   expect_eq big-not-a-table-exit $? 65
   expect_error_line pooling big-not-a-table "big.bin:1: not a heed-pooling results table"
 fi
+# Nothing is written beside -o when it is not a regular file: a /dev/full.checkpoint outlived the
+# run and failed the next one (and this test, the suite run twice). A FIFO gets the rows, and no
+# FIFO.checkpoint either.
+before=$([ -e /dev/full.checkpoint ] && echo there || echo absent)
 expect_exit 74 dev-full -- "$P" "${TINY[@]}" --lengths 12 -o /dev/full
 expect_error_line pooling dev-full "/dev/full"
+[ "$before" = absent ] && [ -e /dev/full.checkpoint ] && { fail "dev-full-no-side-file: /dev/full.checkpoint written"; rm -f /dev/full.checkpoint; } || ok
+mkfifo "$TMP/r/fifo"
+cat "$TMP/r/fifo" > "$TMP/r/from-fifo" &
+reader=$!
+expect_exit 0 fifo-output -- "$P" "${TINY[@]}" --task addition --lengths 12 --models mean -o "$TMP/r/fifo"
+wait $reader
+expect_eq fifo-output-rows "$(wc -l < "$TMP/r/from-fifo")" 2
+expect_eq fifo-output-no-side-file "$(ls "$TMP/r" | grep -c 'fifo\.')" 0
 expect_exit 74 unwritable -- "$P" "${TINY[@]}" --lengths 12 -o "$TMP/none/p.tsv"
 expect_error_line pooling unwritable "none"
 

@@ -30,7 +30,9 @@ expect_eq bootstrap-pinned "$(sed -n '2,5p' "$TMP/out" | sed "s|$TMP/||" | tr '\
 # test over the runs, the Holm-adjusted TOST p) came later: the first 15 keep their places.
 # Every segment of both base runs misses words; better's runs are the reference itself.
 printf 'A dog bit the man.\nIt was not surprising.\nThe man bit him.\n' > "$TMP/hyp3"
-runs=(-r "$TMP/ref1" --system "base=$TMP/hyp2,$TMP/hyp3" --system "better=$TMP/ref1,$TMP/ref1,$TMP/ref1"
+# (better's three runs: three files of the reference's text; one file given twice is refused.)
+for copy in a b c; do cp "$TMP/ref1" "$TMP/ref1$copy"; done
+runs=(-r "$TMP/ref1" --system "base=$TMP/hyp2,$TMP/hyp3" --system "better=$TMP/ref1a,$TMP/ref1b,$TMP/ref1c"
       --system "same=$TMP/hyp3,$TMP/hyp2" --bootstrap 200)
 expect_exit 0 system -- "$S" "${runs[@]}"
 expect_eq system-header "$(head -1 "$TMP/out")" \
@@ -68,8 +70,8 @@ for threads in 1 3; do
   expect_exit 0 "system-threads-$threads" -- "$S" "${runs[@]}" --threads "$threads"
   expect_same "system-threads-$threads-same" "$TMP/system.tsv" "$TMP/out"
 done
-expect_exit 0 system-repeated -- "$S" -r "$TMP/ref1" --system "base=$TMP/hyp2" --system "better=$TMP/ref1" \
-  --system "base=$TMP/hyp3" --system "better=$TMP/ref1,$TMP/ref1" --system "same=$TMP/hyp3,$TMP/hyp2" --bootstrap 200
+expect_exit 0 system-repeated -- "$S" -r "$TMP/ref1" --system "base=$TMP/hyp2" --system "better=$TMP/ref1a" \
+  --system "base=$TMP/hyp3" --system "better=$TMP/ref1b,$TMP/ref1c" --system "same=$TMP/hyp3,$TMP/hyp2" --bootstrap 200
 expect_same system-repeated-same "$TMP/system.tsv" "$TMP/out"
 # --print-config writes one "system = ..." line per value; the file replays the run.
 expect_exit 0 system-print -- "$S" "${runs[@]}" --print-config
@@ -135,6 +137,41 @@ expect_exit 64 system-and-hyp -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --hyp
 expect_error_line score system-and-hyp "--hyp and --system cannot be combined"
 expect_exit 64 system-sentence -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --sentence --bootstrap 10
 expect_error_line score system-sentence "--sentence"
+# Issue 62. One file given twice for a system is one run, not two (it gave sd 0 and a narrower
+# interval): refused, whether named again, given again under the system's name, or reached by
+# another path. The same file for two systems is two identical systems, as before.
+expect_exit 64 system-run-twice -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp,$TMP/hyp,$TMP/hyp" --bootstrap 10
+expect_error_line score system-run-twice "--system a: '$TMP/hyp' is the run '$TMP/hyp' again"
+expect_exit 64 system-run-twice-merged -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" \
+  --system "b=$TMP/hyp2" --system "a=$TMP/hyp" --bootstrap 10
+expect_error_line score system-run-twice-merged "--system a: .* again"
+mkdir -p "$TMP/sub"
+expect_exit 64 system-run-twice-path -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp,$TMP/sub/../hyp" --bootstrap 10
+expect_error_line score system-run-twice-path "--system a: '$TMP/sub/../hyp' is the run '$TMP/hyp' again"
+# A lone system: its mean and spread, and a warning that nothing is compared (it said nothing).
+expect_exit 0 system-alone -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp,$TMP/hyp2" --bootstrap 10 -m bleu
+expect_eq system-alone-rows "$(grep -vc '^#' "$TMP/out")" 2
+grep -q "warning.*--system a: the only system, so nothing is compared" "$TMP/err" && ok ||
+  fail "system-alone: no warning: $(cat "$TMP/err")"
+# The comparison's memory grows with the systems times --bootstrap: estimated and refused (64)
+# before any run is read, with as many one-line systems as this machine's memory cannot hold at
+# 1,000,000 resamples (2 metrics × 8 bytes each). The address space is limited, so that a tool
+# that allocated instead fails (71) rather than use the machine's memory.
+if ! under_sanitizer; then
+  memory_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+  systems=$((memory_kib / 15625 + 64))
+  mkdir -p "$TMP/many"
+  many=()
+  for i in $(seq "$systems"); do
+    echo "x" > "$TMP/many/$i"
+    many+=(--system "s$i=$TMP/many/$i")
+  done
+  echo "x" > "$TMP/many/ref"
+  (ulimit -v 4000000; exec "$S" -r "$TMP/many/ref" "${many[@]}" --bootstrap 1000000) >"$TMP/out" 2>"$TMP/err"
+  expect_eq system-memory-exit $? 64
+  expect_error_line score system-memory "$systems --system and --bootstrap 1000000 over 1 segments: the comparison could need .* GiB, more than the .* GiB of memory here"
+  rm -rf "$TMP/many"
+fi
 expect_exit 64 margin-without-system -- "$S" -r "$TMP/ref1" --hyp "$TMP/hyp" --equivalence-margin 1
 expect_error_line score margin-without-system "--equivalence-margin applies to --system"
 expect_exit 64 no-hyp -- "$S" -r "$TMP/ref1"

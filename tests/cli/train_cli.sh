@@ -193,8 +193,12 @@ expect_last_error_line train locked "another heed-train \(pid $holder\) is train
 kill -9 $holder
 wait $holder 2>/dev/null
 touch "$TMP/own/checkpoint.heed.tmp-AbC123" "$TMP/own/model.heed.tmp-XyZ789"
+# A user's files whose names hold ".tmp-" are not the run's temporaries: they stay (issue 62).
+touch "$TMP/own/notes.tmp-keep" "$TMP/own/corpus.txt.tmp-AbC123"
 expect_exit 0 lock-released -- "$T" "${tiny[@]}" -o "$TMP/own" --max-steps 5 --resume
-expect_eq stale-temporaries "$(ls -A "$TMP/own" | grep -c 'tmp-')" 0
+expect_eq stale-temporaries "$(ls -A "$TMP/own" | grep -c 'heed.tmp-')" 0
+expect_eq user-temporaries "$(ls -A "$TMP/own" | grep 'tmp-' | tr '\n' ' ')" "corpus.txt.tmp-AbC123 notes.tmp-keep "
+rm "$TMP/own/notes.tmp-keep" "$TMP/own/corpus.txt.tmp-AbC123"
 expect_exit 0 overwrite -- "$T" "${tiny[@]}" -o "$TMP/own" --max-steps 2 --overwrite --keep-models 1 --save-every 1
 expect_eq overwrite-left "$(ls "$TMP/own" | tr '\n' ' ')" "checkpoint.heed model.heed model.step-2.heed "
 
@@ -216,6 +220,91 @@ expect_exit 0 metrics-dev-null -- "$T" "${tiny[@]}" -o "$TMP/devnull" --max-step
   --valid-src "$TMP/vsrc" --valid-tgt "$TMP/vtgt" --metrics-file /dev/null
 expect_exit 0 metrics-stderr -- "$T" "${tiny[@]}" -o "$TMP/devstderr" --max-steps 2 --log-every 1 --metrics-file /dev/stderr
 expect_eq metrics-stderr-header "$(grep -c '^step' "$TMP/err")" 1
+
+# Issue 62. An earlier run's files are another run's, with or without its checkpoint (often
+# removed after training: it holds Adam's moments): a new run is refused (64) and touches none
+# of them; --overwrite --resume together is refused; --keep-models prunes only what this run
+# wrote (it pruned its own new model.step-* at once when an older run's steps were higher).
+expect_exit 0 old-run -- "$T" "${tiny[@]}" -o "$TMP/reuse" --max-steps 4 --save-every 2 --keep-models 2
+rm "$TMP/reuse/checkpoint.heed"
+mkdir -p "$TMP/reuse.before"
+cp "$TMP/reuse"/*.heed "$TMP/reuse.before/"
+expect_exit 64 reuse-refused -- "$T" "${tiny[@]}" -o "$TMP/reuse" --max-steps 2 --save-every 1 --keep-models 2
+expect_last_error_line train reuse-refused "reuse/model.heed exists \(another run's, with 2 more of its models; no checkpoint to resume\): --overwrite"
+for f in model.heed model.step-2.heed model.step-4.heed; do
+  expect_same "reuse-untouched-$f" "$TMP/reuse.before/$f" "$TMP/reuse/$f"
+done
+expect_eq reuse-nothing-added "$(ls "$TMP/reuse" | tr '\n' ' ')" "model.heed model.step-2.heed model.step-4.heed "
+expect_exit 64 overwrite-resume -- "$T" "${tiny[@]}" -o "$TMP/reuse" --max-steps 2 --overwrite --resume
+expect_last_error_line train overwrite-resume "--overwrite and --resume"
+expect_exit 0 prune-first -- "$T" "${tiny[@]}" -o "$TMP/prune" --max-steps 2 --save-every 1 --keep-models 2
+cp "$TMP/reuse/model.step-4.heed" "$TMP/prune/model.step-100.heed"  # not this run's
+expect_exit 0 prune-resumed -- "$T" "${tiny[@]}" -o "$TMP/prune" --max-steps 4 --save-every 1 --keep-models 2 --resume
+expect_eq prune-own-only "$(ls "$TMP/prune" | tr '\n' ' ')" \
+  "checkpoint.heed model.heed model.step-100.heed model.step-3.heed model.step-4.heed "
+expect_same prune-other-untouched "$TMP/reuse/model.step-4.heed" "$TMP/prune/model.step-100.heed"
+
+# A metrics file that cannot be written (/dev/full) does not stop training, which is the work:
+# the run ends, then exits 74 saying so, as for a log file (it exited 0 with nothing written).
+expect_exit 74 metrics-dev-full -- "$T" "${tiny[@]}" -o "$TMP/mfull" --max-steps 4 --log-every 1 \
+  --metrics-file /dev/full
+expect_last_error_line train metrics-dev-full "cannot write the metrics file '/dev/full': No space left on device \(the work itself is done\)"
+[ -f "$TMP/mfull/model.heed" ] && ok || fail "metrics-dev-full: the run did not end with its model"
+
+# The lock file is never followed through a symbolic link nor written through another hard link:
+# in a shared directory it could be any file this user may write, which the pid would clobber.
+mkdir -p "$TMP/symlock" "$TMP/hardlock"
+echo precious > "$TMP/precious"
+ln -s "$TMP/precious" "$TMP/symlock/.lock"
+expect_exit 74 lock-symlink -- "$T" "${tiny[@]}" -o "$TMP/symlock" --max-steps 2
+expect_last_error_line train lock-symlink "symlock/.lock: the lock file is a symbolic link"
+ln "$TMP/precious" "$TMP/hardlock/.lock"
+expect_exit 74 lock-hardlink -- "$T" "${tiny[@]}" -o "$TMP/hardlock" --max-steps 2
+expect_last_error_line train lock-hardlink "hardlock/.lock: the lock file has other hard links"
+expect_eq lock-target-untouched "$(cat "$TMP/precious")" precious
+expect_eq lock-nothing-written "$(ls -A "$TMP/symlock" "$TMP/hardlock" | tr '\n' ' ')" \
+  "$TMP/hardlock: .lock  $TMP/symlock: .lock "
+
+# --patience and --valid-metric need validation data: refused (they were silently ignored).
+expect_exit 64 patience-no-valid -- "$T" "${tiny[@]}" -o "$TMP/pv" --max-steps 2 --patience 3
+expect_last_error_line train patience-no-valid "--patience .*--valid-src"
+expect_exit 64 valid-metric-no-valid -- "$T" "${tiny[@]}" -o "$TMP/pv" --max-steps 2 --valid-metric bleu
+expect_last_error_line train valid-metric-no-valid "--valid-metric .*--valid-src"
+[ -e "$TMP/pv" ] && fail "patience-no-valid: left $TMP/pv" || ok
+
+# SIGINT or SIGTERM before the first update: nothing to save, so the run stops at once (it
+# waited for a FIFO's writer or a slow pipe's data, even for a kill -9), and leaves no directory.
+source "$(dirname "$0")/lib_signals.sh"
+mkdir -p "$TMP/early"
+mkfifo "$TMP/early/corpus" "$TMP/early/metrics"
+for sig in INT TERM; do
+  # A FIFO corpus nobody writes: the lock is taken, the corpus' open waits.
+  dir=$TMP/early/fifo-$sig
+  env --default-signal="$sig" "$T" "${model[@]}" -q --train-src "$TMP/early/corpus" \
+    --train-tgt "$TMP/tgt" -o "$dir" --max-steps 2 2>"$TMP/err" &
+  pid=$!
+  for _ in $(seq 300); do [ -e "$dir/.lock" ] && break; sleep 0.1; done
+  [ -e "$dir/.lock" ] && ok || fail "early-fifo-$sig: no lock taken"
+  expect_prompt_stop "early-fifo-$sig" "$sig" "$pid" "$dir"
+  # A slow pipe: some lines, then nothing more for now.
+  dir=$TMP/early/slow-$sig
+  exec {slow}<>"$TMP/early/corpus"
+  head -5 "$TMP/src" >&$slow
+  env --default-signal="$sig" "$T" "${model[@]}" -q --train-src "$TMP/early/corpus" \
+    --train-tgt "$TMP/tgt" -o "$dir" --max-steps 2 2>"$TMP/err" &
+  pid=$!
+  for _ in $(seq 300); do [ -e "$dir/.lock" ] && break; sleep 0.1; done
+  expect_prompt_stop "early-slow-$sig" "$sig" "$pid" "$dir"
+  exec {slow}>&-
+  # A metrics FIFO nobody reads: its open waits, before the directory is made.
+  dir=$TMP/early/metrics-$sig
+  env --default-signal="$sig" "$T" "${tiny[@]/-q/--log-level=info}" --metrics-file "$TMP/early/metrics" \
+    -o "$dir" --max-steps 2 2>"$TMP/err" &
+  pid=$!
+  for _ in $(seq 300); do grep -q 'oneDNN' "$TMP/err" && break; sleep 0.1; done
+  sleep 0.5
+  expect_prompt_stop "early-metrics-$sig" "$sig" "$pid" "$dir"
+done
 
 # --threads is capped in every tool (65,536 crashed libgomp): exit 64 beyond 1024.
 for tool in train tokenize score; do

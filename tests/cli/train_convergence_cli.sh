@@ -71,6 +71,18 @@ expect_exit 65 average-other -- "$BIN/heed-average" -o "$TMP/bad.heed" "$TMP/avg
 expect_error_line average average-other "wide/model.heed: another architecture .*avg.heed"
 [ -e "$TMP/bad.heed" ] && fail "average-other: wrote an output" || ok
 
+# Issue 62. heed-average averages like with like: a checkpoint that keeps a moving average gives
+# it (the weights its run's models hold), so with the kept model of its own step it averages to
+# that model byte for byte (it mixed the checkpoint's live weights in); a moving average and live
+# weights together are refused (65) with a sentence, and nothing is written.
+expect_exit 0 average-like-with-like -- "$BIN/heed-average" -o "$TMP/like.heed" \
+  "$TMP/ea/model.step-40.heed" "$TMP/ea/checkpoint.heed"
+expect_same average-like-with-like-same "$TMP/like.heed" "$TMP/ea/model.step-40.heed"
+expect_exit 65 average-mixed -- "$BIN/heed-average" -o "$TMP/mixed.heed" \
+  "$TMP/ea/model.step-40.heed" "$TMP/ec/checkpoint.heed"
+expect_error_line average average-mixed "ec/checkpoint.heed holds live weights, .*model.step-40.heed a moving average of the weights .*: average like with like"
+[ -e "$TMP/mixed.heed" ] && fail "average-mixed: wrote an output" || ok
+
 # Tied target embeddings: the log counts the saving; the model translates and resumes.
 tied=("${base[@]}" --hidden 16 --embed 16 --tie-embeddings)
 expect_exit 0 tied -- "$T" "${tied[@]}" -o "$TMP/tied" --max-steps 6 --save-every 3 -v

@@ -124,10 +124,11 @@ class Ibm2Command : public align_tool::Subcommand {
     // With -o FILE the model keeps FILE.checkpoint after every EM update: Ctrl-C (or SIGTERM)
     // drops the update under way and exits 130 (143), and the next call with the same corpus,
     // options and FILE continues after the last whole update, to the same links.
-    const std::string checkpoint = output_ == "-" ? "" : output_ + ".checkpoint";
+    const std::string checkpoint = io::side_file_path(output_, ".checkpoint");
     const std::string key = checkpoint_key(corpus);
     if (!checkpoint.empty()) restore_checkpoint(model, checkpoint, key);
-    train::install_stop_handlers();
+    train::ignore_broken_pipes();
+    const train::GracefulStop graceful;
     const bool finished = model.train(
         [&](int iteration, const align::Ibm2Iteration& stats) {
           log_iteration(iteration, stats);

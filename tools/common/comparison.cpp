@@ -1,5 +1,7 @@
 #include "common/comparison.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -55,6 +57,25 @@ std::vector<NamedSystem> parse_systems(const std::vector<std::string>& specs,
       systems.push_back(std::move(system));
     } else {
       same->runs.insert(same->runs.end(), system.runs.begin(), system.runs.end());
+    }
+  }
+  // Two paths are the same run when they are the same string or name the same file.
+  const auto same_file = [&files](size_t a, size_t b) {
+    if (files[a] == files[b]) return true;
+    struct stat x {
+    }, y{};
+    return ::stat(files[a].c_str(), &x) == 0 && ::stat(files[b].c_str(), &y) == 0 &&
+           x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+  };
+  for (const NamedSystem& system : systems) {
+    for (size_t i = 1; i < system.runs.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (!same_file(system.runs[i], system.runs[j])) continue;
+        throw ConfigError("--system " + system.name + ": '" + files[system.runs[i]] +
+                          "' is the run '" + files[system.runs[j]] +
+                          "' again; give each run once (a run counted twice would shrink the "
+                          "spread over runs and the interval)");
+      }
     }
   }
   return systems;

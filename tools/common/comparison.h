@@ -21,7 +21,8 @@ struct NamedSystem {
 // not that.
 NamedSystem parse_system(const std::string& spec, std::vector<std::string>& files);
 // Every spec parsed, in order of first mention (the baseline first); a name given again adds
-// runs to its system.
+// runs to its system. A file given twice for one system (by name, or the same file by another
+// path) is a ConfigError: one run counted as several would shrink its spread and interval.
 std::vector<NamedSystem> parse_systems(const std::vector<std::string>& specs,
                                        std::vector<std::string>& files);
 

@@ -1,13 +1,15 @@
 #include "run.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options/errors.hpp>
+#include <cerrno>
 #include <clocale>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <new>
 
@@ -35,14 +37,36 @@ int report(const std::string& tool, const std::string& what, int code) {
   return code;
 }
 
+// A standard descriptor that is closed gets /dev/null opened the other way round (gnulib's
+// stdopen): reading a closed stdin, or writing a closed stdout, then fails with EBADF as it
+// would closed, and no file opened later can take the descriptor.
+void hold_closed_standard_streams() {
+  for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = ::open("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+    if (held >= 0 && held != fd) ::close(held);  // a lower one was closed too: taken first
+  }
+}
+
+// The first line of a small system file ("" if it cannot be read), through a descriptor that
+// is closed before this returns: nothing opened here survives an exec.
+std::string first_line_of(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char text[256];
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  const std::string line(text, size_t(std::max<ssize_t>(n, 0)));
+  return line.substr(0, line.find('\n'));
+}
+
 }  // namespace
 
 void prefer_huge_pages(char** argv) {
+  hold_closed_standard_streams();
 #ifdef __linux__
   if (std::getenv("GLIBC_TUNABLES") != nullptr) return;
-  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
-  std::string modes;
-  std::getline(thp, modes);
+  const std::string modes = first_line_of("/sys/kernel/mm/transparent_hugepage/enabled");
   if (modes.find("[madvise]") == std::string::npos && modes.find("[always]") == std::string::npos) {
     return;
   }
@@ -55,6 +79,7 @@ void prefer_huge_pages(char** argv) {
 }
 
 int run_tool(int argc, char** argv, const std::string& tool, const ToolMain& body) {
+  hold_closed_standard_streams();
   std::setlocale(LC_ALL, "C");
   std::ios::sync_with_stdio(false);
   // Every tool: a stop by SIGINT, SIGTERM or SIGHUP leaves no temporary output file behind

@@ -285,9 +285,10 @@ int pooling_main(int argc, char** argv) {
     if (!done.count(key_columns(run))) cells.push_back(run);
   }
   // With -o FILE the run in progress keeps FILE.checkpoint: Ctrl-C (or SIGTERM) saves it and
-  // exits 130 (143); the next call with the same FILE continues that run where it stopped.
-  const std::string checkpoint_path = cfg.output + ".checkpoint";
-  train::install_stop_handlers();
+  // exits 130 (143); the next call with the same FILE continues that run where it stopped. None
+  // beside stdout or a FILE that is not a regular file (/dev/full, a FIFO).
+  const std::string checkpoint_path = io::side_file_path(cfg.output, ".checkpoint");
+  train::ignore_broken_pipes();
   cli::Progress bar;
   for (size_t index = 0; index < cells.size(); ++index) {
     if (const int signal = train::stop_signal()) throw Interrupted(signal);
@@ -308,7 +309,7 @@ int pooling_main(int argc, char** argv) {
       const int64_t limit =
           run.stop_after > 0 ? std::min(run.stop_after, run.budget_steps) : run.budget_steps;
       pooling::PoolingCheckpoint checkpoint;
-      if (to_file) {
+      if (!checkpoint_path.empty()) {
         checkpoint.path = checkpoint_path;
         checkpoint.key = key;
         for (const int64_t n : {run.budget_steps, run.stop_after, int64_t(run.seed), run.batch_size,
@@ -369,7 +370,7 @@ int pooling_main(int argc, char** argv) {
     rows.push_back(row);
     if (to_file) {
       save();
-      std::remove(checkpoint_path.c_str());  // the row holds the run now
+      if (!checkpoint_path.empty()) std::remove(checkpoint_path.c_str());  // the row holds it now
     } else {
       stdout_writer.write_line(row);
       stdout_writer.flush();

@@ -1,5 +1,6 @@
 #include "pooling/options.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <optional>
@@ -13,14 +14,26 @@
 namespace heed::pooling {
 namespace {
 
-std::vector<int64_t> parse_lengths(const std::string& list) {
+// Appends value, parsed from item of the option's list, unless an earlier item gave the same
+// value: each value names runs (their rows' key), and a repeated one would run them twice.
+template <class T>
+void add_once(std::vector<T>& values, const T& value, const char* option, const std::string& item) {
+  if (std::find(values.begin(), values.end(), value) != values.end()) {
+    throw ConfigError(std::string(option) + ": '" + item +
+                      "' repeats a value given before in the list (each is one set of runs)");
+  }
+  values.push_back(value);
+}
+
+std::vector<int64_t> parse_lengths(const std::string& list, const char* option) {
   std::vector<int64_t> lengths;
   for (const auto& item : split(list, ",")) {
     const std::optional<int64_t> value = parse_int64(item);
     if (!value || *value < 12 || *value > 1000000) {
-      throw ConfigError("lengths: '" + item + "' is not an integer in [12, 1000000]");
+      throw ConfigError(std::string(option) + ": '" + item +
+                        "' is not an integer in [12, 1000000]");
     }
-    lengths.push_back(*value);
+    add_once(lengths, *value, option, item);
   }
   return lengths;
 }
@@ -30,7 +43,7 @@ std::vector<std::pair<PoolingKind, float>> parse_models(const std::string& list)
   for (const auto& name : split(list, ",")) {
     float fixed_scale = 0;
     const PoolingKind kind = parse_pooling_kind(name, &fixed_scale);
-    models.emplace_back(kind, fixed_scale);
+    add_once(models, std::pair{kind, fixed_scale}, "models", name);
   }
   return models;
 }
@@ -43,7 +56,7 @@ std::vector<float> parse_rates(const std::string& list) {
     if (item.empty() || *end != '\0' || !(value > 0) || value > 1) {
       throw ConfigError("learning-rates: '" + item + "' is not a number in (0, 1]");
     }
-    rates.push_back(float(value));
+    add_once(rates, float(value), "learning-rates", item);
   }
   return rates;
 }
@@ -59,9 +72,12 @@ std::pair<int64_t, int64_t> parse_range(const std::string& what, const std::stri
   return {*a, *b};
 }
 
-// A check for cli::checked: parse_range under the option's name.
+// Checks for cli::checked: parse_range, parse_lengths under the option's name.
 std::function<void(const std::string&)> range_check(const std::string& what) {
   return [what](const std::string& text) { parse_range(what, text); };
+}
+std::function<void(const std::string&)> lengths_check(const char* option) {
+  return [option](const std::string& text) { parse_lengths(text, option); };
 }
 
 }  // namespace
@@ -83,7 +99,7 @@ void add_options(cli::CommandLine& cl, PoolingCliConfig& cfg) {
   cl.group("Experiment")
       ("task",             cli::choice(&cfg.task, {"addition", "multiplication", "both"}),
                            "addition, multiplication or both")
-      ("lengths",          cli::checked(&cfg.length_list, parse_lengths),
+      ("lengths",          cli::checked(&cfg.length_list, lengths_check("lengths")),
                            "sequence lengths T (comma-separated; sequences drawn in [T, 1.1·T))")
       ("models",           cli::checked(&cfg.model_list, parse_models),
                            "comma-separated: ff-pool, ff-pool-linear, ff-pool-scaled, "
@@ -94,7 +110,7 @@ void add_options(cli::CommandLine& cl, PoolingCliConfig& cfg) {
       ("variable-length",  cli::checked(&cfg.variable_range, range_check("variable-length")),
                            "MIN:MAX: each batch one length drawn in [MIN, MAX], tested at 100 "
                            "lengths across it (replaces --lengths)")
-      ("transfer-lengths", cli::checked(&cfg.transfer_list, parse_lengths),
+      ("transfer-lengths", cli::checked(&cfg.transfer_list, lengths_check("transfer-lengths")),
                            "after training, also score held-out sets at these T "
                            "(generalisation)")
       ("train-markers",    cli::checked(&cfg.train_marker_range, range_check("train-markers")),
@@ -148,9 +164,11 @@ bool parse_options(int argc, char** argv, PoolingCliConfig& cfg) {
         parse_range("variable-length", cfg.variable_range);
     cfg.lengths = {run.variable_max};
   } else {
-    cfg.lengths = parse_lengths(cfg.length_list);
+    cfg.lengths = parse_lengths(cfg.length_list, "lengths");
   }
-  if (!cfg.transfer_list.empty()) cfg.transfer_lengths = parse_lengths(cfg.transfer_list);
+  if (!cfg.transfer_list.empty()) {
+    cfg.transfer_lengths = parse_lengths(cfg.transfer_list, "transfer-lengths");
+  }
   if (!cfg.train_marker_range.empty()) {
     cfg.train_markers = parse_range("train-markers", cfg.train_marker_range);
   }

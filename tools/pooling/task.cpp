@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -662,6 +663,7 @@ void save_checkpoint(const PoolingCheckpoint& checkpoint,
   out.set_metadata("best_accuracy", exact(state.result->best_accuracy));
   out.set_metadata("mse", exact(state.result->mse));
   out.set_metadata("seconds", exact(seconds));
+  out.set_checksums();
   out.save(checkpoint.path);
 }
 
@@ -673,6 +675,7 @@ bool load_checkpoint(const PoolingCheckpoint& checkpoint,
   struct stat info {};
   if (checkpoint.path.empty() || ::stat(checkpoint.path.c_str(), &info) != 0) return false;
   const io::SafeTensors in = io::SafeTensors::load(checkpoint.path);
+  in.check_checksums();
   if (in.metadata("key") != checkpoint.key) {
     spdlog::warn("{}: a checkpoint of another run ({}); this run starts afresh and replaces it",
                  checkpoint.path, in.metadata("key"));
@@ -684,6 +687,12 @@ bool load_checkpoint(const PoolingCheckpoint& checkpoint,
       throw FormatError(checkpoint.path + ": 'param/" + p.name + "' has " +
                         std::to_string(values.size()) + " values, the model " +
                         std::to_string(p.size));
+    }
+    // A run stops at a weight that is not finite (a "diverged" row) and never saves one.
+    if (!std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); })) {
+      throw FormatError(checkpoint.path + ": 'param/" + p.name +
+                        "' holds a value that is not "
+                        "finite, which no run saves");
     }
     std::copy(values.begin(), values.end(), p.value);
   }
@@ -763,6 +772,9 @@ PoolingRunResult run_pooling(const PoolingRunConfig& config,
     model.weights_changed();
     spdlog::info("{}: continuing at update {}", checkpoint.path, result.steps);
   }
+  // Updates to save from here on: a stop is polled after each and saves the checkpoint first.
+  std::optional<train::GracefulStop> graceful;
+  if (!checkpoint.path.empty()) graceful.emplace();
   const auto seconds = [&] { return seconds_before + timer.seconds(); };
   std::vector<float> predictions, d_predictions;
   while (!result.solved && result.steps < config.budget_steps) {

@@ -232,8 +232,10 @@ struct PoolingProgress {
 
 // Stopping a run and continuing it (heed-pooling -o FILE keeps FILE.checkpoint): with a path,
 // the run saves its whole state there every `every` updates and when a stop is requested
-// (SIGINT, SIGTERM: train::install_stop_handlers; it then throws Interrupted), and a run whose
-// key matches the checkpoint's continues from it, bit for bit the run it would have been.
+// (SIGINT, SIGTERM once it trains: train::GracefulStop; it then throws Interrupted; before, with
+// nothing to save, they end the process at once), and a run whose key matches the checkpoint's
+// continues from it, bit for bit the run it would have been. The checkpoint is sealed with the
+// checksums of model files: a changed byte, or weights that are not finite, are refused.
 struct PoolingCheckpoint {
   std::string path;  // "" = none
   std::string key;   // the run's identity (task, T, model, rate, budget, bar, seed, …)

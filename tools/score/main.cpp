@@ -10,6 +10,7 @@
 #include "common/run.h"
 #include "common/table.h"
 #include "heed/common/error.h"
+#include "heed/common/memory.h"
 #include "heed/common/parallel.h"
 #include "heed/eval/bleu.h"
 #include "heed/eval/bootstrap.h"
@@ -51,12 +52,39 @@ Segments read_segments(const std::string& path, text::OnInvalid on_invalid) {
   return file;
 }
 
+// --system: what the comparisons of every metric (run at once, a thread each) and the statistics
+// of every run hold, refused (64) before any run is read when that cannot fit in memory — it
+// grows with the systems times --bootstrap.
+void check_comparison_fits(const ScoreCliConfig& cfg, size_t segments) {
+  std::vector<size_t> runs;
+  size_t files = 0;
+  for (const auto& system : cfg.systems) {
+    runs.push_back(system.runs.size());
+    files += system.runs.size();
+  }
+  const eval::MultiRunOptions options{cfg.bootstrap, cfg.seed, cfg.equivalence_margin, cfg.threads};
+  double bytes = 0;
+  // Each segment's statistics: the numbers and a vector's own bytes.
+  const auto metric = [&](size_t dims) {
+    bytes += eval::compare_runs_bytes(runs, segments, dims, options) +
+             double(files) * double(segments) * (8.0 * double(dims) + 48.0);
+  };
+  if (cfg.bleu) metric(eval::to_vector(eval::BleuStats{}).size());
+  if (cfg.chrf) metric(3 * size_t(cfg.chrf_options.char_order));
+  check_fits_in_memory(bytes,
+                       std::to_string(cfg.systems.size()) + " --system and --bootstrap " +
+                           std::to_string(cfg.bootstrap) + " over " + std::to_string(segments) +
+                           " segments: the comparison",
+                       "compare fewer systems at once, or lower --bootstrap");
+}
+
 int score_main(int argc, char** argv) {
   ScoreCliConfig cfg;
   if (!score_tool::parse_options(argc, argv, cfg)) return 0;
 
   std::vector<Segments> refs;
   for (const auto& path : cfg.references) refs.push_back(read_segments(path, cfg.on_invalid));
+  if (!cfg.systems.empty()) check_comparison_fits(cfg, size_t(refs[0].line_count));
   std::vector<Segments> hyps;
   for (const auto& path : cfg.hypotheses) {
     hyps.push_back(read_segments(path, cfg.on_invalid));
@@ -143,6 +171,13 @@ int score_main(int argc, char** argv) {
         spdlog::warn("--system {}: one run, so its comparison covers the segments, not seeds",
                      system.name);
       }
+    }
+    if (cfg.systems.size() == 1) {
+      spdlog::warn(
+          "--system {}: the only system, so nothing is compared (its row has no "
+          "difference, p or interval): give the others with --system, the baseline "
+          "first",
+          cfg.systems[0].name);
     }
     const eval::MultiRunOptions options{cfg.bootstrap, cfg.seed, cfg.equivalence_margin,
                                         cfg.threads};

@@ -7,6 +7,7 @@
 
 #include "common/progress.h"
 #include "common/run.h"
+#include "heed/common/error.h"
 #include "heed/onednn/context.h"
 #include "heed/train/communicator.h"
 #include "heed/train/signals.h"
@@ -27,7 +28,9 @@ int train_main(int argc, char** argv) {
   }
   onednn::set_threads(cfg.threads);
   onednn::log_backend_info();
-  train::install_stop_handlers();
+  // A log reader that goes away (heed-train 2>&1 | head) must not end the run; SIGINT and
+  // SIGTERM act at once until training begins, then save first (train/signals.h).
+  train::ignore_broken_pipes();
   cli::Progress bar;
   double last_log = -1e9;
   const train::TrainResult result = train::train(cfg.train, [&](const train::TrainProgress& p) {
@@ -57,6 +60,10 @@ int train_main(int argc, char** argv) {
         result.tokens / result.run_seconds, result.processes, result.processes > 1 ? "es" : "",
         1e3 * result.communication_seconds / double(result.run_steps),
         100 * result.communication_seconds / result.run_seconds);
+  }
+  // As a log file that could not be written: the model is there, the metrics are not.
+  if (!result.metrics_failure.empty()) {
+    throw WriteError(result.metrics_failure + " (the work itself is done)");
   }
   return 0;
 }

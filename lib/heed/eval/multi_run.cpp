@@ -16,6 +16,12 @@ namespace {
 // The stream of the run draws; the segments come from paired_bootstrap's (kSegmentDrawStream).
 constexpr std::uint64_t kRunDrawStream = 0xb008;
 
+// Resamples drawn and scored together: a block's counts stay within 16 MB (fewer resamples a
+// block on a long test set).
+size_t block_size_for(size_t segments) {
+  return std::clamp<size_t>((size_t{1} << 21) / segments, 1, 64);
+}
+
 // p = count / B, or "< 1/(B+1)" when count is 0.
 PValue share(long long count, size_t samples) {
   if (count == 0) return {1.0 / (static_cast<double>(samples) + 1), true};
@@ -131,6 +137,23 @@ DrawResample seeded_draws(std::uint64_t seed) {
   };
 }
 
+double compare_runs_bytes(const std::vector<size_t>& runs_per_system, size_t segments, size_t dims,
+                          const MultiRunOptions& options) {
+  double runs = 0;
+  for (const size_t n : runs_per_system) runs += double(n);
+  const double systems = double(runs_per_system.size());
+  const double samples = double(std::max(options.samples, 1));
+  const double block = double(block_size_for(std::max<size_t>(segments, 1)));
+  const double workers = double(std::max(options.threads, 1));
+  const double width = runs * double(dims);
+  return 8.0 * (double(segments) * width                // the table of every run's statistics
+                + systems * samples                     // every system's resampled scores
+                + 2.0 * samples                         // the differences, and a sorted copy
+                + block * double(segments)              // a block's segment counts
+                + block * runs                          // a block's run draws
+                + (block + workers) * (width + runs));  // the threads' sums and scores
+}
+
 std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& systems,
                                            const CorpusScore& score,
                                            const MultiRunOptions& options) {
@@ -218,9 +241,8 @@ std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& system
     if (n > 1) rescale[s] = std::sqrt(n / (n - 1));
   }
   // The resamples in blocks: drawn in order by this thread (draw is a sequence), then scored
-  // by the threads, each a run of the block's resamples with its own buffers. A block's counts
-  // stay within 16 MB (fewer resamples a block on a long test set).
-  const size_t block_size = std::clamp<size_t>((size_t{1} << 21) / segments, 1, 64);
+  // by the threads, each a run of the block's resamples with its own buffers.
+  const size_t block_size = block_size_for(segments);
   const int workers = std::max(1, threads);
   const size_t per_worker =
       (block_size + static_cast<size_t>(workers) - 1) / static_cast<size_t>(workers);

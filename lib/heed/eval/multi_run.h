@@ -109,6 +109,13 @@ using DrawResample = std::function<void(Resample& draw)>;
 // exactly paired_bootstrap's (same seed: same segments, every corpus score equal).
 DrawResample seeded_draws(std::uint64_t seed);
 
+// The bytes compare_runs holds at once for systems of runs_per_system runs over segments
+// segments with statistics of dims numbers (the runs' table, every system's resampled scores, a
+// block of resamples and the threads' buffers): what a tool checks against the machine's memory
+// before it reads the runs, as the other tools refuse sizes that cannot fit.
+double compare_runs_bytes(const std::vector<size_t>& runs_per_system, size_t segments, size_t dims,
+                          const MultiRunOptions& options);
+
 // The comparison with seeded draws (options.samples resamples, options.seed).
 std::vector<SystemComparison> compare_runs(const std::vector<SystemRuns>& systems,
                                            const CorpusScore& score,

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -31,28 +32,30 @@ void fsync_directory(const std::string& path) {
   }
 }
 
-// Temporary files a signal handler may remove. The handler may only read memory that no one
-// frees under it, so paths are copied into fixed slots: kFree → kClaimed (being written) →
-// kReady (the handler may unlink it) → kFree.
+// Paths a signal handler may remove: temporary files, and what RemovedOnStop registers. The
+// handler may only read memory that no one frees under it, so paths are copied into fixed
+// slots: kFree → kClaimed (being written) → kReady (the handler may remove it) → kFree.
 constexpr int kTempSlots = 32;
 enum SlotState : int { kFree, kClaimed, kReady };
 struct TempSlot {
   std::atomic<int> state{kFree};
+  bool directory = false;  // removed with rmdir (only when empty), after the files
   char path[4096];
 };
 TempSlot g_temp_slots[kTempSlots];
 
-int register_temp_file(const std::string& path) {
+int register_temp_file(const std::string& path, bool directory = false) {
   if (path.size() >= sizeof g_temp_slots[0].path) return -1;
   for (int i = 0; i < kTempSlots; ++i) {
     int expected = kFree;
     if (g_temp_slots[i].state.compare_exchange_strong(expected, kClaimed)) {
       std::memcpy(g_temp_slots[i].path, path.c_str(), path.size() + 1);
+      g_temp_slots[i].directory = directory;
       g_temp_slots[i].state.store(kReady, std::memory_order_release);
       return i;
     }
   }
-  return -1;  // more temporary files than slots: this one is not removed on a signal
+  return -1;  // more paths than slots: this one is not removed on a signal
 }
 
 void unregister_temp_file(int& slot) {
@@ -61,8 +64,17 @@ void unregister_temp_file(int& slot) {
 }
 
 extern "C" void remove_temp_files_and_stop(int signal_number) {
-  for (TempSlot& slot : g_temp_slots) {
-    if (slot.state.load(std::memory_order_acquire) == kReady) ::unlink(slot.path);
+  for (const bool directories : {false, true}) {
+    for (TempSlot& slot : g_temp_slots) {
+      if (slot.state.load(std::memory_order_acquire) != kReady || slot.directory != directories) {
+        continue;
+      }
+      if (directories) {
+        ::rmdir(slot.path);  // fails, harmlessly, unless empty
+      } else {
+        ::unlink(slot.path);
+      }
+    }
   }
   // Default action, then die by the signal: the parent sees it (status 128 + N in a shell).
   std::signal(signal_number, SIG_DFL);
@@ -80,6 +92,38 @@ void remove_temp_files_on_signal() {
     sigemptyset(&action.sa_mask);
     ::sigaction(signal_number, &action, nullptr);
   }
+}
+
+RemovedOnStop::RemovedOnStop(const std::string& path, Kind kind)
+    : slot_(register_temp_file(path, kind == Kind::kEmptyDirectory)) {}
+
+RemovedOnStop::~RemovedOnStop() {
+  unregister_temp_file(slot_);
+}
+
+std::string side_file_path(const std::string& target, const std::string& suffix) {
+  if (target == "-") return "";
+  struct stat info {};
+  if (::stat(target.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) return "";
+  return target + suffix;
+}
+
+namespace {
+
+constexpr char kTempInfix[] = ".tmp-";
+constexpr size_t kTempRandomChars = 6;  // mkstemp's XXXXXX
+
+}  // namespace
+
+std::string temporary_file_target(const std::string& name) {
+  const size_t infix = sizeof kTempInfix - 1;
+  if (name.size() <= infix + kTempRandomChars) return "";
+  const size_t at = name.size() - kTempRandomChars - infix;
+  if (name.compare(at, infix, kTempInfix) != 0) return "";
+  for (size_t i = at + infix; i < name.size(); ++i) {
+    if (!std::isalnum(static_cast<unsigned char>(name[i]))) return "";
+  }
+  return name.substr(0, at);
 }
 
 namespace {
@@ -117,7 +161,7 @@ LineWriter::LineWriter(const std::string& path) : path_(path) {
   }
   // A symbolic link is followed: its target is replaced, the link stays a link (issue 29).
   target_path_ = resolved_target(path);
-  temp_path_ = target_path_ + ".tmp-XXXXXX";
+  temp_path_ = target_path_ + kTempInfix + std::string(kTempRandomChars, 'X');
   int fd = ::mkstemp(temp_path_.data());
   if (fd < 0) {
     throw WriteError("cannot write '" + path + "': " + errno_message(errno));

@@ -15,6 +15,17 @@
 
 namespace heed::io {
 
+// The file a tool keeps beside its output target (FILE.partial, FILE.checkpoint): target +
+// suffix when target is a regular file or does not exist yet (a file the tool will make); ""
+// for stdout ("-") and for a target that is not a regular file (/dev/full, a FIFO), beside which
+// nothing may be written (a /dev/full.checkpoint would outlive the run and mislead the next).
+std::string side_file_path(const std::string& target, const std::string& suffix);
+
+// The target whose temporary file name is (what the atomic writer makes beside it: the target's
+// name, ".tmp-" and six characters of mkstemp), or "" when name is not such a temporary file.
+// Names only: for a tool that removes the temporaries a killed run of its own left.
+std::string temporary_file_target(const std::string& name);
+
 class LineWriter {
  public:
   explicit LineWriter(const std::string& path);
@@ -40,7 +51,7 @@ class LineWriter {
   // Calls to write_line() so far.
   long long lines() const { return lines_; }
   const std::string& path() const { return path_; }
-  std::string partial_path() const { return path_ + ".partial"; }
+  std::string partial_path() const { return side_file_path(path_, ".partial"); }
 
  private:
   [[noreturn]] void fail(int err);
@@ -64,6 +75,22 @@ class LineWriter {
 // behind. tools/common's run_tool installs them for every tool; heed-train then installs its own
 // graceful stop over SIGINT and SIGTERM.
 void remove_temp_files_on_signal();
+
+// While it lives, a stop by one of the signals of remove_temp_files_on_signal() removes path as
+// well: a file is unlinked, a directory removed when it is empty by then (after the files). For
+// what a process made and must not leave behind when stopped before it wrote anything
+// (heed-train's lock file, and the output directory it made).
+class RemovedOnStop {
+ public:
+  enum class Kind { kFile, kEmptyDirectory };
+  RemovedOnStop(const std::string& path, Kind kind);
+  ~RemovedOnStop();
+  RemovedOnStop(const RemovedOnStop&) = delete;
+  RemovedOnStop& operator=(const RemovedOnStop&) = delete;
+
+ private:
+  int slot_ = -1;
+};
 
 // Writes bytes to path atomically (temp file, fsync, rename). Throws WriteError.
 void write_file_atomically(const std::string& path, std::string_view bytes);

@@ -314,6 +314,36 @@ SafeTensors SafeTensors::parse_header(std::string_view header_text, uint64_t dat
   return out;
 }
 
+namespace {
+
+const char* const kDataChecksumKey = "checksum";
+const char* const kMetadataChecksumKey = "metadata_checksum";
+
+}  // namespace
+
+void SafeTensors::set_checksums() {
+  set_metadata(kDataChecksumKey, data_checksum());
+  set_metadata(kMetadataChecksumKey, metadata_checksum({kDataChecksumKey, kMetadataChecksumKey}));
+}
+
+void SafeTensors::check_checksums(bool metadata_optional) const {
+  const auto fail = [this](const std::string& what) {
+    return FormatError("'" + source_ + "' " + what);
+  };
+  const auto data = metadata_.find(kDataChecksumKey);
+  if (data == metadata_.end()) throw fail("has no checksum");
+  if (data->second != data_checksum()) {
+    throw fail("is corrupt: the checksum of its tensors does not match (" + data->second +
+               " stored, " + data_checksum() + " computed)");
+  }
+  const auto meta = metadata_.find(kMetadataChecksumKey);
+  if (meta == metadata_.end() && metadata_optional) return;
+  if (meta == metadata_.end()) throw fail("has no metadata checksum");
+  if (meta->second != metadata_checksum({kDataChecksumKey, kMetadataChecksumKey})) {
+    throw fail("is corrupt: the checksum of its metadata does not match");
+  }
+}
+
 std::string SafeTensors::data_checksum() const {
   Fnv1a hash;
   // By name: the JSON header does not keep insertion order, so a loaded file lists its tensors

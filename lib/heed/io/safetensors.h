@@ -62,6 +62,15 @@ class SafeTensors {
   static SafeTensors load(const std::string& path);
   static SafeTensors parse(const std::string& bytes, const std::string& name);
 
+  // Seals the container: stores the checksum of its tensor data under "checksum" and that of
+  // the rest of its metadata under "metadata_checksum" (call after the last change, before
+  // save()). Every file heed writes to read back later is sealed: models, checkpoints.
+  void set_checksums();
+  // FormatError "'NAME' has no checksum" or "'NAME' is corrupt: …" unless the stored checksums
+  // match what is there; a file without "metadata_checksum" passes on its data's alone when
+  // metadata_optional (model files from before it was introduced).
+  void check_checksums(bool metadata_optional = false) const;
+
   // Checksum of the tensor data (FNV-1a 64 over names, shapes and bytes), as 16 hex digits.
   std::string data_checksum() const;
   // Checksum of the metadata (FNV-1a 64 over keys and values in key order), leaving out the

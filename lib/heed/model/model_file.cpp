@@ -8,11 +8,11 @@
 namespace heed::model {
 namespace {
 
-const char* const kReserved[] = {"format",    "format_version", "config",           "src_vocab",
-                                 "tgt_vocab", "checksum",       "metadata_checksum"};
-// The metadata checksum covers every other key: the config and the vocabularies, but also what
-// the tools keep there (tokenizer options, BPE codes, training state).
-const std::vector<std::string> kChecksumKeys = {"checksum", "metadata_checksum"};
+const char* const kReserved[] = {
+    "format",   "format_version",    "config",   "src_vocab", "tgt_vocab",
+    "checksum", "metadata_checksum", kWeightsKey};
+// What kWeightsKey says of a model whose weights are a moving average (absent: the live ones).
+const char* const kMovingAverageWeights = "moving-average";
 
 }  // namespace
 
@@ -29,8 +29,10 @@ void save_model(const std::string& path, const ModelFile& model) {
   out.set_metadata("config", model.config.to_json());
   out.set_metadata("src_vocab", model.src_vocab.to_string());
   out.set_metadata("tgt_vocab", model.tgt_vocab.to_string());
-  out.set_metadata("checksum", out.data_checksum());
-  out.set_metadata("metadata_checksum", out.metadata_checksum(kChecksumKeys));
+  if (model.moving_average) out.set_metadata(kWeightsKey, kMovingAverageWeights);
+  // The metadata checksum covers every other key: the config and the vocabularies, but also
+  // what the tools keep there (tokenizer options, BPE codes, training state).
+  out.set_checksums();
   out.save(path);
 }
 
@@ -90,17 +92,14 @@ ModelFile load_model(const std::string& path) {
                std::to_string(kModelFormatVersion) + "): use a newer heed");
   }
   if (v < 1) throw fail("has an invalid format_version " + std::to_string(v));
-  auto checksum = meta.find("checksum");
-  if (checksum == meta.end()) throw fail("has no checksum");
-  if (checksum->second != model.tensors.data_checksum()) {
-    throw fail("is corrupt: the checksum of its tensors does not match (" + checksum->second +
-               " stored, " + model.tensors.data_checksum() + " computed)");
-  }
   // Files written before the metadata checksum was introduced have none; they still load.
-  auto metadata_checksum = meta.find("metadata_checksum");
-  if (metadata_checksum != meta.end() &&
-      metadata_checksum->second != model.tensors.metadata_checksum(kChecksumKeys)) {
-    throw fail("is corrupt: the checksum of its metadata (config, vocabularies) does not match");
+  model.tensors.check_checksums(/*metadata_optional=*/true);
+  if (const auto weights = meta.find(kWeightsKey); weights != meta.end()) {
+    if (weights->second != kMovingAverageWeights) {
+      throw fail("is invalid: " + std::string(kWeightsKey) + " is '" + weights->second +
+                 "', not '" + kMovingAverageWeights + "'");
+    }
+    model.moving_average = true;
   }
   try {
     model.config = ModelConfig::from_json(model.tensors.metadata("config"));

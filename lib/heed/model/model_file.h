@@ -14,6 +14,13 @@ namespace heed::model {
 inline constexpr const char* kModelFormat = "heed-model";
 // 2: attention_normalizer, attention_options and the bridges mean, last, ff-pool in the config.
 inline constexpr int kModelFormatVersion = 2;
+// The metadata key that says which weights a model file holds: "moving-average" when they are
+// the exponential moving average of training (heed-train --exponential-smoothing); absent for
+// the live weights.
+inline constexpr const char* kWeightsKey = "weights";
+// A training checkpoint keeps the moving average of each parameter beside the live weights, as
+// the tensor kMovingAveragePrefix + the parameter's name.
+inline constexpr const char* kMovingAveragePrefix = "ema/";
 
 struct ModelFile {
   ModelConfig config;
@@ -23,6 +30,8 @@ struct ModelFile {
   std::map<std::string, std::string> extra;
   // The parameters, by their slash-scoped names.
   io::SafeTensors tensors;
+  // The parameters are a moving average of the training weights (kWeightsKey), not the live ones.
+  bool moving_average = false;
 };
 
 // Writes atomically (temp file, fsync, rename); sets format, version, config, vocabularies and

@@ -21,14 +21,28 @@ struct MetricsRow {
   std::string event;
 };
 
+// The file is opened once, for the whole run (a FIFO's reader sees one stream, and waiting for
+// one happens before training). A row that cannot be written (a full disk, /dev/full, a reader
+// gone) does not stop training, which is the work: it is said once as a warning, no row is
+// written after it, and failure() says why, for the tool to end with a write error as it does
+// for its log file.
 class MetricsWriter {
  public:
-  explicit MetricsWriter(std::string path) : path_(std::move(path)) {}  // empty: writes nothing
-  void write(const MetricsRow& row);                                    // WriteError on failure
+  // An empty path writes nothing. WriteError when the file cannot be opened for appending.
+  explicit MetricsWriter(std::string path);
+  ~MetricsWriter();
+  MetricsWriter(const MetricsWriter&) = delete;
+  MetricsWriter& operator=(const MetricsWriter&) = delete;
+
+  void write(const MetricsRow& row);
+  // "" while every row was written; else "cannot write the metrics file 'PATH': WHY".
+  const std::string& failure() const { return failure_; }
 
  private:
   std::string path_;
-  bool header_written_ = false;  // by this writer (a FIFO or /dev/stderr has no size to look at)
+  int fd_ = -1;
+  bool header_due_ = false;
+  std::string failure_;
 };
 
 }  // namespace heed::train

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,45 +12,128 @@
 #include "heed/common/error.h"
 
 namespace heed::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Attempts before giving up when the lock file keeps being replaced under us (a holder that
+// abandons removes it; a new one is made on the next attempt).
+constexpr int kLockAttempts = 100;
+
+}  // namespace
 
 OutputDirLock::OutputDirLock(const std::string& dir)
-    : path_((std::filesystem::path(dir) / ".lock").string()) {
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw WriteError(path_ + ": cannot create the lock file: " + errno_message(errno));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    const int err = errno;
-    char holder[32] = {};
-    const ssize_t n = ::pread(fd_, holder, sizeof holder - 1, 0);
-    std::string pid = n > 0 ? std::string(holder, size_t(n)) : std::string("?");
-    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-    ::close(fd_);
-    fd_ = -1;
-    if (err == EWOULDBLOCK) {
-      throw Busy(dir + ": another heed-train (pid " + pid +
-                 ") is training into this directory; wait for it, or use another -o");
+    : dir_(dir), path_((fs::path(dir) / ".lock").string()) {
+  for (int attempt = 0; attempt < kLockAttempts; ++attempt) {
+    std::error_code ec;
+    if (fs::create_directories(dir_, ec)) made_dir_ = true;
+    if (ec || !fs::is_directory(dir_)) {
+      throw WriteError(dir_ + ": cannot create the output directory" +
+                       (ec ? ": " + ec.message() : std::string(": not a directory")));
     }
-    throw WriteError(path_ + ": cannot lock: " + errno_message(err));
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd_ < 0 && errno == ENOENT) continue;  // the directory went (an abandoning holder)
+    if (fd_ < 0 && errno == ELOOP) {
+      throw WriteError(path_ +
+                       ": the lock file is a symbolic link, which heed-train does not "
+                       "follow; remove it");
+    }
+    if (fd_ < 0) throw WriteError(path_ + ": cannot create the lock file: " + errno_message(errno));
+    struct stat held {};
+    if (::fstat(fd_, &held) != 0 || !S_ISREG(held.st_mode) || held.st_nlink != 1) {
+      const bool regular = S_ISREG(held.st_mode);
+      ::close(fd_);
+      fd_ = -1;
+      throw WriteError(path_ +
+                       (regular ? ": the lock file has other hard links"
+                                : ": the lock file is not a regular file") +
+                       ", which heed-train does not write into; remove it");
+    }
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      char holder[32] = {};
+      const ssize_t n = ::pread(fd_, holder, sizeof holder - 1, 0);
+      std::string pid = n > 0 ? std::string(holder, size_t(n)) : std::string("?");
+      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+      ::close(fd_);
+      fd_ = -1;
+      if (err == EWOULDBLOCK) {
+        throw Busy(dir_ + ": another heed-train (pid " + pid +
+                   ") is training into this directory; wait for it, or use another -o");
+      }
+      throw WriteError(path_ + ": cannot lock: " + errno_message(err));
+    }
+    // The file locked must still be the one at path_: a holder abandoning the directory
+    // removes it, and a lock on the removed file would let a third run lock a new one beside us.
+    struct stat linked {};
+    if (::stat(path_.c_str(), &linked) != 0 || linked.st_ino != held.st_ino ||
+        linked.st_dev != held.st_dev) {
+      ::close(fd_);
+      fd_ = -1;
+      continue;
+    }
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd_, 0) != 0 ||
+        ::pwrite(fd_, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {
+      const int err = errno;
+      abandon();
+      throw WriteError(path_ + ": cannot write the lock file: " + errno_message(err));
+    }
+    if (made_dir_) {
+      remove_lock_on_stop_ =
+          std::make_unique<io::RemovedOnStop>(path_, io::RemovedOnStop::Kind::kFile);
+      remove_dir_on_stop_ =
+          std::make_unique<io::RemovedOnStop>(dir_, io::RemovedOnStop::Kind::kEmptyDirectory);
+    }
+    return;
   }
-  const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {
-    const int err = errno;
-    ::close(fd_);
-    fd_ = -1;
-    throw WriteError(path_ + ": cannot write the lock file: " + errno_message(err));
-  }
+  throw WriteError(path_ + ": cannot lock: the lock file was replaced " +
+                   std::to_string(kLockAttempts) + " times in a row");
 }
 
 OutputDirLock::~OutputDirLock() {
-  if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays (removing it would race)
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+void OutputDirLock::abandon() {
+  if (fd_ < 0) return;
+  if (made_dir_) {
+    ::unlink(path_.c_str());
+    ::rmdir(dir_.c_str());  // fails, and keeps it, unless empty
+  }
+  remove_lock_on_stop_.reset();
+  remove_dir_on_stop_.reset();
+  ::close(fd_);
+  fd_ = -1;
+}
+
+bool is_run_file(const std::string& name, int64_t* step) {
+  if (step) *step = -1;
+  if (name == "checkpoint.heed" || name == "model.heed") return true;
+  const std::string prefix = "model.step-", suffix = ".heed";
+  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return false;
+  }
+  const std::string digits =
+      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return false;
+  }
+  if (step) *step = std::stoll(digits);
+  return true;
+}
+
+std::string kept_model_name(int64_t step) {
+  return "model.step-" + std::to_string(step) + ".heed";
 }
 
 int remove_stale_temporaries(const std::string& dir) {
-  namespace fs = std::filesystem;
   int removed = 0;
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.find(".tmp-") == std::string::npos || !entry.is_regular_file(ec)) continue;
+    if (!is_run_file(io::temporary_file_target(name)) || !entry.is_regular_file(ec)) continue;
     if (fs::remove(entry.path(), ec)) ++removed;
   }
   return removed;

@@ -1,6 +1,7 @@
 #include "heed/train/trainer.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -8,7 +9,6 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "heed/attention/registry.h"
@@ -16,6 +16,7 @@
 #include "heed/common/memory.h"
 #include "heed/common/profile.h"
 #include "heed/common/rng.h"
+#include "heed/common/strings.h"
 #include "heed/io/line_writer.h"
 #include "heed/io/parallel_corpus.h"
 #include "heed/model/model_file.h"
@@ -95,9 +96,12 @@ class Trainer {
   Trainer(const TrainConfig& config, const std::function<void(const TrainProgress&)>& progress)
       : config_(config), progress_(progress), world_(world()), writer_(world_.rank() == 0) {}
 
+  // Trains; a run that ends by an exception having written nothing leaves no lock file, and
+  // no directory when it made it (OutputDirLock::abandon).
   TrainResult run();
 
  private:
+  TrainResult run_training();
   void start();  // data, model, optimizer, schedule, and the checkpoint's state with --resume
   void step(const std::vector<size_t>& global_batch);
   // Returns true when early stopping says stop.
@@ -115,8 +119,16 @@ class Trainer {
   int agree_on_stop_and_clock();
   void save_checkpoint();
   void warn_overridden(const model::ModelConfig& checkpoint) const;
+  // Takes the output directory (rank 0): the lock, a killed save's temporaries, and the refusal
+  // of another run's files (or their removal with --overwrite).
+  void own_output_directory();
+  // The model's weights (with_model_weights: the moving average with smoothing) to path.
   void save_model(const std::string& path);
-  void keep_model();  // DIR/model.step-K.heed, the oldest beyond --keep-models removed
+  // DIR/model.step-K.heed, recorded in the state as this run's (before the checkpoint that
+  // lists it is saved); prune_kept_models() then removes this run's oldest beyond --keep-models,
+  // and never a file another run wrote.
+  void keep_model();
+  void prune_kept_models();
   model::ModelFile model_file() const;
   double fraction_done(size_t plan_size) const;
 
@@ -155,7 +167,10 @@ model::ModelFile Trainer::model_file() const {
 }
 
 void Trainer::save_model(const std::string& path) {
-  if (writer_) model::save_model(path, model_file());
+  if (!writer_) return;
+  model::ModelFile file = model_file();
+  file.moving_average = !average_.empty();
+  model::save_model(path, file);
 }
 
 void Trainer::swap_average() {
@@ -185,27 +200,23 @@ void Trainer::update_average() {
 }
 
 void Trainer::keep_model() {
-  if (config_.keep_models <= 0 || !writer_) return;
-  const fs::path dir(config_.output);
-  with_model_weights([&] {
-    save_model((dir / ("model.step-" + std::to_string(state_.step) + ".heed")).string());
-  });
-  // The kept models of this directory, oldest first by step; the surplus goes.
-  std::vector<std::pair<int64_t, fs::path>> kept;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("model.step-", 0) != 0 || name.size() < 17 ||
-        name.compare(name.size() - 5, 5, ".heed") != 0) {
-      continue;
-    }
-    const std::string digits = name.substr(11, name.size() - 16);
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    kept.emplace_back(std::stoll(digits), entry.path());
+  if (config_.keep_models <= 0) return;
+  if (writer_) {
+    with_model_weights(
+        [&] { save_model((fs::path(config_.output) / kept_model_name(state_.step)).string()); });
   }
-  std::sort(kept.begin(), kept.end());
-  for (size_t i = 0; i + size_t(config_.keep_models) < kept.size(); ++i) {
-    std::error_code ignored;
-    fs::remove(kept[i].second, ignored);
+  state_.kept_steps.push_back(state_.step);
+}
+
+void Trainer::prune_kept_models() {
+  if (config_.keep_models <= 0) return;
+  std::vector<int64_t>& kept = state_.kept_steps;
+  while (kept.size() > size_t(config_.keep_models)) {
+    if (writer_) {
+      std::error_code gone;  // already (a kill between this and the checkpoint that lists it)
+      fs::remove(fs::path(config_.output) / kept_model_name(kept.front()), gone);
+    }
+    kept.erase(kept.begin());
   }
 }
 
@@ -215,7 +226,8 @@ void Trainer::save_checkpoint() {
   model::ModelFile file = model_file();
   optimizer_->save_state(params_, file.tensors);
   for (size_t p = 0; p < average_.size(); ++p) {
-    file.tensors.add_f32("ema/" + params_[p].name, {int64_t(params_[p].size)}, average_[p].data());
+    file.tensors.add_f32(model::kMovingAveragePrefix + params_[p].name, {int64_t(params_[p].size)},
+                         average_[p].data());
   }
   state_.lr_current = schedule_->current();
   state_.lr_best = schedule_->best();
@@ -348,35 +360,51 @@ void Trainer::warn_overridden(const model::ModelConfig& checkpoint) const {
   }
 }
 
+void Trainer::own_output_directory() {
+  lock_ = std::make_unique<OutputDirLock>(config_.output);
+  if (const int stale = remove_stale_temporaries(config_.output)) {
+    spdlog::info("{}: removed {} temporary file{} a killed run left", config_.output, stale,
+                 stale > 1 ? "s" : "");
+  }
+  if (config_.resume) return;
+  // Without --resume any run file here is another run's, checkpoint or not (a run's checkpoint
+  // is often removed after training: it holds the optimizer's moments).
+  std::vector<std::string> earlier;
+  for (const fs::directory_entry& entry : fs::directory_iterator(config_.output)) {
+    const std::string name = entry.path().filename().string();
+    if (is_run_file(name)) earlier.push_back(name);
+  }
+  if (earlier.empty()) return;
+  std::sort(earlier.begin(), earlier.end(), [](const std::string& a, const std::string& b) {
+    return std::make_pair(a != "checkpoint.heed", a) < std::make_pair(b != "checkpoint.heed", b);
+  });
+  if (!config_.overwrite) {
+    const std::string first = (fs::path(config_.output) / earlier.front()).string();
+    throw ConfigError(
+        earlier.front() == "checkpoint.heed"
+            ? first +
+                  " exists (another run's): --resume to continue it, "
+                  "--overwrite to start again in this directory, or another -o"
+            : first + " exists (another run's" +
+                  (earlier.size() > 1
+                       ? ", with " + std::to_string(earlier.size() - 1) + " more of its models"
+                       : std::string()) +
+                  "; no checkpoint to resume): --overwrite to start again in this "
+                  "directory, or another -o");
+  }
+  // A new run: nothing of the old one may be mistaken for its output.
+  for (const std::string& name : earlier) fs::remove(fs::path(config_.output) / name);
+  spdlog::warn("{}: --overwrite: the previous run's {} removed", config_.output,
+               join(earlier, ", "));
+}
+
 void Trainer::start() {
   checkpoint_path_ = (fs::path(config_.output) / "checkpoint.heed").string();
   model_path_ = (fs::path(config_.output) / "model.heed").string();
-  fs::create_directories(config_.output);
   if (writer_) {
-    lock_ = std::make_unique<OutputDirLock>(config_.output);
-    if (const int stale = remove_stale_temporaries(config_.output)) {
-      spdlog::info("{}: removed {} temporary file{} a killed run left", config_.output, stale,
-                   stale > 1 ? "s" : "");
-    }
-    if (!config_.resume && fs::exists(checkpoint_path_)) {
-      if (!config_.overwrite) {
-        throw ConfigError(checkpoint_path_ +
-                          " exists (another run's): --resume to continue it, --overwrite to start "
-                          "again in this directory, or another -o");
-      }
-      // A new run: nothing of the old one may be mistaken for its output.
-      for (const fs::directory_entry& entry : fs::directory_iterator(config_.output)) {
-        const std::string name = entry.path().filename().string();
-        if (name == "checkpoint.heed" || name == "model.heed" ||
-            (name.rfind("model.step-", 0) == 0 && entry.path().extension() == ".heed")) {
-          fs::remove(entry.path());
-        }
-      }
-      spdlog::warn("{}: --overwrite: the previous run's checkpoint and models removed",
-                   config_.output);
-    }
+    own_output_directory();
+    io::check_writable(checkpoint_path_);
   }
-  io::check_writable(checkpoint_path_);
 
   model::ModelConfig model_config = config_.model;
   std::unique_ptr<model::ModelFile> resumed;
@@ -430,10 +458,22 @@ void Trainer::start() {
     model_->weights_changed();
     optimizer_->load_state(params_, resumed->tensors);
     state_ = TrainingState::from_text(resumed->extra.at("train_state"), checkpoint_path_);
+    if (!state_.kept_steps_recorded) {
+      // A checkpoint from before the kept models were recorded: the kept models up to its step
+      // count as its run's, as they always did.
+      for (const fs::directory_entry& entry : fs::directory_iterator(config_.output)) {
+        int64_t kept = -1;
+        if (is_run_file(entry.path().filename().string(), &kept) && kept > 0 &&
+            kept <= state_.step) {
+          state_.kept_steps.push_back(kept);
+        }
+      }
+      std::sort(state_.kept_steps.begin(), state_.kept_steps.end());
+    }
     schedule_->restore(state_.lr_current, state_.lr_best, state_.lr_bad);
     if (config_.ema_decay > 0) {
       for (const ParamRef& p : params_) {
-        const std::string name = "ema/" + p.name;
+        const std::string name = model::kMovingAveragePrefix + p.name;
         if (!resumed->tensors.has(name)) {
           spdlog::warn(
               "{}: no moving average stored (trained without --exponential-smoothing): it "
@@ -528,8 +568,26 @@ double Trainer::fraction_done(size_t plan_size) const {
 }
 
 TrainResult Trainer::run() {
+  try {
+    return run_training();
+  } catch (const Interrupted&) {
+    throw;  // its checkpoint is saved (or being saved by rank 0): the directory is the run's
+  } catch (...) {
+    // Only the lock's holder cleans up, holding it: a run refused because another holds the
+    // lock (Busy) has none, and touches nothing.
+    if (lock_) lock_->abandon();
+    throw;
+  }
+}
+
+TrainResult Trainer::run_training() {
   start();
-  if (const int signal = agree_on_stop_and_clock()) throw Interrupted(signal);
+  // From here on a stop saves a checkpoint first; before, with nothing to save, it acted at once.
+  const GracefulStop graceful;
+  if (const int signal = agree_on_stop_and_clock()) {
+    if (lock_) lock_->abandon();  // still nothing saved
+    throw Interrupted(signal);
+  }
   std::string reason;
   // A resumed run may already be at a limit.
   if (config_.max_steps > 0 && state_.step >= config_.max_steps) reason = "max-steps";
@@ -575,8 +633,9 @@ TrainResult Trainer::run() {
       if (config_.max_epochs > 0 && state_.epoch >= config_.max_epochs) reason = "max-epochs";
       const bool periodic =
           config_.save_every > 0 ? state_.step % config_.save_every == 0 : validation_due;
-      if (periodic || !reason.empty() || signal) save_checkpoint();
       if (periodic || !reason.empty()) keep_model();
+      if (periodic || !reason.empty() || signal) save_checkpoint();
+      prune_kept_models();
       if (signal) {
         // Without validation data the last weights are the model, as at a normal end.
         if (validator_->empty()) with_model_weights([&] { save_model(model_path_); });
@@ -607,6 +666,7 @@ TrainResult Trainer::run() {
   result.run_steps = state_.step - steps_before_;
   result.run_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
   result.communication_seconds = world_.communication_seconds();
+  result.metrics_failure = metrics_.failure();
   return result;
 }
 
@@ -640,6 +700,26 @@ void TrainConfig::validate() {
   }
   if (valid_every < 0 || save_every < 0 || patience < 0) {
     throw ConfigError("--valid-every, --save-every and --patience must not be negative");
+  }
+  if (overwrite && resume) {
+    throw ConfigError(
+        "--overwrite and --resume contradict each other: --resume continues the "
+        "run in the directory, --overwrite starts a new one there");
+  }
+  if (valid_src.empty()) {
+    // Options that act on validation would be ignored without its data.
+    const TrainConfig defaults;
+    for (const auto& [option, set] :
+         {std::pair{"--patience", patience != defaults.patience},
+          std::pair{"--valid-metric", valid_metric != defaults.valid_metric},
+          std::pair{"--valid-bleu-sentences",
+                    valid_max_sentences != defaults.valid_max_sentences}}) {
+      if (set) {
+        throw ConfigError(std::string(option) +
+                          " acts on validation: give the validation data (--valid-src, "
+                          "--valid-tgt)");
+      }
+    }
   }
   batching.validate();
   optimizer.validate();
@@ -689,22 +769,31 @@ void TrainConfig::validate() {
     check_counts(train_src.empty() ? train_file : train_src, guided_alignment);
   }
   if (!metrics_file.empty()) {
-    // Found now rather than at the first validation, after minutes of training.
+    // Found now rather than at the first row, after minutes of training; opened by the trainer
+    // (a FIFO's open waits for its reader, which must not happen here).
     if (fs::is_directory(metrics_file)) {
       throw WriteError(metrics_file + ": cannot write the metrics file (is a directory)");
     }
-    std::ofstream probe(metrics_file, std::ios::app);
-    if (!probe) {
+    if (!fs::exists(metrics_file)) {
+      io::check_writable(metrics_file);  // its directory
+    } else if (::access(metrics_file.c_str(), W_OK) != 0) {
       throw WriteError(metrics_file + ": cannot write the metrics file: " + errno_message(errno));
     }
   }
-  std::error_code ec;
-  fs::create_directories(output, ec);
-  if (ec || !fs::is_directory(output)) {
-    throw WriteError(output + ": cannot create the output directory" +
-                     (ec ? ": " + ec.message() : std::string()));
+  // The output directory is made by the step that writes into it (OutputDirLock): here only
+  // whether it can be.
+  fs::path existing = fs::absolute(output);
+  while (!fs::exists(existing) && existing.has_parent_path() &&
+         existing != existing.parent_path()) {
+    existing = existing.parent_path();
   }
-  io::check_writable((fs::path(output) / "checkpoint.heed").string());
+  if (!fs::is_directory(existing)) {
+    throw WriteError(output + ": cannot create the output directory: '" + existing.string() +
+                     "' is not a directory");
+  }
+  if (::access(existing.c_str(), W_OK) != 0) {
+    throw WriteError(output + ": cannot create the output directory: " + errno_message(errno));
+  }
 }
 
 LrScheduleConfig TrainConfig::schedule_config() const {
@@ -725,24 +814,10 @@ std::string to_string(ValidMetric metric) {
 
 TrainResult train(const TrainConfig& config,
                   const std::function<void(const TrainProgress&)>& progress) {
-  std::error_code ec;
-  const bool existed = !config.output.empty() && fs::exists(config.output, ec);
-  try {
-    TrainConfig validated = config;
-    validated.validate();
-    Trainer trainer(validated, progress);
-    return trainer.run();
-  } catch (const Interrupted&) {
-    throw;  // its checkpoint is saved (or being saved by rank 0): the directory is the run's
-  } catch (...) {
-    // A run that failed before writing anything leaves no directory behind (docs/testing.md): the
-    // one it made holds at most its lock file. Rank 0 alone decides (it holds the lock).
-    if (!existed && !config.output.empty() && world().rank() == 0) {
-      fs::remove((fs::path(config.output) / ".lock").string(), ec);
-      if (fs::is_empty(config.output, ec) && !ec) fs::remove(config.output, ec);
-    }
-    throw;
-  }
+  TrainConfig validated = config;
+  validated.validate();
+  Trainer trainer(validated, progress);
+  return trainer.run();
 }
 
 }  // namespace heed::train

@@ -73,7 +73,9 @@ struct TrainConfig {
   uint64_t seed = 1;
   float init_scale = 0.1f;
   bool resume = false;
-  bool overwrite = false;  // start a new run where another run's checkpoint is (removed first)
+  // Start a new run where another run's files are (its checkpoint, model.heed, kept models:
+  // removed first). Without it they are refused; with --resume, a contradiction.
+  bool overwrite = false;
   // The architecture and schedule options the user gave (names without "--"): on --resume the
   // checkpoint's values win, and each given one that differs is named in a warning.
   std::set<std::string> given;
@@ -115,12 +117,15 @@ struct TrainResult {
   int64_t run_steps = 0;             // updates made by this run (after --resume: since the resume)
   double run_seconds = 0;            // of this run
   double communication_seconds = 0;  // of run_seconds, summing gradients across processes
+  // Why the --metrics-file lacks rows ("" when none is missing): training went on without them.
+  std::string metrics_failure;
 };
 
 // Runs the whole training. progress is called after every update (the tool draws a bar or logs
 // a line now and then). Throws Interrupted after saving a checkpoint (and, without validation
-// data, the model) when SIGINT/SIGTERM arrive (install_stop_handlers), DataError for a NaN/inf loss
-// (the last checkpoint stays).
+// data, the model) when SIGINT/SIGTERM arrive once training has begun (GracefulStop; before,
+// with nothing to save, they end the process at once), DataError for a NaN/inf loss (the last
+// checkpoint stays).
 TrainResult train(const TrainConfig& config,
                   const std::function<void(const TrainProgress&)>& progress = {});
 

@@ -59,7 +59,9 @@ std::string TrainingState::to_text() const {
       << next_batch << "\nelapsed " << elapsed << "\nlr " << lr_current << "\nlr_best " << lr_best
       << "\nlr_bad " << lr_bad << "\nbest_ppl " << best_ppl << "\nbest_bleu " << best_bleu
       << "\nbad_validations " << bad_validations << "\nbest_step " << best_step << "\nworld_size "
-      << world_size << "\nrng " << rng << '\n';
+      << world_size << "\nkept " << kept_steps.size();
+  for (const int64_t kept : kept_steps) out << ' ' << kept;
+  out << "\nrng " << rng << '\n';
   return out.str();
 }
 
@@ -105,6 +107,16 @@ TrainingState TrainingState::from_text(const std::string& text, const std::strin
   s.bad_validations = int(value("bad_validations"));
   s.world_size = int(value("world_size"));
   if (fields.count("best_step")) s.best_step = int64_t(value("best_step"));
+  s.kept_steps_recorded = fields.count("kept") > 0;
+  if (s.kept_steps_recorded) {
+    std::istringstream kept(get("kept"));
+    size_t count = 0;
+    kept >> count;
+    for (int64_t step = 0; kept >> step;) s.kept_steps.push_back(step);
+    if (kept.bad() || !kept.eof() || s.kept_steps.size() != count) {
+      throw FormatError(source + ": malformed trainer state (kept '" + get("kept") + "')");
+    }
+  }
   s.rng = get("rng");
   return s;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace heed::train {
 
@@ -24,6 +25,9 @@ struct TrainingState {
   int bad_validations = 0;
   int64_t best_step = 0;  // of the best validation (0: none yet; absent from older checkpoints)
   int world_size = 1;     // processes that trained up to here (any number may resume)
+  // The steps of this run's kept models (--keep-models), oldest first: the files it may prune.
+  std::vector<int64_t> kept_steps;
+  bool kept_steps_recorded = true;  // false: read from a checkpoint that predates the field
 
   std::string to_text() const;
   // FormatError naming source for malformed text, a missing field or a newer format.

@@ -423,3 +423,15 @@ TEST_CASE("multi-run: any thread count gives the same figures", "[eval][fast]") 
     }
   }
 }
+
+TEST_CASE("multi-run: the memory estimate grows with the systems times the resamples",
+          "[eval][fast]") {
+  eval::MultiRunOptions options;
+  options.samples = 1000000;
+  const double ten = eval::compare_runs_bytes(std::vector<size_t>(10, 1), 100, 10, options);
+  const double twenty = eval::compare_runs_bytes(std::vector<size_t>(20, 1), 100, 10, options);
+  // Each system adds its resampled scores, 8 bytes a resample, and a little for its run.
+  CHECK(twenty - ten >= 10 * 8.0 * 1e6);
+  CHECK(twenty - ten < 10 * 8.0 * 1e6 * 1.01);
+  CHECK(ten >= 8.0 * 100 * 10 * 10);  // at least the table of statistics
+}

@@ -1,11 +1,11 @@
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -14,6 +14,7 @@
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
 #include "heed/io/stream_pipeline.h"
+#include "support/child.h"
 #include "support/files.h"
 #include "support/temp_dir.h"
 
@@ -282,20 +283,64 @@ TEST_CASE("line_writer: SIGTERM removes the temporary file and ends the process 
   test::TempDir dir;
   const std::string path = dir.path("out.txt");
   write_file(path, "old\n");
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    io::remove_temp_files_on_signal();
-    io::LineWriter writer(path);
-    writer.write_line("half");
-    writer.flush();
-    raise(SIGTERM);
-    _exit(0);  // not reached
-  }
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  CHECK(WIFSIGNALED(status));
-  CHECK(WTERMSIG(status) == SIGTERM);
+  CHECK(test::signal_ending_child([&] {
+          io::remove_temp_files_on_signal();
+          io::LineWriter writer(path);
+          writer.write_line("half");
+          writer.flush();
+          raise(SIGTERM);
+        }) == SIGTERM);
   CHECK(read_file(path) == "old\n");
   CHECK(dir.entries() == 1);  // the temporary file is gone
+}
+
+TEST_CASE("line_writer: side files only beside a regular file or a new one", "[io][fast]") {
+  test::TempDir dir;
+  CHECK(io::side_file_path("-", ".checkpoint").empty());
+  CHECK(io::side_file_path("/dev/full", ".checkpoint").empty());
+  CHECK(io::side_file_path("/dev/null", ".partial").empty());
+  REQUIRE(::mkfifo(dir.path("fifo").c_str(), 0644) == 0);
+  CHECK(io::side_file_path(dir.path("fifo"), ".checkpoint").empty());
+  CHECK(io::side_file_path(dir.path("new.tsv"), ".checkpoint") == dir.path("new.tsv.checkpoint"));
+  write_file(dir.path("old.tsv"), "x\n");
+  CHECK(io::side_file_path(dir.path("old.tsv"), ".partial") == dir.path("old.tsv.partial"));
+}
+
+TEST_CASE("line_writer: the temporaries it makes are told by their name", "[io][fast]") {
+  test::TempDir dir;
+  const std::string path = dir.path("out.txt");
+  io::LineWriter writer(path);
+  writer.write_line("x");
+  for (const auto& entry : std::filesystem::directory_iterator(dir.root())) {
+    CHECK(io::temporary_file_target(entry.path().filename().string()) == "out.txt");
+  }
+  CHECK(io::temporary_file_target("model.heed.tmp-AbC123") == "model.heed");
+  for (const char* other : {"notes.tmp-keep", "model.heed.tmp-AbC12", "model.heed.tmp-AbC1234",
+                            "model.heed.tmp-AbC-12", ".tmp-AbC123", "model.heed"}) {
+    CHECK(io::temporary_file_target(other).empty());
+  }
+}
+
+TEST_CASE(
+    "line_writer: a stop by a signal removes what RemovedOnStop names, an empty directory "
+    "after the files",
+    "[io][fast]") {
+  test::TempDir dir;
+  std::filesystem::create_directories(dir.path("empty-after"));
+  std::filesystem::create_directories(dir.path("kept"));
+  write_file(dir.path("empty-after/lock"), "1\n");
+  write_file(dir.path("kept/data"), "x\n");
+  write_file(dir.path("unregistered"), "x\n");
+  using Kind = io::RemovedOnStop::Kind;
+  CHECK(test::signal_ending_child([&] {
+          io::remove_temp_files_on_signal();
+          const io::RemovedOnStop dir1(dir.path("empty-after"), Kind::kEmptyDirectory);
+          const io::RemovedOnStop lock(dir.path("empty-after/lock"), Kind::kFile);
+          const io::RemovedOnStop dir2(dir.path("kept"), Kind::kEmptyDirectory);
+          { const io::RemovedOnStop gone(dir.path("unregistered"), Kind::kFile); }
+          raise(SIGINT);
+        }) == SIGINT);
+  CHECK_FALSE(std::filesystem::exists(dir.path("empty-after")));
+  CHECK(read_file(dir.path("kept/data")) == "x\n");
+  CHECK(read_file(dir.path("unregistered")) == "x\n");
 }

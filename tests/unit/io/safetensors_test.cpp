@@ -166,3 +166,26 @@ TEST_CASE("safetensors: shapes that overflow or are not integers are FormatError
   CHECK(error_of(with_shape("[4294967296, 4294967296, 1]")).find("disagree") != std::string::npos);
   CHECK(error_of(with_shape("[3]")).empty());
 }
+
+TEST_CASE("safetensors: sealed with checksums; a changed tensor or metadata value is refused",
+          "[io][fast]") {
+  SafeTensors st = sample();
+  st.set_metadata("steps", "120");
+  CHECK_THROWS_WITH(st.check_checksums(), Catch::Contains("has no checksum"));
+  st.set_checksums();
+  const std::string bytes = st.serialize();
+  CHECK_NOTHROW(SafeTensors::parse(bytes, "ok").check_checksums());
+  SafeTensors edited = SafeTensors::parse(bytes, "edited");
+  edited.set_metadata("steps", "121");
+  CHECK_THROWS_WITH(edited.check_checksums(),
+                    Catch::Contains("'edited' is corrupt: the checksum of its metadata"));
+  std::string flipped = bytes;
+  flipped[flipped.size() - 3] ^= 1;
+  CHECK_THROWS_WITH(SafeTensors::parse(flipped, "flipped").check_checksums(),
+                    Catch::Contains("'flipped' is corrupt: the checksum of its tensors"));
+  // Without the metadata's checksum: refused unless it may be absent (older model files).
+  SafeTensors older = sample();
+  older.set_metadata("checksum", older.data_checksum());
+  CHECK_THROWS_WITH(older.check_checksums(), Catch::Contains("has no metadata checksum"));
+  CHECK_NOTHROW(older.check_checksums(/*metadata_optional=*/true));
+}

@@ -129,3 +129,19 @@ TEST_CASE("model file: a recorded tokenizer heed-tokenize does not know makes th
                                "', not 0 or 1"));
   }
 }
+
+TEST_CASE("model file: a moving average of the weights says so; other values are refused",
+          "[io][fast]") {
+  test::TempDir dir;
+  model::ModelFile averaged = tiny();
+  averaged.moving_average = true;
+  model::save_model(dir.path("avg"), averaged);
+  CHECK(model::load_model(dir.path("avg")).moving_average);
+  CHECK(model::load_model(dir.path("avg")).extra.count(model::kWeightsKey) == 0);
+  model::save_model(dir.path("live"), tiny());
+  CHECK_FALSE(model::load_model(dir.path("live")).moving_average);
+  // Reserved: the tools cannot set it as metadata of their own.
+  model::ModelFile other = tiny();
+  other.extra[model::kWeightsKey] = "moving-average";
+  CHECK_THROWS_AS(model::save_model(dir.path("x"), other), InternalError);
+}

@@ -74,3 +74,27 @@ TEST_CASE("training state: malformed, incomplete or newer state is refused with 
   bad.replace(bad.find("step 0"), 6, "step x");
   CHECK_THROWS_WITH(TrainingState::from_text(bad, "d.heed"), Catch::Contains("step 'x'"));
 }
+
+TEST_CASE("training state: the kept models' steps round-trip; older checkpoints say they lack them",
+          "[train][fast]") {
+  TrainingState s;
+  s.rng = "1 2";
+  s.kept_steps = {30, 40, 50};
+  const std::string text = s.to_text();
+  CHECK(text.find("\nkept 3 30 40 50\n") != std::string::npos);
+  const TrainingState r = TrainingState::from_text(text, "ck");
+  CHECK(r.kept_steps == std::vector<int64_t>{30, 40, 50});
+  CHECK(r.kept_steps_recorded);
+  s.kept_steps.clear();
+  CHECK(TrainingState::from_text(s.to_text(), "ck").kept_steps.empty());
+  CHECK(TrainingState::from_text(s.to_text(), "ck").kept_steps_recorded);
+  std::string older = text;
+  older.erase(older.find("kept 3 30 40 50\n"), std::string("kept 3 30 40 50\n").size());
+  CHECK_FALSE(TrainingState::from_text(older, "ck").kept_steps_recorded);
+  for (const char* bad : {"kept 2 30\n", "kept 1 30 40\n", "kept 1 x\n"}) {
+    std::string edited = older;
+    edited.insert(edited.find("rng "), bad);
+    CHECK_THROWS_WITH(TrainingState::from_text(edited, "ck"),
+                      Catch::Contains("ck: malformed trainer state (kept"));
+  }
+}
