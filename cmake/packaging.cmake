@@ -24,7 +24,8 @@ sampling), reads word alignments from their attention, and scores BLEU and
 chrF as sacreBLEU does. The tools are Unix filters: heed-tokenize, heed-train,
 heed-translate, heed-align, heed-score, heed-average, heed-bench-attn and
 heed-pooling. A Tatoeba English-French sample and a demo that trains on it
-are in /usr/share/heed.")
+are in /usr/share/heed. C++ programs link the library the tools are built on,
+heed::core, through its headers and find_package(heed).")
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # heed_<version>_<arch>.deb
