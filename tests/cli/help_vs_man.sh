@@ -6,10 +6,6 @@
 source "$(dirname "$0")/lib.sh"
 MAN=$(dirname "$0")/../../man
 
-# Long options of a --help text: the option column of Boost's table ("  -o [ --output ] arg").
-help_options() {
-  grep -E '^  -' | sed -E 's/^ +//; s/  .*//' | grep -oE -- '--[a-z0-9][a-z0-9-]*' | sort -u
-}
 # Long options a man page defines: the tag line after each .TP, leaving out the sections
 # ".SS NAME" of the subcommands named in $2 (heed-align's subcommands each declare options of
 # their own, which the others' --help does not list).
@@ -31,7 +27,7 @@ for binary in "$BIN"/heed-*; do
   tools=$((tools + 1))
   if [ ! -f "$page" ]; then fail "$tool: no man page $page"; continue; fi
   "$binary" --help > "$TMP/help" 2>&1 </dev/null || { fail "$tool --help: exit $?"; continue; }
-  subcommands=$(sed -n 's/^Subcommands: //p' "$TMP/help" | sed -E 's/ \(default [^)]*\)//; s/,| or / /g')
+  subcommands=$(help_subcommands "$TMP/help")
   default=$(sed -n 's/^Subcommands: .*(default \([^)]*\)).*/\1/p' "$TMP/help")
   for sub in "" $subcommands; do
     name="$tool${sub:+ $sub}"

@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # `cmake --install` gives a working installation: into a temporary prefix, then from there every
-# tool's --help, its man page, the sample, and the demo's first step (tokenizing the sample);
+# tool's --help, its man page (citing the installed docs) and bash completion, the sample, and
+# the demo's first step (tokenizing the sample);
 # and nothing installed that cannot run from the prefix (no build-from-source scripts, no
 # experiments, no benchmarks). Usage: install.sh BUILD_DIR
 BUILD=${1:?usage: install.sh BUILD_DIR}
 source "$(dirname "$0")/lib.sh" "$BUILD/bin"
 PREFIX=$TMP/prefix
 expect_exit 0 "cmake --install" -- cmake --install "$BUILD" --prefix "$PREFIX"
-tools=(tokenize train translate align score average pooling bench-attn)
-for tool in "${tools[@]}"; do
+for tool in "${HEED_TOOLS[@]}"; do
   expect_exit 0 "heed-$tool --help from the prefix" -- "$PREFIX/bin/heed-$tool" --help
   if grep -q "^Usage: heed-$tool" "$TMP/out"; then ok; else fail "heed-$tool --help: no usage line"; fi
-  if [ -s "$PREFIX/share/man/man1/heed-$tool.1" ]; then ok; else fail "no man page for heed-$tool"; fi
+  if [ -s "$PREFIX/share/man/man1/heed-$tool.1.gz" ]; then ok; else fail "no man page for heed-$tool"; fi
+  if [ -s "$PREFIX/share/bash-completion/completions/heed-$tool" ]; then ok; else fail "no completion for heed-$tool"; fi
+  # The docs a page cites are where it says, under this prefix.
+  for doc in $(zcat "$PREFIX/share/man/man1/heed-$tool.1.gz" | grep -oE "$PREFIX/share/doc/heed/docs/[A-Za-z0-9_-]+\.md"); do
+    if [ -s "$doc" ]; then ok; else fail "heed-$tool.1 cites $doc, which is not installed"; fi
+  done
 done
 # Exactly the tools: a binary installed without a test here is a binary nobody checked.
 installed=$(cd "$PREFIX/bin" && ls | sort | tr '\n' ' ')
-want=$(printf 'heed-%s\n' "${tools[@]}" | sort | tr '\n' ' ')
+want=$(printf 'heed-%s\n' "${HEED_TOOLS[@]}" | sort | tr '\n' ' ')
 if [ "$installed" = "$want" ]; then ok; else fail "installed binaries: $installed; expected $want"; fi
 # share/heed: the sample and the demo only.
 shared=$(cd "$PREFIX/share/heed" && find . -maxdepth 1 -mindepth 1 | sort | tr '\n' ' ')

@@ -67,6 +67,21 @@ print(root.tag if sys.argv[2] == "root" else len(root.findall(sys.argv[2], ns)))
 EOF
 }
 
+# The tools heed installs (tests/cli/install.sh, tests/cli/package.sh).
+HEED_TOOLS=(tokenize train translate align score average pooling bench-attn)
+
+# Long options of a --help text on stdin, sorted: the name that opens each row of Boost's table
+# ("  -o [ --output ] arg", "  --bpe arg"), not options its description names (a long option
+# column leaves one space before the description).
+help_options() {
+  sed -nE 's/^  (-[A-Za-z0-9] \[ )?(--[a-z0-9][a-z0-9-]*).*/\2/p' | sort -u
+}
+# help_subcommands FILE: the subcommands the --help text in FILE lists ("Subcommands: a, b or c
+# (default a)"), separated by spaces; nothing for a tool without.
+help_subcommands() {
+  sed -n 's/^Subcommands: //p' "$1" | sed -E 's/ \(default [^)]*\)//; s/,| or / /g'
+}
+
 # True under AddressSanitizer (.ci/sanitize.sh exports ASAN_OPTIONS): its shadow memory reserves
 # terabytes of address space, so tests that limit it (ulimit -v) or measure resident memory skip.
 under_sanitizer() { [ -n "${ASAN_OPTIONS:-}" ]; }

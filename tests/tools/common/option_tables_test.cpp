@@ -2,23 +2,17 @@
 // option is declared with a range (cli::number), so that no value escapes the check of
 // NaN, infinities and out-of-range numbers; cli::choice names the option and lists its values;
 // heed-train's test hook comes from the environment, checked.
+#include "completion/option_tables.h"
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include <functional>
 #include <string>
 #include <typeinfo>
 #include <vector>
 
-#include "align/options.h"
-#include "average/options.h"
-#include "bench-attn/options.h"
 #include "common/options.h"
 #include "heed/common/error.h"
-#include "pooling/options.h"
-#include "score/options.h"
-#include "tokenize/options.h"
 #include "train/options.h"
-#include "translate/options.h"
 
 using namespace heed;
 namespace po = boost::program_options;
@@ -56,56 +50,15 @@ Audit audit(const cli::CommandLine& cl) {
   return result;
 }
 
-// A table: the tool (and subcommand) it belongs to, and a function that builds it on a command
-// line and audits it (the config it binds lives as long as the audit).
-struct Table {
-  std::string name;
-  std::function<Audit()> audit;
-};
-
-template <class Config, class Add>
-Table table(cli::ToolInfo info, Add add) {
-  const std::string name = "heed-" + info.name;
-  return {name, [info, add] {
-            Config cfg;
-            cli::CommandLine cl(info);
-            add(cl, cfg);
-            return audit(cl);
-          }};
-}
-
-std::vector<Table> every_table() {
-  std::vector<Table> tables = {
-      table<tokenize_tool::TokenizeCliConfig>(tokenize_tool::tool_info(),
-                                              tokenize_tool::add_options),
-      table<score_tool::ScoreCliConfig>(score_tool::tool_info(), score_tool::add_options),
-      table<train_tool::TrainCliConfig>(train_tool::tool_info(), train_tool::add_options),
-      table<translate_tool::TranslateCliConfig>(translate_tool::tool_info(),
-                                                translate_tool::add_options),
-      table<average_tool::AverageCliConfig>(average_tool::tool_info(), average_tool::add_options),
-      table<pooling::PoolingCliConfig>(pooling::tool_info(), pooling::add_options),
-      table<bench_attn::BenchCliConfig>(bench_attn::tool_info(), bench_attn::add_options),
-  };
-  const align_tool::Subcommands subcommands = align_tool::subcommands();
-  for (size_t i = 0; i < subcommands.size(); ++i) {
-    tables.push_back({"heed-align " + subcommands[i]->name(), [i] {
-                        align_tool::Subcommands all = align_tool::subcommands();
-                        cli::CommandLine cl(align_tool::tool_info(*all[i], all));
-                        all[i]->add_options(cl);
-                        return audit(cl);
-                      }});
-  }
-  return tables;
-}
-
 }  // namespace
 
 TEST_CASE("option tables: every numeric option of every tool has a range", "[options][fast]") {
-  const std::vector<Table> tables = every_table();
+  const std::vector<cli::OptionTable> tables = cli::every_option_table();
   CHECK(tables.size() == 7 + 6);  // the tools, heed-align's subcommands
-  for (const Table& t : tables) {
-    INFO(t.name);
-    const Audit result = t.audit();
+  for (const cli::OptionTable& t : tables) {
+    INFO("heed-" << t.tool << " " << t.subcommand);
+    Audit result;
+    t.declare([&](const cli::CommandLine& cl) { result = audit(cl); });
     // --seed at least (and --threads but in heed-bench-attn, which lists thread counts).
     CHECK_FALSE(result.numeric.empty());
     for (const std::string& option : result.unranged) {
