@@ -1,11 +1,13 @@
 #include "heed/train/output_dir.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -19,6 +21,30 @@ namespace fs = std::filesystem;
 // Attempts before giving up when the lock file keeps being replaced under us (a holder that
 // abandons removes it; a new one is made on the next attempt).
 constexpr int kLockAttempts = 100;
+
+// The pid in a lock file, if it names a live process.
+std::string live_pid_in(int fd) {
+  char text[32] = {};
+  const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+  if (n <= 0) return {};
+  char* end = nullptr;
+  const long pid = std::strtol(text, &end, 10);
+  if (pid <= 0 || (*end != '\n' && *end != '\0')) return {};
+  if (::kill(pid_t(pid), 0) != 0 && errno == ESRCH) return {};
+  return std::to_string(pid);
+}
+
+// The pid of the process holding the lock on fd's file. The holder writes it just after taking
+// the lock, so a run refused in between reads nothing, or a finished run's pid: it waits a
+// little (up to 0.2 s) for a live one before saying it does not know.
+std::string holder_pid(int fd) {
+  for (int wait = 0; wait < 200; ++wait) {
+    const std::string pid = live_pid_in(fd);
+    if (!pid.empty()) return pid;
+    ::usleep(1000);
+  }
+  return "unknown";
+}
 
 }  // namespace
 
@@ -51,10 +77,7 @@ OutputDirLock::OutputDirLock(const std::string& dir)
     }
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
-      char holder[32] = {};
-      const ssize_t n = ::pread(fd_, holder, sizeof holder - 1, 0);
-      std::string pid = n > 0 ? std::string(holder, size_t(n)) : std::string("?");
-      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+      const std::string pid = err == EWOULDBLOCK ? holder_pid(fd_) : std::string();
       ::close(fd_);
       fd_ = -1;
       if (err == EWOULDBLOCK) {
