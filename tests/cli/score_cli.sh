@@ -174,8 +174,26 @@ if ! under_sanitizer; then
 fi
 expect_exit 64 margin-without-system -- "$S" -r "$TMP/ref1" --hyp "$TMP/hyp" --equivalence-margin 1
 expect_error_line score margin-without-system "--equivalence-margin applies to --system"
-expect_exit 64 no-hyp -- "$S" -r "$TMP/ref1"
-expect_error_line score no-hyp "no hypothesis"
+# No hypothesis file: standard input, as sacreBLEU reads it ('heed-score -r REF < HYP').
+expect_exit 0 hyp-given -- "$S" -r "$TMP/ref1" --hyp "$TMP/hyp"
+cp "$TMP/out" "$TMP/hyp-given"
+expect_exit 0 hyp-on-stdin -- sh -c "'$S' -r '$TMP/ref1' < '$TMP/hyp'"
+expect_same hyp-on-stdin "$TMP/hyp-given" "$TMP/out"
+# Several metrics as words after -m (sacreBLEU's form) or one comma list: the same.
+expect_exit 0 metrics-words -- "$S" -r "$TMP/ref1" -m bleu chrf --hyp "$TMP/hyp"
+expect_same metrics-words "$TMP/hyp-given" "$TMP/out"
+expect_exit 0 metrics-words-print -- "$S" -r "$TMP/ref1" -m bleu chrf --print-config
+expect_eq metrics-words-print "$(grep '^metrics' "$TMP/out" | tr '\n' '|')" "metrics = bleu|metrics = chrf|"
+expect_exit 64 metrics-word-bad -- "$S" -r "$TMP/ref1" -m bleu ter --hyp "$TMP/hyp"
+expect_error_line score metrics-word-bad "--metrics: unknown value 'ter'"
+# --confidence and --format json are one system's corpus scores.
+expect_exit 64 confidence-two -- "$S" -r "$TMP/ref1" --hyp "$TMP/hyp" --hyp "$TMP/hyp2" --confidence
+expect_error_line score confidence-two "--confidence is one system's interval .* compared with --bootstrap N"
+expect_exit 64 json-sentence -- "$S" -r "$TMP/ref1" --hyp "$TMP/hyp" --sentence --format json
+expect_error_line score json-sentence "--format json writes one system's corpus scores"
+expect_exit 0 json-parses -- "$S" -r "$TMP/ref1" --hyp "$TMP/hyp" --confidence --format json
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert [m["name"] for m in d] == ["BLEU", "chrF2"] and all("confidence_mean" in m for m in d)' "$TMP/out" &&
+  ok || fail "json-parses: $(head -c 300 "$TMP/out")"
 # A run of the wrong length, or not text: exit 65 naming the file (and line); nothing written.
 head -2 "$TMP/hyp" > "$TMP/short-run"
 expect_exit 65 system-short -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --system "b=$TMP/hyp2,$TMP/short-run" --bootstrap 10

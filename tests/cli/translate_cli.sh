@@ -35,13 +35,19 @@ grep -q '￭' "$TMP/out" && fail "output not detokenized: $(cat "$TMP/out")" || 
 expect_exit 0 stdin -- sh -c "'$X' -m '$M' --beam-size 1 < '$TMP/in'"
 expect_eq stdin-lines "$(wc -l < "$TMP/out")" 4
 
-# n-best: "id ||| hypothesis ||| score", ids in order, N per line, best (highest) first.
+# n-best: Moses's and Marian's "id ||| hypothesis ||| F0= log-prob ||| score", ids in order, N
+# per line, best (highest score) first.
 expect_exit 0 nbest -- "$X" -m "$M" -i "$TMP/in" --beam-size 4 --n-best 3
 expect_eq nbest-lines "$(wc -l < "$TMP/out")" 10
-awk -F' [|][|][|] ' 'NF != 3 { exit 1 }' "$TMP/out" && ok || fail "nbest: bad layout: $(head -3 "$TMP/out")"
+awk -F' [|][|][|] ' 'NF != 4 || $3 !~ /^F0= -?[0-9]+[.][0-9]+$/ || $4 !~ /^-?[0-9]+[.][0-9]+$/ { exit 1 }' \
+  "$TMP/out" && ok || fail "nbest: bad layout: $(head -3 "$TMP/out")"
 expect_eq nbest-ids "$(cut -d' ' -f1 "$TMP/out" | uniq | tr '\n' ' ')" "0 1 2 3 "
-awk -F' [|][|][|] ' '$1 == prev && $3 > last + 1e-6 { exit 1 } { prev = $1; last = $3 }' "$TMP/out" \
+awk -F' [|][|][|] ' '$1 == prev && $4 > last + 1e-6 { exit 1 } { prev = $1; last = $4 }' "$TMP/out" \
   && ok || fail "nbest: not best first"
+# Without length normalization the two scores are one.
+expect_exit 0 nbest-raw -- "$X" -m "$M" -i "$TMP/in" --beam-size 4 --n-best 3 --normalize none
+awk -F' [|][|][|] ' '$2 != "" && "F0= " $4 != $3 { exit 1 }' "$TMP/out" && ok ||
+  fail "nbest --normalize none: F0 differs from the score: $(head -3 "$TMP/out")"
 
 # Alignments: hard = Pharaoh links within the sentence lengths; soft = one row per output token.
 expect_exit 0 hard -- "$X" -m "$M" -i "$TMP/in" --alignment hard --min-length 2

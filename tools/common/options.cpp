@@ -15,7 +15,9 @@
 #include <thread>
 #include <type_traits>
 
+#include "common/foreign_options.h"
 #include "heed/common/error.h"
+#include "heed/common/strings.h"
 #include "heed/common/version.h"
 #include "heed/io/line_reader.h"
 #include "heed/text/input_check.h"
@@ -70,8 +72,127 @@ void refuse_placeholders(const std::string& text, const std::string& where) {
   }
 }
 
-void store_config_file(const std::string& path, const po::options_description& all,
-                       po::variables_map& values) {
+// The entry of foreign_options() that word (an option word as typed, or "--" + a config key)
+// spells for tool, or null. A one-letter spelling ("-v") matches that word alone; a longer one
+// matches with one or two dashes and '_' for '-' ("-early_stopping", "--early-stopping"). An
+// alias or refusal gives way to the tool's own option of that spelling; a misreading does not.
+const ForeignOption* foreign_option(const std::string& word, const std::string& tool,
+                                    const po::options_description& all) {
+  const std::string name = spelled_name(word);
+  const bool one_letter = word.size() == 2 && word[1] != '-';
+  for (const ForeignOption& f : foreign_options()) {
+    const std::string spelling = f.spelling;
+    const bool matches = spelling.size() == 2 ? one_letter && word == spelling
+                                              : !one_letter && name == spelled_name(spelling);
+    if (!matches || (*f.tool && tool != f.tool) || !all.find_nothrow(f.heed_name, false)) continue;
+    const bool own = one_letter ? all.find_nothrow(word, false) != nullptr
+                                : all.find_nothrow(name, false) != nullptr;
+    if (own && f.habit != Habit::kMisread) continue;
+    return &f;
+  }
+  return nullptr;
+}
+
+std::string refusal(const std::string& spelled, const ForeignOption& f) {
+  return spelled + " (" + f.toolkit + "): " + f.why;
+}
+
+// Other toolkits' habits on the command line: aliases rewritten to heed's names, refusals
+// thrown, and a single-dash word that names a long option ("-model", "-beam_size"), which Boost
+// would read as a one-letter option with a value ("-m odel"), refused with heed's spelling.
+void read_habits(std::vector<std::string>& args, const std::string& tool,
+                 const po::options_description& all) {
+  for (std::string& arg : args) {
+    if (arg == "--") break;
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    const std::string word = arg.substr(0, arg.find('='));
+    if (const ForeignOption* f = foreign_option(word, tool, all)) {
+      if (f->habit != Habit::kAlias) throw ConfigError(refusal(word, *f));
+      arg = "--" + std::string(f->heed_name) + arg.substr(word.size());
+      continue;
+    }
+    const std::string name = spelled_name(word);
+    const bool one_dash = arg[1] != '-';
+    if ((one_dash && name.size() > 1) || (!one_dash && name != word.substr(2))) {
+      if (all.find_nothrow(name, false) == nullptr) continue;
+      std::string read_as;
+      const po::option_description* letter = all.find_nothrow(word.substr(0, 2), false);
+      if (one_dash && letter != nullptr) {
+        read_as = letter->semantic()->max_tokens() > 0
+                      ? " (one dash starts a one-letter option: " + word.substr(0, 2) + " " +
+                            word.substr(2) + ")"
+                      : " (one dash starts one-letter options)";
+      }
+      throw ConfigError(word + ": did you mean --" + name + "?" + read_as);
+    }
+  }
+}
+
+// A config line as heed's syntax: Marian's YAML ("key: value", "key: [a, b]", "key:" followed
+// by "  - item" lines) becomes "key = value" lines; aliases of other toolkits become heed's
+// names; a refused or misspelled key is an error. list_key carries a YAML list's key from line
+// to line.
+std::vector<std::string> heed_lines(const std::string& line, const std::string& where,
+                                    const std::string& tool, const po::options_description& all,
+                                    std::string& list_key) {
+  const size_t begin = line.find_first_not_of(" \t\r");
+  if (begin == std::string::npos || line[begin] == '#') return {line};
+  const auto trimmed = [](std::string text) {
+    const size_t first = text.find_first_not_of(" \t\r");
+    if (first == std::string::npos) return std::string();
+    text = text.substr(first, text.find_last_not_of(" \t\r") + 1 - first);
+    if (text.size() >= 2 && (text[0] == '"' || text[0] == '\'') && text.back() == text[0]) {
+      text = text.substr(1, text.size() - 2);
+    }
+    return text;
+  };
+  std::string key;
+  std::vector<std::string> values;
+  const size_t colon = line.find(':');
+  const size_t equals = line.find('=');
+  if (line[begin] == '-' && line.compare(begin, 2, "- ") == 0 && !list_key.empty()) {
+    key = list_key;
+    values.push_back(trimmed(line.substr(begin + 2)));
+  } else if (colon != std::string::npos && (equals == std::string::npos || colon < equals) &&
+             line.find_first_of(" \t", begin) >= colon) {
+    key = line.substr(begin, colon - begin);
+    std::string value = trimmed(line.substr(colon + 1));
+    list_key.clear();
+    if (value.empty()) {
+      // A list follows: its key is checked here, on its own line.
+      (void)heed_lines(key + " = -", where, tool, all, list_key);
+      list_key = key;
+      return {};
+    }
+    if (value.front() == '[' && value.back() == ']') {
+      for (const std::string& item : split(value.substr(1, value.size() - 2), ",")) {
+        values.push_back(trimmed(item));
+      }
+    } else {
+      values.push_back(value);
+    }
+  } else if (equals != std::string::npos) {
+    list_key.clear();
+    key = line.substr(begin, equals - begin);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    values.push_back(line.substr(equals + 1));
+  } else {
+    list_key.clear();
+    return {line};
+  }
+  if (const ForeignOption* f = foreign_option("--" + key, tool, all)) {
+    if (f->habit != Habit::kAlias) throw ConfigError(where + ": " + refusal("'" + key + "'", *f));
+    key = f->heed_name;
+  } else if (spelled_name(key) != key && all.find_nothrow(spelled_name(key), false)) {
+    throw ConfigError(where + ": '" + key + "': did you mean " + spelled_name(key) + "?");
+  }
+  std::vector<std::string> lines;
+  for (const std::string& value : values) lines.push_back(key + " = " + value);
+  return lines;
+}
+
+void store_config_file(const std::string& path, const std::string& tool,
+                       const po::options_description& all, po::variables_map& values) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw FileError(path + ": cannot open config file: is a directory");
@@ -83,55 +204,62 @@ void store_config_file(const std::string& path, const po::options_description& a
   // A byte order mark (some editors write one) is not part of the first key.
   const std::string text(io::without_bom(read.str()));
   std::istringstream lines(text);
-  std::string line;
+  std::string raw, list_key, whole;
   long long number = 0;
   std::map<std::string, long long> first_line_of;
-  while (std::getline(lines, line)) {
+  while (std::getline(lines, raw)) {
     ++number;
+    const std::string where = path + ":" + std::to_string(number);
     // Checked before anything echoes the line: a message must not carry its raw bytes.
-    if (const auto bad = text::find_invalid_text(line)) {
-      throw ConfigError(at_line(path, number, text::describe_invalid_text(line, *bad)));
+    if (const auto bad = text::find_invalid_text(raw)) {
+      throw ConfigError(at_line(path, number, text::describe_invalid_text(raw, *bad)));
     }
-    refuse_placeholders(line, path + ":" + std::to_string(number));
+    refuse_placeholders(raw, where);
     // What Boost would accept silently or report without a line: sections, a nested --config,
     // an option given twice.
-    const size_t begin = line.find_first_not_of(" \t\r");
-    if (begin != std::string::npos && line[begin] == '[') {
+    const size_t begin = raw.find_first_not_of(" \t\r");
+    if (begin != std::string::npos && raw[begin] == '[') {
       throw ConfigError(
           at_line(path, number,
-                  "sections ('" + line.substr(begin) + "') are not part of heed's config files"));
+                  "sections ('" + raw.substr(begin) + "') are not part of heed's config files"));
     }
-    const size_t equals = line.find('=');
-    if (begin != std::string::npos && line[begin] != '#' && equals != std::string::npos) {
-      std::string key = line.substr(begin, equals - begin);
-      key.erase(key.find_last_not_of(" \t") + 1);
-      if (key == "config") {
-        throw ConfigError(
-            at_line(path, number, "a config file cannot name another (config = ...)"));
+    for (const std::string& line : heed_lines(raw, where, tool, all, list_key)) {
+      whole += line + "\n";
+      const size_t first = line.find_first_not_of(" \t\r");
+      const size_t equals = line.find('=');
+      if (first != std::string::npos && line[first] != '#' && equals != std::string::npos) {
+        std::string key = line.substr(first, equals - first);
+        key.erase(key.find_last_not_of(" \t") + 1);
+        if (key == "config") {
+          throw ConfigError(
+              at_line(path, number, "a config file cannot name another (config = ...)"));
+        }
+        const po::option_description* option = all.find_nothrow(key, false);
+        // Options that collect several values (--hyp, -i: std::vector) may be given on many
+        // lines.
+        const auto* typed =
+            option ? dynamic_cast<const po::typed_value_base*>(option->semantic().get()) : nullptr;
+        const bool many =
+            typed != nullptr &&
+            std::string(typed->value_type().name()).find("vector") != std::string::npos;
+        const auto [seen, fresh] = first_line_of.emplace(key, number);
+        if (!fresh && !many) {
+          throw ConfigError(at_line(
+              path, number,
+              "'" + key + "' given twice (first on line " + std::to_string(seen->second) + ")"));
+        }
       }
-      const po::option_description* option = all.find_nothrow(key, false);
-      // Options that collect several values (--hyp, -i: std::vector) may be given on many lines.
-      const auto* typed =
-          option ? dynamic_cast<const po::typed_value_base*>(option->semantic().get()) : nullptr;
-      const bool many = typed != nullptr &&
-                        std::string(typed->value_type().name()).find("vector") != std::string::npos;
-      const auto [seen, fresh] = first_line_of.emplace(key, number);
-      if (!fresh && !many) {
-        throw ConfigError(at_line(
-            path, number,
-            "'" + key + "' given twice (first on line " + std::to_string(seen->second) + ")"));
+      std::istringstream one(line);
+      po::variables_map scratch;
+      try {
+        po::store(po::parse_config_file(one, all), scratch);
+      } catch (const po::error& e) {
+        throw ConfigError(at_line(path, number, e.what()));
       }
-    }
-    std::istringstream one(line);
-    po::variables_map scratch;
-    try {
-      po::store(po::parse_config_file(one, all), scratch);
-    } catch (const po::error& e) {
-      throw ConfigError(at_line(path, number, e.what()));
     }
   }
-  std::istringstream whole(text);
-  po::store(po::parse_config_file(whole, all), values);
+  std::istringstream converted(whole);
+  po::store(po::parse_config_file(converted, all), values);
 }
 
 std::string list_names(const std::vector<std::string>& names) {
@@ -368,6 +496,15 @@ Value checked_texts(std::vector<std::string>* target,
       [check = std::move(check)](const std::string&, const std::string& value) { check(value); }));
 }
 
+Value checked_words(std::vector<std::string>* target, const std::string& shown,
+                    std::function<void(const std::string&)> check) {
+  auto value = std::make_unique<Checked<std::vector<std::string>>>(
+      target,
+      [check = std::move(check)](const std::string&, const std::string& word) { check(word); });
+  value->multitoken()->default_value(*target, shown);
+  return named(std::move(value));
+}
+
 Value choice(std::string* target, std::vector<std::string> names) {
   return checked_value(
       target, *target,
@@ -470,9 +607,10 @@ bool CommandLine::parse(int argc, char** argv) {
     args.insert(args.begin(), "--command");
   }
   for (const auto& arg : args) refuse_placeholders(arg, "the command line");
+  read_habits(args, info_.name, all);
   po::store(po::command_line_parser(args).options(all).positional(positional_).run(), values_);
   if (values_.count("config")) {
-    store_config_file(values_["config"].as<std::string>(), all, values_);
+    store_config_file(values_["config"].as<std::string>(), info_.name, all, values_);
   }
   if (!info_.subcommands.empty()) {
     const std::string& given = values_["command"].as<std::string>();

@@ -181,6 +181,11 @@ Value checked(std::string* target, std::function<void(const std::string&)> check
 Value checked_texts(std::vector<std::string>* target,
                     std::function<void(const std::string&)> check);
 
+// A list given as several words after the option ("-m bleu chrf", sacreBLEU's habit) or
+// repeated; check sees each word. *target is the default, shown in --help as `shown`.
+Value checked_words(std::vector<std::string>* target, const std::string& shown,
+                    std::function<void(const std::string&)> check);
+
 // An option whose value is one of a fixed set of names; anything else is a usage error that
 // names the option and lists them ("--mode: unknown value 'x' (expected a, b or c)"), in a config
 // file with its FILE:LINE. *target is the default.

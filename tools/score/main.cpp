@@ -12,6 +12,7 @@
 #include "heed/common/error.h"
 #include "heed/common/memory.h"
 #include "heed/common/parallel.h"
+#include "heed/common/strings.h"
 #include "heed/eval/bleu.h"
 #include "heed/eval/bootstrap.h"
 #include "heed/eval/chrf.h"
@@ -70,12 +71,131 @@ void check_comparison_fits(const ScoreCliConfig& cfg, size_t segments) {
              double(files) * double(segments) * (8.0 * double(dims) + 48.0);
   };
   if (cfg.bleu) metric(eval::to_vector(eval::BleuStats{}).size());
-  if (cfg.chrf) metric(3 * size_t(cfg.chrf_options.char_order));
+  if (cfg.chrf) metric(3 * size_t(cfg.chrf_options.char_order + cfg.chrf_options.word_order));
   check_fits_in_memory(bytes,
                        std::to_string(cfg.systems.size()) + " --system and --bootstrap " +
                            std::to_string(cfg.bootstrap) + " over " + std::to_string(segments) +
                            " segments: the comparison",
                        "compare fewer systems at once, or lower --bootstrap");
+}
+
+// One metric's corpus score as sacreBLEU 2 reports it: its line of text, or its JSON object.
+struct Score {
+  std::string name;  // "BLEU", "chrF2++"
+  double score = 0;
+  std::string signature;  // "nrefs:1|case:mixed|..."
+  std::string verbose;    // BLEU's precisions and brevity penalty; empty for chrF
+  std::optional<eval::Confidence> confidence;
+
+  std::string confidence_text(int width) const {
+    return "\u03bc = " + cli::format_number(confidence->mean, width) + " \u00b1 " +
+           cli::format_number(confidence->ci, width);
+  }
+  // "BLEU|nrefs:1|... = 29.90 (μ = 28.51 ± 15.75) 76.2/41.2/..."
+  std::string text(int width) const {
+    std::string line = name + "|" + signature + " = " + cli::format_number(score, width);
+    if (confidence) line += " (" + confidence_text(width) + ")";
+    return verbose.empty() ? line : line + " " + verbose;
+  }
+  // sacreBLEU's json.dumps(..., indent=1): the numbers rounded to width, as Python prints them.
+  std::string json(int width) const {
+    const auto number = [width](double value) {
+      std::string text = cli::format_number(value, width);
+      if (text.find('.') == std::string::npos) return text + ".0";
+      text.erase(text.find_last_not_of('0') + 1);
+      return text.back() == '.' ? text + "0" : text;
+    };
+    std::vector<std::pair<std::string, std::string>> fields = {
+        {"name", quoted(name)}, {"score", number(score)}, {"signature", quoted(signature)}};
+    if (confidence) {
+      fields.push_back({"confidence_mean", number(confidence->mean)});
+      fields.push_back({"confidence_var", number(confidence->ci)});
+      fields.push_back({"confidence", quoted(confidence_text(width))});
+    }
+    if (!verbose.empty()) fields.push_back({"verbose_score", quoted(verbose)});
+    for (const std::string& part : split(signature, "|")) {
+      const size_t colon = part.find(':');
+      fields.push_back({part.substr(0, colon), quoted(part.substr(colon + 1))});
+    }
+    std::string text = "{\n";
+    for (size_t i = 0; i < fields.size(); ++i) {
+      text += " " + quoted(fields[i].first) + ": " + fields[i].second +
+              (i + 1 < fields.size() ? ",\n" : "\n");
+    }
+    return text + "}";
+  }
+  static std::string quoted(const std::string& text) {
+    std::string q = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\') q += '\\';
+      q += c;
+    }
+    return q + "\"";
+  }
+};
+
+// The corpus scores of one system's segment statistics, BLEU then chrF (sacreBLEU's order);
+// with --confidence, each with its bootstrap interval ("bs:N|seed:S|" in its signature).
+std::vector<Score> corpus_scores(const ScoreCliConfig& cfg,
+                                 const std::vector<eval::SegmentStats>& bleu,
+                                 const std::vector<eval::SegmentStats>& chrf, int nrefs) {
+  const auto with_resampling = [&cfg](std::string signature) {
+    if (!cfg.confidence) return signature;
+    return signature.insert(signature.find('|') + 1, "bs:" + std::to_string(cfg.bootstrap) +
+                                                         "|seed:" + std::to_string(cfg.seed) + "|");
+  };
+  const auto sum = [](const std::vector<eval::SegmentStats>& segments) {
+    eval::SegmentStats total(segments[0].size(), 0.0);
+    for (const auto& v : segments) {
+      for (size_t k = 0; k < total.size(); ++k) total[k] += v[k];
+    }
+    return total;
+  };
+  std::vector<Score> scores;
+  if (cfg.bleu) {
+    const auto score = [&cfg](const eval::SegmentStats& v) {
+      return eval::bleu_from_stats(eval::bleu_stats_from_vector(v), cfg.bleu_options).score;
+    };
+    const eval::BleuScore b =
+        eval::bleu_from_stats(eval::bleu_stats_from_vector(sum(bleu)), cfg.bleu_options);
+    std::string details = b.format();  // "BLEU = 48.53 82.4/..."
+    details = details.substr(details.find(' ', 7) + 1);
+    Score& s = scores.emplace_back(
+        Score{"BLEU", b.score, with_resampling(eval::bleu_signature(cfg.bleu_options, nrefs)),
+              details, std::nullopt});
+    if (cfg.confidence) s.confidence = eval::confidence(bleu, score, cfg.bootstrap, cfg.seed);
+  }
+  if (cfg.chrf) {
+    const auto score = [&cfg](const eval::SegmentStats& v) {
+      return eval::chrf_from_stats(v, cfg.chrf_options);
+    };
+    Score& s = scores.emplace_back(
+        Score{eval::chrf_name(cfg.chrf_options), score(sum(chrf)),
+              with_resampling(eval::chrf_signature(cfg.chrf_options, nrefs)), "", std::nullopt});
+    if (cfg.confidence) s.confidence = eval::confidence(chrf, score, cfg.bootstrap, cfg.seed);
+  }
+  return scores;
+}
+
+// One system's scores as sacreBLEU 2 prints them: lines of text, or JSON (an object, a list of
+// them for several metrics).
+void write_scores(io::LineWriter& out, const ScoreCliConfig& cfg,
+                  const std::vector<eval::SegmentStats>& bleu,
+                  const std::vector<eval::SegmentStats>& chrf, int nrefs) {
+  const std::vector<Score> scores = corpus_scores(cfg, bleu, chrf, nrefs);
+  if (!cfg.json) {
+    for (const Score& s : scores) out.write_line(s.text(cfg.width));
+    return;
+  }
+  if (scores.size() == 1) {
+    out.write_line(scores[0].json(cfg.width));
+    return;
+  }
+  std::string list = "[\n";
+  for (size_t i = 0; i < scores.size(); ++i) {
+    list += scores[i].json(cfg.width) + (i + 1 < scores.size() ? ",\n" : "\n");
+  }
+  out.write_line(list + "]");
 }
 
 int score_main(int argc, char** argv) {
@@ -147,11 +267,12 @@ int score_main(int argc, char** argv) {
   };
   const int nrefs = static_cast<int>(refs.size());
   const std::string bleu_name = "BLEU|" + eval::bleu_signature(cfg.bleu_options, nrefs);
-  const std::string chrf_name = "chrF2|" + eval::chrf_signature(cfg.chrf_options, nrefs);
+  const std::string chrf_metric = eval::chrf_name(cfg.chrf_options);
 
   io::LineWriter out(cfg.output);
   if (cfg.sentence) {
-    out.write_line(std::string("line") + (cfg.bleu ? "\tBLEU" : "") + (cfg.chrf ? "\tchrF2" : ""));
+    out.write_line(std::string("line") + (cfg.bleu ? "\tBLEU" : "") +
+                   (cfg.chrf ? "\t" + chrf_metric : ""));
     eval::BleuOptions sentence_options = cfg.bleu_options;
     sentence_options.effective_order = true;
     for (size_t i = 0; i < segments; ++i) {
@@ -188,7 +309,7 @@ int score_main(int argc, char** argv) {
     };
     std::vector<Metric> metrics;
     if (cfg.bleu) metrics.push_back({&bleu, bleu_score, "BLEU"});
-    if (cfg.chrf) metrics.push_back({&chrf, chrf_score, "chrF2"});
+    if (cfg.chrf) metrics.push_back({&chrf, chrf_score, chrf_metric});
     // One thread a metric: each draws its own resamples from the seed, as it would alone.
     std::vector<score_tool::MetricComparison> comparisons(metrics.size());
     parallel_for(metrics.size(), cfg.threads, [&](size_t m) {
@@ -202,6 +323,8 @@ int score_main(int argc, char** argv) {
     for (const auto& line : score_tool::comparison_report(cfg, comparisons, nrefs)) {
       out.write_line(line);
     }
+  } else if (cfg.confidence || cfg.json) {
+    write_scores(out, cfg, bleu[0], chrf[0], nrefs);
   } else if (cfg.bootstrap > 0) {
     out.write_line("system\tmetric\tscore\tmean\tci95\tp_value");
     auto report = [&](const std::vector<std::vector<eval::SegmentStats>>& stats,
@@ -216,30 +339,17 @@ int score_main(int argc, char** argv) {
       }
     };
     if (cfg.bleu) report(bleu, bleu_score, "BLEU");
-    if (cfg.chrf) report(chrf, chrf_score, "chrF2");
+    if (cfg.chrf) report(chrf, chrf_score, chrf_metric);
     out.write_line("# BLEU signature: " + eval::bleu_signature(cfg.bleu_options, nrefs));
-    out.write_line("# chrF2 signature: " + eval::chrf_signature(cfg.chrf_options, nrefs));
+    out.write_line("# " + chrf_metric +
+                   " signature: " + eval::chrf_signature(cfg.chrf_options, nrefs));
     out.write_line("# paired bootstrap: " + std::to_string(cfg.bootstrap) + " resamples, seed " +
                    std::to_string(cfg.seed) + ", baseline " + cfg.hypotheses[0]);
   } else {
     for (size_t s = 0; s < hyps.size(); ++s) {
       const std::string prefix = hyps.size() > 1 ? cfg.hypotheses[s] + "\t" : "";
-      if (cfg.bleu) {
-        eval::BleuStats total;
-        for (const auto& v : bleu[s]) total += eval::bleu_stats_from_vector(v);
-        eval::BleuScore b = eval::bleu_from_stats(total, cfg.bleu_options);
-        std::string details = b.format();  // "BLEU = 48.53 82.4/..."
-        details = details.substr(details.find(' ', 7) + 1);
-        out.write_line(prefix + bleu_name + " = " + cli::format_number(b.score, cfg.width) + " " +
-                       details);
-      }
-      if (cfg.chrf) {
-        eval::SegmentStats total(chrf[s][0].size(), 0.0);
-        for (const auto& v : chrf[s]) {
-          for (size_t k = 0; k < total.size(); ++k) total[k] += v[k];
-        }
-        out.write_line(prefix + chrf_name + " = " +
-                       cli::format_number(chrf_score(total), cfg.width));
+      for (const Score& score : corpus_scores(cfg, bleu[s], chrf[s], nrefs)) {
+        out.write_line(prefix + score.text(cfg.width));
       }
     }
   }

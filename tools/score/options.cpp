@@ -44,7 +44,8 @@ void add_options(cli::CommandLine& cl, ScoreCliConfig& cfg) {
                     "NAME=RUN[,RUN...]: a system and its runs' hypothesis files (one per "
                     "seed); repeat for each system, the first is the baseline; with --bootstrap")
       ("output,o",  cli::text_with_default(&cfg.output), "output file ('-' = stdout)")
-      ("metrics,m", cli::checked(&cfg.metrics, metrics), "bleu, chrf or both (comma-separated)")
+      ("metrics,m", cli::checked_words(&cfg.metrics, "bleu chrf", metrics),
+                    "bleu, chrf or both (several words, or comma-separated)")
       ("tokenize",  cli::choice(&cfg.bleu_options.tokenizer,
                                 eval::to_string(cfg.bleu_options.tokenizer),
                                 eval::parse_bleu_tokenizer),
@@ -53,14 +54,20 @@ void add_options(cli::CommandLine& cl, ScoreCliConfig& cfg) {
       ("sentence",  cli::flag(&cfg.sentence),
                     "one line per segment: line number, then the metrics (sentence BLEU with "
                     "effective order)")
+      ("chrf-word-order", cli::number(&cfg.chrf_options.word_order, cli::between(0, 6)),
+                    "word n-grams up to this order in chrF (2: chrF++, sacreBLEU's chrF2++)")
       ("bootstrap", cli::number(&cfg.bootstrap, cli::between(0, 1000000)),
                     "paired bootstrap resampling with this many resamples (0 = off; 1000 is "
-                    "usual; at most 1,000,000)")
+                    "usual; at most 1,000,000); the resamples of --confidence")
+      ("confidence", cli::flag(&cfg.confidence),
+                    "one system's 95% bootstrap interval, as sacreBLEU's --confidence (seed "
+                    "--seed, 1000 resamples unless --bootstrap)")
       ("equivalence-margin", cli::number(&cfg.equivalence_margin, cli::above(0)),
                     "--system: equivalence (TOST, Holm-adjusted) within this many points of "
                     "the baseline")
-      ("format",    cli::choice(&cfg.format_name, {"auto", "table", "tsv"}),
-                    "--system: table, tsv, or auto (a table on a terminal, TSV otherwise)")
+      ("format",    cli::choice(&cfg.format_name, {"auto", "table", "tsv", "text", "json"}),
+                    "--system: table, tsv, or auto (a table on a terminal, TSV otherwise); "
+                    "one system's scores: text (auto) or json (sacreBLEU 2's)")
       ("width",     cli::number(&cfg.width, cli::between(0, 10)), "decimals printed");
   // clang-format on
   cli::add_on_invalid(cl.group("Input"), &cfg.on_invalid, /*allow_skip=*/false);
@@ -72,21 +79,40 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
   add_options(cl, cfg);
   if (!cl.parse(argc, argv)) return false;
   cfg.bleu = cfg.chrf = false;
-  for (const auto& m : split(cfg.metrics, ",")) {
-    (m == "bleu" ? cfg.bleu : cfg.chrf) = true;
+  for (const auto& word : cfg.metrics) {
+    for (const auto& m : split(word, ",")) (m == "bleu" ? cfg.bleu : cfg.chrf) = true;
   }
+  const bool system_format = cfg.format_name == "table" || cfg.format_name == "tsv";
+  cfg.json = cfg.format_name == "json";
   if (cfg.system_specs.empty()) {
-    if (cfg.hypotheses.empty()) {
-      throw ConfigError("no hypothesis: give --hyp FILE, or --system NAME=RUN[,RUN...]");
-    }
+    // No hypothesis file: standard input (sacreBLEU's 'sacrebleu REF < HYP').
+    if (cfg.hypotheses.empty()) cfg.hypotheses.push_back("-");
     // Set to anything but its default (--print-config writes the defaults, and replays them).
     const ScoreCliConfig defaults;
     for (const auto& [option, set] :
          {std::pair{"equivalence-margin", cfg.equivalence_margin != defaults.equivalence_margin},
-          std::pair{"format", cfg.format_name != defaults.format_name}}) {
+          std::pair{"format", system_format}}) {
       if (set) throw ConfigError("--" + std::string(option) + " applies to --system comparisons");
     }
+    const bool one_corpus_score = cfg.hypotheses.size() == 1 && !cfg.sentence;
+    if (cfg.json && !one_corpus_score) {
+      throw ConfigError(
+          "--format json writes one system's corpus scores (one --hyp, no --sentence)");
+    }
+    if (cfg.confidence && !one_corpus_score) {
+      throw ConfigError(
+          "--confidence is one system's interval (one --hyp, no --sentence); several --hyp "
+          "are compared with --bootstrap N");
+    }
+    if (cfg.confidence && cfg.bootstrap == 0) cfg.bootstrap = 1000;
   } else {
+    if (cfg.json || cfg.format_name == "text") {
+      throw ConfigError("--format " + cfg.format_name +
+                        " writes one system's scores, not --system");
+    }
+    if (cfg.confidence) {
+      throw ConfigError("--confidence is one system's interval; --system gives each system's");
+    }
     if (!cfg.hypotheses.empty()) {
       throw ConfigError("--hyp and --system cannot be combined: give every system as --system");
     }

@@ -23,7 +23,9 @@ struct ScoreCliConfig {
   std::vector<std::string> system_specs;  // --system as given
   std::vector<cli::NamedSystem> systems;  // resolved, in order of first mention; the baseline first
   std::string output = "-";
-  std::string metrics = "bleu,chrf";  // as given; bleu and chrf say which
+  // As given: words after -m ("-m bleu chrf", sacreBLEU's habit), each may be a comma list;
+  // bleu and chrf say which.
+  std::vector<std::string> metrics = {"bleu", "chrf"};
   bool bleu = true;
   bool chrf = true;
   eval::BleuOptions bleu_options;
@@ -31,7 +33,13 @@ struct ScoreCliConfig {
   bool sentence = false;
   int bootstrap = 0;
   double equivalence_margin = eval::MultiRunOptions().equivalence_margin;
-  std::string format_name = "auto";  // auto: a table on a terminal, TSV otherwise
+  // --system: auto (a table on a terminal, TSV otherwise), table or tsv; corpus scores: text
+  // (also auto) or json (sacreBLEU 2's).
+  std::string format_name = "auto";
+  bool json = false;
+  // --confidence: sacreBLEU's bootstrap interval of one system's scores (--bootstrap resamples,
+  // 1000 unless given).
+  bool confidence = false;
   ScoreFormat format = ScoreFormat::kTsv;
   int width = 2;
   std::uint64_t seed = 12345;

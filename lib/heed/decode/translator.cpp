@@ -211,11 +211,14 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
           static_cast<long long>(hyps.front().tokens.size()) + (hyps.front().finished ? 1 : 0);
       if (options_.decode.n_best > 1) {
         std::string text;
+        // Moses's and Marian's layout: id ||| hypothesis ||| F0= path log-probability |||
+        // the normalized score the search ranks by.
         for (size_t r = 0; r < hyps.size(); ++r) {
-          char score[32];
-          std::snprintf(score, sizeof score, "%.4f", double(hyps[r].score));
+          char scores[64];
+          std::snprintf(scores, sizeof scores, " ||| F0= %.4f ||| %.4f", double(hyps[r].log_prob),
+                        double(hyps[r].score));
           text += (r ? "\n" : "") + std::to_string(id) + " ||| " +
-                  render(hyps[r], sources[line], id) + " ||| " + score;
+                  render(hyps[r], sources[line], id) + scores;
         }
         outputs[line] = text;
       } else {
@@ -227,7 +230,7 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
   if (options_.decode.n_best > 1) {
     for (size_t i = 0; i < sources.size(); ++i) {
       if (sources[i].empty())
-        outputs[i] = std::to_string(first_line - 1 + long(i)) + " |||  ||| 0.0000";
+        outputs[i] = std::to_string(first_line - 1 + long(i)) + " |||  ||| F0= 0.0000 ||| 0.0000";
     }
   }
 }

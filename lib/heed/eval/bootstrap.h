@@ -37,4 +37,32 @@ struct BootstrapResult {
 std::vector<BootstrapResult> paired_bootstrap(const std::vector<std::vector<SegmentStats>>& systems,
                                               const CorpusScore& score, int samples, uint64_t seed);
 
+// sacreBLEU's --confidence for one system: `samples` resamples of the segments, drawn exactly as
+// sacreBLEU draws them (numpy's default_rng(seed).choice(segments, (samples, segments))), so the
+// mean and interval are sacreBLEU's figures; ci is half the width of the 95% interval.
+struct Confidence {
+  double mean = 0;
+  double ci = 0;
+};
+Confidence confidence(const std::vector<SegmentStats>& segments, const CorpusScore& score,
+                      int samples, uint64_t seed);
+
+// numpy's default_rng(seed) (SeedSequence, then PCG64) and its integers below a bound
+// (Generator.choice with replacement): the draws of sacreBLEU's --confidence.
+class NumpyDraws {
+ public:
+  explicit NumpyDraws(uint64_t seed);
+  uint64_t next64();
+  uint32_t next32();
+  // An integer in [0, n), n < 2^32 (numpy's buffered Lemire method).
+  uint32_t below(uint32_t n);
+
+ private:
+  __extension__ using State = unsigned __int128;
+  State state_ = 0;
+  State increment_ = 0;
+  bool has_half_ = false;
+  uint32_t half_ = 0;
+};
+
 }  // namespace heed::eval

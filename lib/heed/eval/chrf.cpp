@@ -1,6 +1,7 @@
 #include "heed/eval/chrf.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "heed/common/error.h"
 #include "heed/common/version.h"
@@ -31,29 +32,77 @@ CharNgrams::CharNgrams(std::string_view text, const ChrfOptions& options) {
   const std::string prepared = options.lowercase ? text::to_lower(text) : std::string(text);
   // The text without whitespace (Python's str.split()) unless kept, and where each of its code
   // points begins: an n-gram is then a run of bytes of text_.
-  std::vector<size_t> starts;
-  text_.reserve(prepared.size());
+  const auto is_space = [](char32_t c) {
+    return text::is_white_space(c) || (c >= 0x1C && c <= 0x1F);
+  };
+  std::vector<size_t> starts, ends;
+  text_.reserve(2 * prepared.size() + 1);
   size_t pos = 0;
   while (pos < prepared.size()) {
     const size_t start = pos;
     const char32_t c = text::next_code_point(prepared, pos);
-    if (!options.whitespace && (text::is_white_space(c) || (c >= 0x1C && c <= 0x1F))) continue;
+    if (!options.whitespace && is_space(c)) continue;
     starts.push_back(text_.size());
     text_.append(prepared, start, pos - start);
+    ends.push_back(text_.size());
   }
-  starts.push_back(text_.size());
-  const size_t chars = starts.size() - 1;
-  const auto order = static_cast<size_t>(options.char_order);
-  grams_.resize(order);
-  totals_.assign(order, 0.0);
+  count(starts, ends, static_cast<size_t>(options.char_order));
+  if (options.word_order <= 0) return;
+  // The words after the characters, one space apart (a word holds none, so equal bytes are
+  // equal words): sacreBLEU's _remove_punctuation.
+  static const std::string_view kPunctuation = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
+  const auto punctuation = [](char32_t c) {
+    return c < 0x80 && kPunctuation.find(char(c)) != std::string_view::npos;
+  };
+  starts.clear();
+  ends.clear();
+  const auto add_word = [&](size_t begin, size_t end) {
+    text_ += ' ';
+    starts.push_back(text_.size());
+    text_.append(prepared, begin, end - begin);
+    ends.push_back(text_.size());
+  };
+  const auto first_is_punctuation = [&](size_t at) {
+    return punctuation(text::next_code_point(prepared, at));
+  };
+  std::vector<size_t> chars;  // where the current word's code points begin
+  const auto end_word = [&](size_t end) {
+    if (chars.size() > 1 && first_is_punctuation(chars.back())) {
+      add_word(chars.front(), chars.back());
+      add_word(chars.back(), end);
+    } else if (chars.size() > 1 && first_is_punctuation(chars.front())) {
+      add_word(chars.front(), chars[1]);
+      add_word(chars[1], end);
+    } else if (!chars.empty()) {
+      add_word(chars.front(), end);
+    }
+    chars.clear();
+  };
+  pos = 0;
+  while (pos < prepared.size()) {
+    const size_t at = pos;
+    if (is_space(text::next_code_point(prepared, pos))) {
+      end_word(at);
+    } else {
+      chars.push_back(at);
+    }
+  }
+  end_word(prepared.size());
+  count(starts, ends, static_cast<size_t>(options.word_order));
+}
+
+void CharNgrams::count(const std::vector<size_t>& starts, const std::vector<size_t>& ends,
+                       size_t order) {
+  const size_t units = starts.size();
   std::vector<Gram> all;
-  for (size_t n = 1; n <= order && n <= chars; ++n) {
+  for (size_t n = 1; n <= order; ++n) {
+    auto& distinct = grams_.emplace_back();
     all.clear();
-    for (size_t i = 0; i + n <= chars; ++i)
-      all.push_back({starts[i], starts[i + n] - starts[i], 1});
+    for (size_t i = 0; i + n <= units; ++i) {
+      all.push_back({starts[i], ends[i + n - 1] - starts[i], 1});
+    }
     std::sort(all.begin(), all.end(),
               [this](const Gram& a, const Gram& b) { return view(a) < view(b); });
-    auto& distinct = grams_[n - 1];
     for (const Gram& g : all) {
       if (!distinct.empty() && view(distinct.back()) == view(g)) {
         ++distinct.back().count;
@@ -61,7 +110,7 @@ CharNgrams::CharNgrams(std::string_view text, const ChrfOptions& options) {
         distinct.push_back(g);
       }
     }
-    totals_[n - 1] = static_cast<double>(all.size());
+    totals_.push_back(static_cast<double>(all.size()));
   }
 }
 
@@ -104,7 +153,9 @@ ChrfStats chrf_segment_stats(std::string_view hypothesis, const ChrfReferences& 
     }
     ChrfStats stats;
     for (size_t n = 1; n <= hyp.orders(); ++n) {
-      stats.insert(stats.end(), {hyp.total(n), ref.total(n), hyp.matches(ref, n)});
+      // A hypothesis's n-grams of an order the reference lacks are not counted (sacreBLEU).
+      const double hyp_total = ref.total(n) > 0 ? hyp.total(n) : 0.0;
+      stats.insert(stats.end(), {hyp_total, ref.total(n), hyp.matches(ref, n)});
     }
     const double f = chrf_from_stats(stats, options);
     if (f > best_f) {  // the first reference wins ties, as in sacreBLEU
@@ -124,7 +175,7 @@ ChrfStats chrf_segment_stats(std::string_view hypothesis,
 double corpus_chrf(const std::vector<std::string>& hypotheses,
                    const std::vector<std::vector<std::string>>& references,
                    const ChrfOptions& options) {
-  ChrfStats sum(static_cast<size_t>(3 * options.char_order), 0.0);
+  ChrfStats sum(static_cast<size_t>(3 * (options.char_order + options.word_order)), 0.0);
   std::vector<std::string_view> refs(references.size());
   for (size_t i = 0; i < hypotheses.size(); ++i) {
     for (size_t r = 0; r < references.size(); ++r) {
@@ -143,7 +194,14 @@ double corpus_chrf(const std::vector<std::string>& hypotheses,
 std::string chrf_signature(const ChrfOptions& options, int references) {
   return "nrefs:" + std::to_string(references) + "|case:" + (options.lowercase ? "lc" : "mixed") +
          "|eff:yes|nc:" + std::to_string(options.char_order) +
-         "|nw:0|space:" + (options.whitespace ? "yes" : "no") + "|version:heed-" + HEED_VERSION;
+         "|nw:" + std::to_string(options.word_order) +
+         "|space:" + (options.whitespace ? "yes" : "no") + "|version:heed-" + HEED_VERSION;
+}
+
+std::string chrf_name(const ChrfOptions& options) {
+  char beta[32];
+  std::snprintf(beta, sizeof beta, "%g", options.beta);
+  return "chrF" + std::string(beta) + std::string(size_t(std::max(0, options.word_order)), '+');
 }
 
 }  // namespace heed::eval

@@ -14,17 +14,25 @@ struct ChrfOptions {
   double beta = 2.0;        // chrF2
   bool lowercase = false;   // full Unicode lowercasing
   bool whitespace = false;  // keep whitespace inside the n-grams
+  int word_order = 0;       // word n-grams of orders 1..this too (2: chrF++, Popović 2017)
 };
+
+// "chrF2", or "chrF2++" with word n-grams of order 2 (sacreBLEU's names).
+std::string chrf_name(const ChrfOptions& options);
 
 // [hyp, ref, match] counts for each order, flattened; they add up over a corpus.
 using ChrfStats = std::vector<double>;
 
 // The character n-grams of one text (lowercased and without whitespace as the options say),
-// each order's distinct n-grams sorted, with their counts: what a segment's statistics compare.
+// then its word n-grams (words split at whitespace, a punctuation mark at a word's end, else at
+// its start, split off, as sacreBLEU does), each order's distinct n-grams sorted, with their
+// counts: what a segment's statistics compare. Orders 1..char_order are characters, the next
+// word_order ones words.
 class CharNgrams {
  public:
   CharNgrams(std::string_view text, const ChrfOptions& options);
-  // The n-grams of order n (1-based) in a text and in both this and other, repeats counted.
+  // The n-grams of order n (1-based, over the character orders then the word orders) in a text
+  // and in both this and other, repeats counted.
   double total(size_t n) const { return totals_[n - 1]; }
   double matches(const CharNgrams& other, size_t n) const;
   size_t orders() const { return totals_.size(); }
@@ -35,6 +43,9 @@ class CharNgrams {
     int count;
   };
   std::string_view view(const Gram& g) const { return {text_.data() + g.begin, g.size}; }
+  // Adds the n-grams of orders 1..order over units [starts[i], ends[i]) of text_: an n-gram is
+  // the bytes from its first unit's start to its last unit's end.
+  void count(const std::vector<size_t>& starts, const std::vector<size_t>& ends, size_t order);
   std::string text_;                      // grams are offsets, so a moved CharNgrams stays valid
   std::vector<std::vector<Gram>> grams_;  // [order - 1], sorted by their bytes
   std::vector<double> totals_;
