@@ -11,6 +11,7 @@
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
+#include "heed/model/model_file.h"
 #include "heed/text/bpe.h"
 
 namespace heed::train_tool {
@@ -101,7 +102,12 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cli_cfg) {
                           "drop training pairs with a side longer than this many tokens")
       ("bpe",             cli::text(&cli_cfg.bpe),
                           "BPE codes the data was encoded with (stored in the model for "
-                          "heed-translate)");
+                          "heed-translate)")
+      ("bpe-dropout",     cli::number(&cfg.bpe_dropout, cli::from_below(0, 1)),
+                          "BPE-dropout: the training and validation text is tokenized but not "
+                          "BPE-segmented, and every epoch segments the training text afresh "
+                          "with --bpe, each merge dropped with this probability (validation: "
+                          "plain BPE); 0 = off");
   cli::add_tokenizer_options(cl.group("Data"), &cli_cfg.tokenizer, cli::TokenizerUse::kRecord);
   cl.group("Model")
       ("attention",        cli::choice(&m.attention, m.attention,
@@ -265,7 +271,7 @@ bool parse_options(int argc, char** argv, TrainCliConfig& cli_cfg) {
   for (const char* option :
        {"attention", "decoder", "cell", "hidden", "embed", "attention-dim", "layers",
         "encoder-layers", "decoder-layers", "bridge", "dropout", "dropout-src", "dropout-trg",
-        "tie-embeddings", "unidirectional", "lr"}) {
+        "tie-embeddings", "unidirectional", "lr", "vocab-size", "vocab-min-count"}) {
     if (cl.given(option)) cfg.given.insert(option);
   }
   cli_cfg.threads = cl.threads();
@@ -275,11 +281,8 @@ bool parse_options(int argc, char** argv, TrainCliConfig& cli_cfg) {
   // raw text); without any of these options the model works on tokens as given.
   if (!cli_cfg.bpe.empty() || cl.given("tokenizer-mode") || cl.given("tokenizer-normalize") ||
       tok.lowercase || tok.case_feature) {
-    cfg.extra["tokenizer_mode"] = std::string(text::to_string(tok.mode));
-    cfg.extra["tokenizer_normalization"] = std::string(text::to_string(tok.normalization));
-    cfg.extra["tokenizer_lowercase"] = tok.lowercase ? "1" : "0";
-    cfg.extra["tokenizer_case_feature"] = tok.case_feature ? "1" : "0";
-    if (!cli_cfg.bpe.empty()) cfg.extra["bpe_codes"] = checked_bpe_codes(cli_cfg.bpe);
+    model::record_text_processing(cfg.extra, tok,
+                                  cli_cfg.bpe.empty() ? "" : checked_bpe_codes(cli_cfg.bpe));
   }
   cfg.kill_after_step = kill_after_step_from_environment();
   return true;

@@ -123,4 +123,34 @@ ModelFile load_model(const std::string& path) {
   return model;
 }
 
+void record_text_processing(std::map<std::string, std::string>& extra,
+                            const text::TokenizerOptions& tokenizer, const std::string& bpe_codes) {
+  extra["tokenizer_mode"] = std::string(text::to_string(tokenizer.mode));
+  extra["tokenizer_normalization"] = std::string(text::to_string(tokenizer.normalization));
+  extra["tokenizer_lowercase"] = tokenizer.lowercase ? "1" : "0";
+  extra["tokenizer_case_feature"] = tokenizer.case_feature ? "1" : "0";
+  if (!bpe_codes.empty()) extra[kBpeCodesKey] = bpe_codes;
+}
+
+std::unique_ptr<text::Tokenizer> recorded_tokenizer(const std::map<std::string, std::string>& extra,
+                                                    const std::string& name,
+                                                    const text::BpeOptions& bpe) {
+  if (!extra.count("tokenizer_mode")) return nullptr;
+  const auto flag = [&](const char* key) { return extra.count(key) && extra.at(key) == "1"; };
+  text::TokenizerOptions tokenizer;
+  tokenizer.mode = text::parse_tokenize_mode(extra.at("tokenizer_mode"));
+  // Models before the form was recorded were all trained on heed-tokenize's default, NFC.
+  if (extra.count("tokenizer_normalization")) {
+    tokenizer.normalization = text::parse_normalization(extra.at("tokenizer_normalization"));
+  }
+  tokenizer.lowercase = flag("tokenizer_lowercase");
+  tokenizer.case_feature = flag("tokenizer_case_feature");
+  std::shared_ptr<const text::Bpe> codes;
+  if (extra.count(kBpeCodesKey)) {
+    codes = std::make_shared<const text::Bpe>(
+        text::BpeCodes::parse(extra.at(kBpeCodesKey), name + " (BPE codes)"), bpe);
+  }
+  return std::make_unique<text::Tokenizer>(tokenizer, codes);
+}
+
 }  // namespace heed::model

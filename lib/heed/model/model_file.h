@@ -3,10 +3,13 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "heed/io/safetensors.h"
 #include "heed/model/config.h"
+#include "heed/text/bpe.h"
+#include "heed/text/tokenizer.h"
 #include "heed/text/vocab.h"
 
 namespace heed::model {
@@ -22,6 +25,9 @@ inline constexpr const char* kWeightsKey = "weights";
 // the tensor kMovingAveragePrefix + the parameter's name.
 inline constexpr const char* kMovingAveragePrefix = "ema/";
 
+// The metadata key of the BPE codes a model's text was segmented with (the codes file's text).
+inline constexpr const char* kBpeCodesKey = "bpe_codes";
+
 struct ModelFile {
   ModelConfig config;
   text::Vocab src_vocab;
@@ -33,6 +39,18 @@ struct ModelFile {
   // The parameters are a moving average of the training weights (kWeightsKey), not the live ones.
   bool moving_average = false;
 };
+
+// The text processing a model records in its metadata (ModelFile::extra), the one owner of its
+// keys: the tokenizer options the data was tokenized with and, when not empty, the BPE codes
+// (the codes file's text), so that heed-translate and heed-align take raw text.
+void record_text_processing(std::map<std::string, std::string>& extra,
+                            const text::TokenizerOptions& tokenizer, const std::string& bpe_codes);
+// The tokenizer extra records (with its BPE codes, applied with bpe's options), or null when it
+// records none: the model reads tokens as given. name is used in messages (FormatError for codes
+// that do not parse).
+std::unique_ptr<text::Tokenizer> recorded_tokenizer(const std::map<std::string, std::string>& extra,
+                                                    const std::string& name,
+                                                    const text::BpeOptions& bpe = {});
 
 // Writes atomically (temp file, fsync, rename); sets format, version, config, vocabularies and
 // checksum in the metadata. Throws WriteError.
