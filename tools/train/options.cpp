@@ -99,7 +99,12 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cli_cfg) {
                           "drop training pairs with a side longer than this many tokens")
       ("bpe",             cli::text(&cli_cfg.bpe),
                           "BPE codes the data was encoded with (stored in the model for "
-                          "heed-translate)");
+                          "heed-translate)")
+      ("bpe-dropout",     cli::number(&cfg.bpe_dropout, cli::from_below(0, 1)),
+                          "BPE-dropout: the training and validation text is tokenized but not "
+                          "BPE-segmented, and every epoch segments the training text afresh "
+                          "with --bpe, each merge dropped with this probability (validation: "
+                          "plain BPE); 0 = off");
   cli::add_tokenizer_options(cl.group("Data"), &cli_cfg.tokenizer, cli::TokenizerUse::kRecord);
   cl.group("Model")
       ("attention",        cli::choice(&m.attention, m.attention,
@@ -263,7 +268,7 @@ bool parse_options(int argc, char** argv, TrainCliConfig& cli_cfg) {
   for (const char* option :
        {"attention", "decoder", "cell", "hidden", "embed", "attention-dim", "layers",
         "encoder-layers", "decoder-layers", "bridge", "dropout", "dropout-src", "dropout-trg",
-        "tie-embeddings", "unidirectional", "lr"}) {
+        "tie-embeddings", "unidirectional", "lr", "vocab-size", "vocab-min-count"}) {
     if (cl.given(option)) cfg.given.insert(option);
   }
   cli_cfg.threads = cl.threads();

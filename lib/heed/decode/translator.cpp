@@ -59,19 +59,13 @@ Translator::Translator(model::ModelFile file, const std::string& path, Translati
   model_ = model::load_seq2seq(file, path, precision);
   src_vocab_ = std::move(file.src_vocab);
   tgt_vocab_ = std::move(file.tgt_vocab);
-  const auto& extra = file.extra;
   // load_model has checked the record.
-  const std::optional<model::TokenizerRecord> recorded = model::recorded_tokenizer(extra);
+  const std::optional<model::TokenizerRecord> recorded = model::recorded_tokenizer(file.extra);
   if (!options_.pretokenized && !recorded) {
     spdlog::info("[translate] the model records no tokenizer: input is taken as tokens");
   }
   if (!options_.pretokenized && recorded) {
-    std::shared_ptr<const text::Bpe> bpe;
-    if (!recorded->bpe_codes.empty()) {
-      bpe = std::make_shared<const text::Bpe>(
-          text::BpeCodes::parse(recorded->bpe_codes, path + " (BPE codes)"));
-    }
-    tokenizer_ = std::make_unique<text::Tokenizer>(recorded->options, bpe);
+    tokenizer_ = model::make_tokenizer(*recorded, path);
   }
   if (!options_.shortlist.table.empty()) {
     const LexicalTable table = LexicalTable::load(options_.shortlist.table);

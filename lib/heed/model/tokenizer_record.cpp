@@ -9,7 +9,7 @@ constexpr const char* kMode = "tokenizer_mode";
 constexpr const char* kNormalization = "tokenizer_normalization";
 constexpr const char* kLowercase = "tokenizer_lowercase";
 constexpr const char* kCaseFeature = "tokenizer_case_feature";
-constexpr const char* kBpeCodes = "bpe_codes";
+constexpr const char* kBpeCodes = kBpeCodesKey;
 
 }  // namespace
 
@@ -56,6 +56,17 @@ std::optional<TokenizerRecord> recorded_tokenizer(const std::map<std::string, st
   record.options.case_feature = case_feature;
   if (const std::string* codes = value(kBpeCodes)) record.bpe_codes = *codes;
   return record;
+}
+
+std::unique_ptr<text::Tokenizer> make_tokenizer(const TokenizerRecord& record,
+                                                const std::string& name,
+                                                const text::BpeOptions& bpe) {
+  std::shared_ptr<const text::Bpe> codes;
+  if (!record.bpe_codes.empty()) {
+    codes = std::make_shared<const text::Bpe>(
+        text::BpeCodes::parse(record.bpe_codes, name + " (BPE codes)"), bpe);
+  }
+  return std::make_unique<text::Tokenizer>(record.options, codes);
 }
 
 }  // namespace heed::model

@@ -4,12 +4,17 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "heed/text/bpe.h"
 #include "heed/text/tokenizer.h"
 
 namespace heed::model {
+
+// The key of the BPE codes (the codes file's text) in a model file's metadata.
+inline constexpr const char* kBpeCodesKey = "bpe_codes";
 
 struct TokenizerRecord {
   text::TokenizerOptions options;
@@ -24,5 +29,11 @@ void record_tokenizer(const TokenizerRecord& record, std::map<std::string, std::
 // its key, never taken as a user's option or silently as "off". The BPE codes are returned as
 // text: their parser names the file.
 std::optional<TokenizerRecord> recorded_tokenizer(const std::map<std::string, std::string>& extra);
+
+// The tokenizer a record describes, its BPE codes (if any) applied with bpe's options (dropout
+// for training). name is used in messages: FormatError for codes that do not parse.
+std::unique_ptr<text::Tokenizer> make_tokenizer(const TokenizerRecord& record,
+                                                const std::string& name,
+                                                const text::BpeOptions& bpe = {});
 
 }  // namespace heed::model

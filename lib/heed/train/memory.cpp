@@ -6,12 +6,20 @@ namespace heed::train {
 
 BatchBound largest_batch(const std::vector<model::Example>& examples,
                          const BatcherOptions& options) {
-  BatchBound bound;
+  int64_t src_len = 0, tgt_len = 0;
   for (const model::Example& e : examples) {
-    bound.src_len = std::max<int64_t>(bound.src_len, int64_t(e.src.size()));
-    bound.tgt_len = std::max<int64_t>(bound.tgt_len, int64_t(e.tgt.size()) + 1);
+    src_len = std::max<int64_t>(src_len, int64_t(e.src.size()));
+    tgt_len = std::max<int64_t>(tgt_len, int64_t(e.tgt.size()) + 1);
   }
-  bound.rows = std::min<int64_t>(options.max_sentences, int64_t(examples.size()));
+  return largest_batch(int64_t(examples.size()), src_len, tgt_len, options);
+}
+
+BatchBound largest_batch(int64_t count, int64_t src_len, int64_t tgt_len,
+                         const BatcherOptions& options) {
+  BatchBound bound;
+  bound.src_len = src_len;
+  bound.tgt_len = tgt_len;
+  bound.rows = std::min<int64_t>(options.max_sentences, count);
   bound.src_tokens = bound.rows * bound.src_len;
   bound.tgt_tokens = bound.rows * bound.tgt_len;
   if (options.max_tokens > 0) {

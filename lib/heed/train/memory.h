@@ -28,6 +28,10 @@ struct BatchBound {
 };
 BatchBound largest_batch(const std::vector<model::Example>& examples,
                          const BatcherOptions& options);
+// The same for `count` examples with sources of up to src_len tokens and targets of up to
+// tgt_len (</s> counted).
+BatchBound largest_batch(int64_t count, int64_t src_len, int64_t tgt_len,
+                         const BatcherOptions& options);
 
 // Bytes of the activations a teacher-forced update keeps for its backward pass on a batch within
 // the bound:

@@ -22,6 +22,8 @@
 #include "heed/model/model_file.h"
 #include "heed/model/seq2seq.h"
 #include "heed/model/serialize.h"
+#include "heed/model/tokenizer_record.h"
+#include "heed/onednn/context.h"
 #include "heed/train/communicator.h"
 #include "heed/train/corpus.h"
 #include "heed/train/memory.h"
@@ -68,7 +70,12 @@ std::unique_ptr<model::Seq2Seq> build_model(const model::ModelConfig& config,
         limit.max_values);
   }
   auto model = std::make_unique<model::Seq2Seq>(config, train.precision, std::move(limit));
-  const BatchBound batch = largest_batch(data.train, train.batching);
+  BatchBound batch = largest_batch(data.train, train.batching);
+  if (data.dropout) {
+    // Each epoch segments afresh: a side may be as long as --max-length (bpe_dropout.h).
+    batch = largest_batch(int64_t(data.train.size()), train.max_length, train.max_length + 1,
+                          train.batching);
+  }
   const double parameters = kTrainingBytesPerParameter * double(model->parameters().numel());
   const double activations = activation_bytes(model->config(), model->attention(), batch);
   spdlog::info("memory: about {:.1f} MiB (parameters and optimizer {:.1f}, activations {:.1f})",
@@ -102,6 +109,8 @@ class Trainer {
 
  private:
   TrainResult run_training();
+  // With BPE-dropout, the training pairs segmented for state_.epoch (as every run segments it).
+  void segment_epoch();
   void start();  // data, model, optimizer, schedule, and the checkpoint's state with --resume
   void step(const std::vector<size_t>& global_batch);
   // Returns true when early stopping says stop.
@@ -556,6 +565,17 @@ void Trainer::step(const std::vector<size_t>& global_batch) {
   tokens_trained_ += double(result.sums.tokens);
 }
 
+void Trainer::segment_epoch() {
+  if (!data_.dropout) return;
+  long long plain_kept = 0;
+  data_.train = data_.dropout->epoch(state_.epoch, data_.src_vocab, data_.tgt_vocab,
+                                     onednn::threads(), &plain_kept);
+  spdlog::info(
+      "[bpe-dropout] epoch {}: {} pairs segmented afresh, {} sides over --max-length {} "
+      "kept their plain segmentation",
+      state_.epoch + 1, data_.train.size(), plain_kept, config_.max_length);
+}
+
 double Trainer::fraction_done(size_t plan_size) const {
   double f = 0;
   if (config_.max_steps > 0) f = std::max(f, double(state_.step) / double(config_.max_steps));
@@ -598,6 +618,7 @@ TrainResult Trainer::run_training() {
       reason = "max-epochs";
       break;
     }
+    segment_epoch();
     const std::vector<std::vector<size_t>> plan =
         plan_epoch(data_.train, config_.batching, config_.seed, state_.epoch);
     while (state_.next_batch < int64_t(plan.size())) {
@@ -705,6 +726,35 @@ void TrainConfig::validate() {
     throw ConfigError(
         "--overwrite and --resume contradict each other: --resume continues the "
         "run in the directory, --overwrite starts a new one there");
+  }
+  if (!(bpe_dropout >= 0.f && bpe_dropout < 1.f)) {
+    throw ConfigError("--bpe-dropout must be in [0, 1) (0 = off)");
+  }
+  if (bpe_dropout > 0.f) {
+    if (!extra.count(model::kBpeCodesKey)) {
+      throw ConfigError(
+          "--bpe-dropout needs --bpe CODES: the codes it segments the tokenized training text "
+          "with");
+    }
+    if (!src_vocab_file.empty()) {
+      throw ConfigError(
+          "--bpe-dropout builds the vocabularies itself, to hold every token a segmentation with "
+          "dropped merges can give: a vocabulary file (--src-vocab, --tgt-vocab) would map "
+          "some of them to <unk>");
+    }
+    for (const char* option : {"vocab-size", "vocab-min-count"}) {
+      if (given.count(option)) {
+        throw ConfigError(std::string("--") + option +
+                          " does not apply with --bpe-dropout: the vocabularies hold every token "
+                          "a segmentation with dropped merges can give (their size follows from "
+                          "the BPE codes: fewer merges, fewer tokens)");
+      }
+    }
+    if (!guided_alignment.empty()) {
+      throw ConfigError(
+          "--guided-alignment with --bpe-dropout is not supported yet: the links would have to "
+          "follow each epoch's segmentation");
+    }
   }
   if (valid_src.empty()) {
     // Options that act on validation would be ignored without its data.
