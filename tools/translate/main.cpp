@@ -148,6 +148,14 @@ int translate_main(int argc, char** argv) {
       "(model loaded in {:.3f} s)",
       reader.lines_read(), translator.target_tokens(), seconds,
       double(translator.target_tokens()) / std::max(seconds, 1e-9), load_seconds);
+  // What the model's vocabulary lost of the input.
+  const long long source_tokens = translator.source_tokens();
+  spdlog::info(
+      "[translate] source <unk> rate: {:.2f}% ({} of {} input tokens not in the model's "
+      "vocabulary)",
+      source_tokens ? 100.0 * double(translator.unknown_source_tokens()) / double(source_tokens)
+                    : 0.0,
+      translator.unknown_source_tokens(), source_tokens);
   if (!cfg.translation.shortlist.table.empty()) {
     spdlog::info("[translate] shortlist: {:.0f} of {} target words scored per batch on average",
                  translator.mean_shortlist_size(), translator.model().config().tgt_vocab_size);
