@@ -194,6 +194,26 @@ printf 'chat\tcat\t2\n' > "$TMP/lex-bad.tsv"
 expect_exit 65 shortlist-bad-probability -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex-bad.tsv"
 expect_error_line translate shortlist-bad-probability \
   "lex-bad.tsv:1: the probability '2' is not a number in \\[0, 1\\]$"
+# Marian's shortlists (issue 64) are named, with what heed reads and how to convert: its text
+# one ('target source probability', space-separated; NULL entries), line and file named, and the
+# command the message gives makes a table that translates as heed's own; its binary one by the
+# 64-bit number it opens with.
+expect_exit 0 shortlist-reference -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex.tsv" \
+  --shortlist-frequent 10 --shortlist-best 5
+cp "$TMP/out" "$TMP/shortlist.out"
+{ echo "NULL house 0.1"; awk -F'\t' '{ print $2, $1, $3 }' "$TMP/lex.tsv"; } > "$TMP/lex.s2t"
+expect_exit 65 shortlist-marian-text -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex.s2t"
+expect_error_line translate shortlist-marian-text \
+  "lex.s2t:1: space-separated, as Marian's lexical shortlist writes 'target source probability'; heed reads 'source<TAB>target<TAB>probability', the source word first: convert with awk .* > table.tsv$"
+convert=$(sed -n 's/.*: convert with //p' "$TMP/err")
+(cd "$TMP" && eval "$convert") && ok || fail "shortlist-marian-text: the conversion failed: $convert"
+expect_exit 0 shortlist-converted -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/table.tsv" \
+  --shortlist-frequent 10 --shortlist-best 5
+expect_same shortlist-converted-same "$TMP/out" "$TMP/shortlist.out"
+printf '\xf5\x17\x34\x01\xd5\x48\x1a\xf1\x01\x00\x00\x00' > "$TMP/lex.bin"
+expect_exit 65 shortlist-marian-binary -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex.bin"
+expect_error_line translate shortlist-marian-binary \
+  "lex.bin:1: a binary Marian shortlist \\(marian-conv --shortlist\\); heed reads a lexical table of 'source<TAB>target<TAB>probability' text lines: .*heed-align ibm2 --lexical-table$"
 # An empty table is allowed (the frequent words alone) but said on stderr.
 : > "$TMP/lex-empty.tsv"
 expect_exit 0 shortlist-empty -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex-empty.tsv" \
