@@ -212,8 +212,8 @@ TEST_CASE("heatmap: joiners are shown as a square fonts have, tooltips keep them
   CHECK(count(html, "\uFFED") == count(svg, "\uFFED"));  // only in the tooltips
   // Given a way to read tokens as text (heed-align plot: the detokenizer), the sentences use it,
   // escaped; the axes keep the tokens.
-  const std::string page = align::heatmap_html(
-      {pair}, {{}}, "t", [](const std::vector<std::string>& tokens) {
+  const std::string page =
+      align::heatmap_html({pair}, {{}}, "t", [](const std::vector<std::string>& tokens) {
         return tokens.size() == 2 ? std::string("Haus<t>") : std::string("house");
       });
   CHECK(page.find("source: Haus&lt;t&gt;<br/>\ntarget: house</p>") != std::string::npos);
