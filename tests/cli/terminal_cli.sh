@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # On a terminal and only there (issue 64): the long filters draw a progress line on stderr
 # (heed-translate: lines, the file's share, rate and ETA; heed-align extract: pairs and rate;
-# heed-align ibm2: EM updates of how many), and the log's level markers are coloured, unless
-# NO_COLOR is set (no-color.org). In a pipe neither: stderr holds the log lines alone. The
-# terminal is a pseudo-terminal made by util-linux script(1) (skipped, 77, where it is absent).
+# heed-align ibm2: EM updates of how many; heed-score: segments, from 10,000 of them), and the
+# log's level markers are coloured, unless NO_COLOR is set (no-color.org). In a pipe neither:
+# stderr holds the log lines alone. The terminal is a pseudo-terminal made by util-linux
+# script(1) (skipped, 77, where it is absent).
 source "$(dirname "$0")/lib.sh"
 command -v script >/dev/null || { echo "SKIPPED: script(1) (util-linux) not found"; exit 77; }
 
@@ -49,6 +50,19 @@ grep -qE '\] +100% 4 of 4 EM updates' "$TMP/ibm2.tty" && ok ||
   fail "ibm2 on a terminal: no progress: $(tr '\r' '\n' < "$TMP/ibm2.tty" | tail -3)"
 expect_exit 0 ibm2-pipe -- "$BIN/heed-align" ibm2 "$TMP/src" "$TMP/tgt" -o "$TMP/ibm2.links"
 expect_eq ibm2-pipe-stderr "$(wc -c < "$TMP/err")" 0
+
+# heed-score on a large input (10,000 segments and more): the segments scored, of how many.
+for i in $(seq 10000); do echo "the cat $i sat on the mat"; done > "$TMP/ref"
+sed 's/mat/hat/' "$TMP/ref" > "$TMP/hyp"
+on_tty score "$BIN/heed-score" -r "$TMP/ref" --hyp "$TMP/hyp" --threads 1 -o "$TMP/score.tty.out"
+grep -qE '\] +100% 10000 segments, [0-9]+ segments/s' "$TMP/score.tty" && ok ||
+  fail "score on a terminal: no progress: $(tr '\r' '\n' < "$TMP/score.tty" | tail -3)"
+expect_exit 0 score-pipe -- "$BIN/heed-score" -r "$TMP/ref" --hyp "$TMP/hyp" --threads 1
+expect_eq score-pipe-stderr "$(wc -c < "$TMP/err")" 0
+expect_same score-pipe-same "$TMP/out" "$TMP/score.tty.out"
+head -100 "$TMP/ref" > "$TMP/ref100"
+on_tty score-small "$BIN/heed-score" -r "$TMP/ref100" --hyp "$TMP/ref100" -o "$TMP/small.out"
+grep -q 'segments' "$TMP/score-small.tty" && fail "score: a progress line for 100 segments" || ok
 
 # Colour: the level marker of a warning (learn-bpe stopping early) is coloured on a terminal,
 # not with NO_COLOR set, not in a pipe; the text is the same each time.
