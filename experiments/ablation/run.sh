@@ -195,7 +195,7 @@ while [ $# -gt 0 ]; do
     --commit) commit=1 ;;
     --cased) lowercase=0 ;;
     --train|--valid|--test|--src|--tgt|--merges|--configs|--only|--seeds|--updates|--valid-every|\
-    --patience|--lr|--lr-factors|--hidden|--bootstrap|--margin|--stages)
+    --patience|--lr|--lr-factors|--transfer-factors|--hidden|--bootstrap|--margin|--stages)
       [ $# -ge 2 ] || die 64 "$1 needs a value"
       case $1 in
         --train) TRAIN=$2 ;;

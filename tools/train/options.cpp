@@ -11,6 +11,7 @@
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
+#include "heed/model/tokenizer_record.h"
 #include "heed/text/bpe.h"
 
 namespace heed::train_tool {
@@ -44,12 +45,9 @@ std::string checked_bpe_codes(const std::string& path) {
 // new mechanism's options appear here without an edit. Values are checked against the chosen
 // mechanism when the model config is validated.
 void add_attention_options(cli::Group group, TrainCliConfig& cfg) {
-  const auto normalizer = [](const std::string& name) {
-    attention::parse_normalizer(name);
-    return name;
-  };
-  std::string& normalizer_name = cfg.train.model.attention_normalizer;
-  group("attention-normalizer", cli::choice(&normalizer_name, normalizer_name, normalizer),
+  attention::Normalizer& normalizer = cfg.train.model.attention_normalizer;
+  group("attention-normalizer",
+        cli::choice(&normalizer, attention::to_string(normalizer), attention::parse_normalizer),
         "softmax or sparsemax (mechanisms with a normaliser)");
   for (const attention::DeclaredOption& option : attention::declared_options()) {
     const attention::OptionSpec& spec = option.spec;
@@ -277,11 +275,8 @@ bool parse_options(int argc, char** argv, TrainCliConfig& cli_cfg) {
   // raw text); without any of these options the model works on tokens as given.
   if (!cli_cfg.bpe.empty() || cl.given("tokenizer-mode") || cl.given("tokenizer-normalize") ||
       tok.lowercase || tok.case_feature) {
-    cfg.extra["tokenizer_mode"] = std::string(text::to_string(tok.mode));
-    cfg.extra["tokenizer_normalization"] = std::string(text::to_string(tok.normalization));
-    cfg.extra["tokenizer_lowercase"] = tok.lowercase ? "1" : "0";
-    cfg.extra["tokenizer_case_feature"] = tok.case_feature ? "1" : "0";
-    if (!cli_cfg.bpe.empty()) cfg.extra["bpe_codes"] = checked_bpe_codes(cli_cfg.bpe);
+    model::record_tokenizer(
+        {tok, cli_cfg.bpe.empty() ? std::string() : checked_bpe_codes(cli_cfg.bpe)}, cfg.extra);
   }
   cfg.kill_after_step = kill_after_step_from_environment();
   return true;

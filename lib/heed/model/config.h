@@ -28,7 +28,7 @@ struct ModelConfig {
   int embed = 256;                               // embedding width (source and target)
   int hidden = 512;                              // decoder state and encoder output width
   int attention_dim = 0;                         // additive attention width A; 0 = hidden
-  std::string attention_normalizer = "softmax";  // softmax or sparsemax
+  attention::Normalizer attention_normalizer = attention::Normalizer::kSoftmax;
   std::map<std::string, double> attention_options;  // the mechanism's own (--heads, …)
   BridgeType bridge = BridgeType::kDense;           // decoder initial state (bridge.h)
   float dropout = 0.3f;                             // on embeddings, between layers, on outputs

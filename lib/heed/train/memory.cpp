@@ -23,16 +23,17 @@ BatchBound largest_batch(const std::vector<model::Example>& examples,
   return bound;
 }
 
-double activation_bytes(const model::ModelConfig& config, const BatchBound& batch) {
+double activation_bytes(const model::ModelConfig& config,
+                        const attention::ResolvedAttention& attention, const BatchBound& batch) {
   constexpr double kFloat = 4.0;
   const double hidden = double(config.hidden), embed = double(config.embed);
   const double vocab = double(config.tgt_vocab_size);
   const double source = double(batch.src_len);
   const double units = double(config.attention_dim > 0 ? config.attention_dim : config.hidden);
-  // Per target token: each of the batch's source positions has scores and weights (additive:
-  // and its tanh over the attention units).
+  // Per target token: each of the batch's source positions has scores and weights (the additive
+  // family: and its tanh over the attention units).
   const double attention_per_step =
-      config.attention == "additive" ? source * (units + 2.0) : 2.0 * source;
+      attention.traits().keeps_unit_activations ? source * (units + 2.0) : 2.0 * source;
   const double per_target = 3.0 * vocab + 12.0 * hidden * double(config.decoder_layers) +
                             4.0 * hidden + embed + attention_per_step;
   const double per_source =

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "heed/attention/registry.h"
 #include "heed/model/batch.h"
 #include "heed/model/config.h"
 #include "heed/train/batcher.h"
@@ -32,9 +33,11 @@ BatchBound largest_batch(const std::vector<model::Example>& examples,
 // the bound:
 // per target token the output layer's logits, probabilities and their gradient over the
 // vocabulary, the decoder layers' gates and states, the attention's scores and weights (and
-// additive's tanh over every source position and attention unit); per source token the
+// the additive family's tanh over every source position and attention unit:
+// AttentionTraits::keeps_unit_activations); per source token the
 // embeddings, the encoder layers' gates and states, the keys and their projection. A double:
 // absurd sizes give absurd numbers instead of overflowing.
-double activation_bytes(const model::ModelConfig& config, const BatchBound& batch);
+double activation_bytes(const model::ModelConfig& config,
+                        const attention::ResolvedAttention& attention, const BatchBound& batch);
 
 }  // namespace heed::train

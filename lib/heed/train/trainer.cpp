@@ -71,7 +71,7 @@ std::unique_ptr<model::Seq2Seq> build_model(const model::ModelConfig& config,
   auto model = std::make_unique<model::Seq2Seq>(config, train.precision, std::move(limit));
   const BatchBound batch = largest_batch(data.train, train.batching);
   const double parameters = kTrainingBytesPerParameter * double(model->parameters().numel());
-  const double activations = activation_bytes(model->config(), batch);
+  const double activations = activation_bytes(model->config(), model->attention(), batch);
   spdlog::info("memory: about {:.1f} MiB (parameters and optimizer {:.1f}, activations {:.1f})",
                (parameters + activations) / (1 << 20), parameters / (1 << 20),
                activations / (1 << 20));
