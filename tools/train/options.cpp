@@ -70,7 +70,9 @@ cli::ToolInfo tool_info() {
           "Trains an RNN encoder-decoder with attention on tokenized parallel text (one sentence "
           "per line, tokens separated by spaces, usually the output of heed-tokenize --bpe). "
           "Writes DIR/model.heed (the best model) and DIR/checkpoint.heed (the last state, for "
-          "--resume). Ctrl-C saves a checkpoint and exits 130.",
+          "--resume), and DIR/curves.svg (the learning curves, at every validation). Ctrl-C "
+          "saves a checkpoint and exits 130. 'heed-train plot METRICS.tsv...' draws several "
+          "runs' --metrics-file together (heed-train plot --help).",
           LogLevel::kInfo};
 }
 

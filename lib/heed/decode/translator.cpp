@@ -169,6 +169,9 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
       break;
     }
     examples[i].src = source_ids(sources[i]);
+    source_tokens_ += static_cast<long long>(examples[i].src.size());
+    unknown_source_tokens_ +=
+        std::count(examples[i].src.begin(), examples[i].src.end(), text::Vocab::kUnkId);
     nonempty.push_back(i);
   }
   const std::vector<size_t> order = longest_first(nonempty, examples);

@@ -154,6 +154,25 @@ std::vector<Example> to_examples(const Pairs& pairs, const text::Vocab& src,
   }
   return data;
 }
+
+// What the vocabulary loses: the share of the corpus's tokens on one side read as <unk>.
+void report_unknown_rate(const char* side, const std::vector<Example>& data,
+                         std::vector<int32_t> Example::*tokens, const text::Vocab& vocab) {
+  long long total = 0, unknown = 0;
+  for (const Example& example : data) {
+    for (const int32_t id : example.*tokens) unknown += id == text::Vocab::kUnkId;
+    total += static_cast<long long>((example.*tokens).size());
+  }
+  const double percent = total > 0 ? 100.0 * double(unknown) / double(total) : 0.0;
+  spdlog::info("[data] {} <unk> rate: {:.2f}% ({} of {} training tokens, vocabulary {})", side,
+               percent, unknown, total, vocab.size());
+  if (percent > 1.0) {
+    spdlog::warn(
+        "[data] {:.2f}% of the {} training tokens are <unk> at this vocabulary (above 1%): "
+        "raise --vocab-size or lower --vocab-min-count, or apply BPE",
+        percent, side);
+  }
+}
 }  // namespace
 
 TrainingData load_training_data(const TrainConfig& config, const text::Vocab* src_vocab,
@@ -196,6 +215,8 @@ TrainingData load_training_data(const TrainConfig& config, const text::Vocab* sr
   }
   spdlog::info("vocabularies: source {}, target {}", data.src_vocab.size(), data.tgt_vocab.size());
   data.train = to_examples(pairs, data.src_vocab, data.tgt_vocab);
+  report_unknown_rate("source", data.train, &Example::src, data.src_vocab);
+  report_unknown_rate("target", data.train, &Example::tgt, data.tgt_vocab);
   if (data.dropout) {
     spdlog::info(
         "BPE-dropout {}: every epoch segments the training text afresh (a side longer than {} "

@@ -26,6 +26,7 @@
 #include "heed/onednn/context.h"
 #include "heed/train/communicator.h"
 #include "heed/train/corpus.h"
+#include "heed/train/curves.h"
 #include "heed/train/memory.h"
 #include "heed/train/metrics.h"
 #include "heed/train/moving_average.h"
@@ -118,6 +119,10 @@ class Trainer {
   // A metrics row of the updates since the last one, without validation.
   void log_metrics(float lr);
   MetricsRow metrics_row(float lr);
+  // Writes row to the metrics file and keeps it for the curves (in the checkpoint's state).
+  void record(const MetricsRow& row);
+  // DIR/curves.svg from the rows so far, atomically; a failure is said once and training goes on.
+  void draw_curves();
   // Exponential smoothing (TrainConfig::ema_decay): the average follows each update; f runs with
   // the averaged weights in the model (the live ones are put back after).
   void update_average();
@@ -158,6 +163,7 @@ class Trainer {
   std::string checkpoint_path_, model_path_;
   std::unique_ptr<OutputDirLock> lock_;  // rank 0's: one run per output directory
   Window window_;
+  bool curves_failed_ = false;
   int64_t last_saved_ = 0;
   int64_t steps_before_ = 0;  // at the start of this run
   double tokens_trained_ = 0;
@@ -266,14 +272,31 @@ MetricsRow Trainer::metrics_row(float lr) {
   return row;
 }
 
+void Trainer::record(const MetricsRow& row) {
+  metrics_.write(row);
+  state_.curve.push_back(curve_point(row));
+}
+
+void Trainer::draw_curves() {
+  if (!writer_ || curves_failed_) return;
+  const std::string path = (fs::path(config_.output) / kCurvesFileName).string();
+  try {
+    io::write_file_atomically(path, learning_curves_svg({{config_.output, state_.curve}}));
+  } catch (const WriteError& e) {
+    curves_failed_ = true;
+    spdlog::warn("{}; training goes on, without curves", e.what());
+  }
+}
+
 void Trainer::log_metrics(float lr) {
-  metrics_.write(metrics_row(lr));
+  record(metrics_row(lr));
 }
 
 bool Trainer::validate(bool scheduled, float lr) {
   MetricsRow row = metrics_row(lr);
   if (validator_->empty()) {
-    metrics_.write(row);
+    record(row);
+    draw_curves();
     return false;
   }
   std::vector<double> scores(2);
@@ -314,7 +337,8 @@ bool Trainer::validate(bool scheduled, float lr) {
         state_.best_bleu, model_path_);
   }
   for (const std::string& e : events) row.event += (row.event.empty() ? "" : ",") + e;
-  metrics_.write(row);
+  record(row);
+  draw_curves();
   return stop;
 }
 
