@@ -33,7 +33,7 @@ ibm2_gdfa() {
     [ "$r" = rev ] && flag=(--reverse)
     [ -s "$out.$r" ] ||
       "$bin/heed-align" ibm2 --favor-diagonal --optimize-tension --variational-bayes \
-        --threads "$threads" -q "${flag[@]}" "$src" "$tgt" -o "$out.$r"
+        --threads "$threads" --quiet "${flag[@]}" "$src" "$tgt" -o "$out.$r"
   done
   "$bin/heed-align" symmetrize "$out.fwd" "$out.rev" --method grow-diag-final-and -o "$out" -q
 }
