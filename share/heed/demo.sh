@@ -102,5 +102,5 @@ else
       "2 threads: this run has other settings)"
 fi
 log "next, in heed's source tree: a real corpus, Multi30k de-en, BLEU against updates" \
-    "(experiments/multi30k/run.sh), and what each attention mechanism buys at convergence" \
+    "(experiments/multi30k/README.md), and what each attention mechanism buys at convergence" \
     "(docs/ablation.md)"
