@@ -822,6 +822,8 @@ run_one() {  # id family seed lr hidden options...
     else
       rm -f "$dir/metrics.tsv"
     fi
+    # A stop that came after this run was claimed: it does not start (the next call takes it).
+    [ ! -e "$WORK/claims/.stop" ] || die 143 "$unit: not started, the driver is stopping"
     log "$unit: training (${UPDATES} updates at most, hidden $hidden)${resume:+, resumed}"
     local code=0
     "${cmd[@]}" "${resume[@]}" -q || code=$?
@@ -1352,13 +1354,19 @@ if has_stage runs; then
   # runs in the foreground; a background job of a script ignores it) to the driver, stops the
   # others. Their trainings get SIGINT, so that each saves its checkpoint (heed-train's Ctrl-C)
   # and the next call resumes it; a worker between trainings finishes its probes and page, and
-  # the stop file keeps every worker from starting another run.
+  # the stop file keeps every worker from starting another run. Each training is signalled once:
+  # a second SIGINT acts at once (heed-train's second Ctrl-C), and would kill a training that is
+  # still saving its checkpoint when the first worker's exit calls this again.
+  declare -A interrupted=()
   stop_workers() {
     touch "$WORK/claims/.stop"
     local pid child
     for pid in "${workers[@]}"; do
       for child in $(pgrep -P "$pid"); do
-        [[ $(ps -o args= -p "$child") != "$BIN/heed-train "* ]] || kill -INT "$child" 2> /dev/null || true
+        [ -z "${interrupted[$child]:-}" ] || continue
+        [[ $(ps -o args= -p "$child") == "$BIN/heed-train "* ]] || continue
+        interrupted[$child]=1
+        kill -INT "$child" 2> /dev/null || true
       done
     done
   }

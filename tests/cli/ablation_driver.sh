@@ -306,6 +306,9 @@ code=0
 wait "$driver" || code=$?
 expect_eq stop-exit "$code" 143
 expect_eq stop-checkpoints "$(ls "$W3"/runs/*/checkpoint.heed 2>/dev/null | wc -l)" 2
+# Each training stopped by its own graceful stop (one SIGINT each: a second one, sent when the
+# first worker exited, used to kill the other at once, sometimes before its checkpoint).
+expect_eq stop-graceful "$(grep -c 'stopped by signal' "$TMP/stop.err")" 2
 expect_eq stop-no-row "$(tail -n +2 "$R3/runs.tsv" 2>/dev/null | wc -l)" 0
 expect_eq stop-no-new-run "$(grep -c ': training (' "$TMP/stop.err")" 2
 expect_eq stop-message "$(tail -n 1 "$TMP/stop.err")" "ablation: stopped; call the driver again to resume"
