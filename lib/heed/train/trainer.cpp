@@ -804,7 +804,8 @@ void TrainConfig::validate() {
   if (log_every < 0 || keep_models < 0) {
     throw ConfigError("--log-every and --keep-models must not be negative");
   }
-  const attention::ResolvedAttention attention = model.validate();
+  // The model config carries what it resolves: the trainer builds the model from it as it is.
+  const attention::ResolvedAttention& attention = model.validate();
   if (const int64_t limit = model.max_source_length(); limit > 0 && max_length > limit) {
     throw ConfigError("--max-length " + std::to_string(max_length) + " is more than attention '" +
                       attention.name() + "' can score (--max-positions " + std::to_string(limit) +
