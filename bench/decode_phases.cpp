@@ -19,6 +19,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -105,8 +106,10 @@ int run(const Settings& s) {
   decode.min_length = int(s.steps);
   decode.max_length_ratio = 0.001f;
   decode.max_length_offset = int(s.steps);
+  decode.validate();
+  const std::unique_ptr<heed::decode::SearchStrategy> search = heed::decode::make_search(decode);
   auto translate_all = [&] {
-    for (const auto& batch : batches) heed::decode::translate_batch(model, batch, decode);
+    for (const auto& batch : batches) heed::decode::translate_batch(model, batch, decode, *search);
   };
   translate_all();  // warm-up: primitives created, weights packed
 
