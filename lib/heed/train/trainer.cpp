@@ -1,10 +1,8 @@
 #include "heed/train/trainer.h"
 
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -152,7 +150,7 @@ class Trainer {
   const bool writer_;  // rank 0
   TrainingData data_;
   std::unique_ptr<Validator> validator_;
-  MetricsWriter metrics_{writer_ ? config_.metrics_file : std::string()};
+  std::unique_ptr<MetricsWriter> metrics_;  // rank 0's file, opened by start()
   std::unique_ptr<model::Seq2Seq> model_;
   std::unique_ptr<Optimizer> optimizer_;
   std::unique_ptr<LrSchedule> schedule_;
@@ -273,7 +271,7 @@ MetricsRow Trainer::metrics_row(float lr) {
 }
 
 void Trainer::record(const MetricsRow& row) {
-  metrics_.write(row);
+  metrics_->write(row);
   state_.curve.push_back(curve_point(row));
 }
 
@@ -434,6 +432,10 @@ void Trainer::own_output_directory() {
 void Trainer::start() {
   checkpoint_path_ = (fs::path(config_.output) / "checkpoint.heed").string();
   model_path_ = (fs::path(config_.output) / "model.heed").string();
+  // The metrics file is checked and opened first, found now rather than at the first row after
+  // minutes of training; before the lock, since a FIFO's open waits for its reader and a run
+  // waiting so must not hold the directory (cli.train_lock_race).
+  metrics_ = std::make_unique<MetricsWriter>(writer_ ? config_.metrics_file : std::string());
   if (writer_) {
     own_output_directory();
     io::check_writable(checkpoint_path_);
@@ -711,7 +713,7 @@ TrainResult Trainer::run_training() {
   result.run_steps = state_.step - steps_before_;
   result.run_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
   result.communication_seconds = world_.communication_seconds();
-  result.metrics_failure = metrics_.failure();
+  result.metrics_failure = metrics_->failure();
   return result;
 }
 
@@ -843,32 +845,9 @@ void TrainConfig::validate() {
   if (!guided_alignment.empty()) {
     check_counts(train_src.empty() ? train_file : train_src, guided_alignment);
   }
-  if (!metrics_file.empty()) {
-    // Found now rather than at the first row, after minutes of training; opened by the trainer
-    // (a FIFO's open waits for its reader, which must not happen here).
-    if (fs::is_directory(metrics_file)) {
-      throw WriteError(metrics_file + ": cannot write the metrics file (is a directory)");
-    }
-    if (!fs::exists(metrics_file)) {
-      io::check_writable(metrics_file);  // its directory
-    } else if (::access(metrics_file.c_str(), W_OK) != 0) {
-      throw WriteError(metrics_file + ": cannot write the metrics file: " + errno_message(errno));
-    }
-  }
-  // The output directory is made by the step that writes into it (OutputDirLock): here only
-  // whether it can be.
-  fs::path existing = fs::absolute(output);
-  while (!fs::exists(existing) && existing.has_parent_path() &&
-         existing != existing.parent_path()) {
-    existing = existing.parent_path();
-  }
-  if (!fs::is_directory(existing)) {
-    throw WriteError(output + ": cannot create the output directory: '" + existing.string() +
-                     "' is not a directory");
-  }
-  if (::access(existing.c_str(), W_OK) != 0) {
-    throw WriteError(output + ": cannot create the output directory: " + errno_message(errno));
-  }
+  // What a run writes is not looked at here: the metrics file and the output directory are
+  // checked (the directory made) by the steps that write them (MetricsWriter, OutputDirLock),
+  // first thing in training, before any data is read.
 }
 
 LrScheduleConfig TrainConfig::schedule_config() const {

@@ -92,9 +92,12 @@ struct TrainConfig {
   // Testing aid: the process kills itself with SIGKILL right after this update (0 = never).
   int64_t kill_after_step = 0;
 
-  // ConfigError for impossible settings; FileError/WriteError for unreadable inputs or an
-  // unwritable output directory. Completes model (ModelConfig::validate: the canonical attention
-  // name, which --resume compares with the checkpoint's). Cheap: runs before any data is read.
+  // ConfigError for impossible settings; FileError for inputs that are missing or directories
+  // (regular files' line counts are compared; pipes are not read). Completes model
+  // (ModelConfig::validate: the canonical attention name, which --resume compares with the
+  // checkpoint's, and the resolved attention the model is built from). Has no side effects:
+  // what a run writes (the output directory, the metrics file) is made and checked by the steps
+  // that write it. Cheap: runs before any data is read.
   void validate();
   // The schedule with its step budget filled in.
   LrScheduleConfig schedule_config() const;
