@@ -1,3 +1,5 @@
+#include "heed/train/config.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 
 #include "heed/common/error.h"
 #include "heed/model/tokenizer_record.h"
-#include "heed/train/trainer.h"
 
 using namespace heed;
 namespace fs = std::filesystem;
