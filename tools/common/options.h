@@ -50,7 +50,14 @@ struct ToolInfo {
   // The tool declares --threads itself (heed-bench-attn: a list of thread counts to measure);
   // threads() is then every core.
   bool own_threads_option = false;
+  // The program's name when it is not heed-<name>: bench/'s programs (heed_bench_<name>, built
+  // but never installed, so without a man page; bench/phases.h). Empty for the tools.
+  std::string program = {};
 };
+
+// The name a program goes by in --help, --version, its log and its error lines: heed-<name>, or
+// info.program.
+std::string program_name(const ToolInfo& info);
 
 // One option's value: what it binds, how it is checked, its default. Owned until a Group hands
 // it to Boost; made by the functions below.
