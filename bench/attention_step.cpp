@@ -21,10 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "bench_args.h"
+#include "common/run.h"
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
+#include "heed/common/strings.h"
 #include "heed/onednn/context.h"
+#include "phases.h"
 
 namespace {
 
@@ -43,50 +45,72 @@ struct Settings {
   std::vector<std::string> mechanisms;
 };
 
-using heed::bench::parse_count;
+heed::cli::ToolInfo info() {
+  return heed::bench::bench_info(
+      "attention-step", "[options] MECHANISM...",
+      "Times one decoder step of attention (forward, Tq = 1) for each mechanism named, at each "
+      "source length; prints the median microseconds per step (bench/attention_step.cpp, "
+      "docs/benchmarks.md).");
+}
 
-Settings parse(int argc, char** argv) {
-  Settings settings;
-  bool lengths_given = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--", 0) != 0) {
-      settings.mechanisms.push_back(heed::attention::canonical_attention_name(arg));
-      continue;
+// "50,100,200": positive counts.
+std::vector<int64_t> parse_lengths(const std::string& text) {
+  std::vector<int64_t> lengths;
+  for (const std::string& part : heed::split(text, ",")) {
+    char* end = nullptr;
+    const long long value = std::strtoll(part.c_str(), &end, 10);
+    if (part.empty() || *end != '\0' || value < 1) {
+      throw heed::ConfigError("--lengths takes positive integers separated by commas, not '" +
+                              text + "'");
     }
-    if (i + 1 >= argc) throw heed::ConfigError(arg + " needs a value");
-    const std::string value = argv[++i];
-    if (arg == "--batch") {
-      settings.batch = parse_count(arg, value);
-    } else if (arg == "--size") {
-      settings.size = parse_count(arg, value);
-    } else if (arg == "--steps") {
-      settings.steps = parse_count(arg, value);
-    } else if (arg == "--repeats") {
-      settings.repeats = parse_count(arg, value);
-    } else if (arg == "--queries") {
-      settings.queries = parse_count(arg, value);
-    } else if (arg == "--threads") {
-      settings.threads = int(parse_count(arg, value));
-    } else if (arg == "--lengths") {
-      if (!lengths_given) settings.lengths.clear();
-      lengths_given = true;
-      size_t begin = 0;
-      while (begin <= value.size()) {
-        const size_t comma = std::min(value.find(',', begin), value.size());
-        settings.lengths.push_back(parse_count(arg, value.substr(begin, comma - begin)));
-        begin = comma + 1;
-      }
-    } else if (arg == "--opt") {
-      const size_t eq = value.find('=');
-      if (eq == std::string::npos) throw heed::ConfigError("--opt takes NAME=VALUE");
-      settings.options[value.substr(0, eq)] = std::stod(value.substr(eq + 1));
-    } else {
-      throw heed::ConfigError("unknown option " + arg);
-    }
+    lengths.push_back(value);
   }
-  if (settings.mechanisms.empty()) throw heed::ConfigError("name at least one mechanism");
-  return settings;
+  return lengths;
+}
+
+// "window=10": an option of the mechanisms that declare it.
+std::pair<std::string, double> parse_opt(const std::string& text) {
+  const size_t eq = text.find('=');
+  char* end = nullptr;
+  const double value = eq == std::string::npos ? 0 : std::strtod(text.c_str() + eq + 1, &end);
+  if (eq == std::string::npos || eq == 0 || end == text.c_str() + eq + 1 || *end != '\0') {
+    throw heed::ConfigError("--opt takes NAME=VALUE, not '" + text + "'");
+  }
+  return {text.substr(0, eq), value};
+}
+
+// The options; false when the program is done (--help, --print-config).
+bool parse(int argc, char** argv, Settings& settings) {
+  heed::cli::CommandLine cl(info());
+  const heed::cli::Bounds count = heed::cli::at_least(1);
+  std::string lengths = "50,100,200,400,800";
+  std::vector<std::string> opts;
+  // clang-format off
+  cl.group("Measurement")
+      ("batch",     heed::cli::number(&settings.batch, count), "sentences N")
+      ("size",      heed::cli::number(&settings.size, count), "Q = K = A")
+      ("lengths",   heed::cli::checked(&lengths, [](const std::string& v) { parse_lengths(v); }),
+                    "source lengths S, separated by commas")
+      ("steps",     heed::cli::number(&settings.steps, count), "decoder steps T timed per repeat")
+      ("repeats",   heed::cli::number(&settings.repeats, count), "repeats R of T steps")
+      ("queries",   heed::cli::number(&settings.queries, count),
+                    "different random queries taken in turn")
+      ("threads",   heed::cli::number(&settings.threads,
+                                      heed::cli::between(1, heed::cli::kMaxThreads)),
+                    "threads of oneDNN and OpenMP")
+      ("opt",       heed::cli::checked_texts(&opts, [](const std::string& v) { parse_opt(v); }),
+                    "NAME=VALUE: an option of the mechanisms that declare NAME (window=10)")
+      ("mechanism", heed::cli::required_texts(&settings.mechanisms),
+                    "the mechanisms to time (also given as the arguments)");
+  // clang-format on
+  cl.positional("mechanism", -1);
+  if (!cl.parse(argc, argv)) return false;
+  settings.lengths = parse_lengths(lengths);
+  for (const std::string& opt : opts) settings.options.insert(parse_opt(opt));
+  for (std::string& mechanism : settings.mechanisms) {
+    mechanism = heed::attention::canonical_attention_name(mechanism);
+  }
+  return true;
 }
 
 void fill_uniform(Tensor& t, std::mt19937_64& rng, float scale) {
@@ -145,7 +169,8 @@ double step_microseconds(const Settings& settings, const std::string& mechanism,
 }
 
 int run(int argc, char** argv) {
-  const Settings settings = parse(argc, argv);
+  Settings settings;
+  if (!parse(argc, argv, settings)) return 0;
   heed::onednn::set_threads(settings.threads);
   std::printf("# %s\n", heed::onednn::backend_info().summary().c_str());
   std::printf("# N=%lld Q=K=A=%lld, median of %lld x %lld steps (forward, Tq = 1, no weights)\n",
@@ -168,10 +193,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "heed_bench_attention_step: error: %s\n", e.what());
-    return heed::exit_code_for(e);
-  }
+  return heed::cli::run_tool(argc, argv, info(), run);
 }

@@ -201,4 +201,32 @@ status=${PIPESTATUS[0]}
 [ "$status" = 0 ] || [ "$status" = 141 ] && ok || fail "sigpipe: exit $status"
 grep -q 'error' "$TMP/err" && fail "sigpipe: an error line: $(cat "$TMP/err")" || ok
 expect_eq sigpipe-first "$(cut -c1-7 "$TMP/head")" "# cpu: "
+
+# bench/'s programs (built beside the tools, not installed) take their options with the tools'
+# parser: --help, range checks with one error line and exit 64, the phase rows.
+BENCH=$BIN/../bench
+# bench_error PROGRAM NAME PATTERN: stderr is one line "heed_bench_PROGRAM: error: ..." matching.
+bench_error() {
+  if [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "^heed_bench_$1: error: " "$TMP/err" &&
+     grep -qE -- "$3" "$TMP/err"; then ok; else fail "$2: $(head -c 300 "$TMP/err")"; fi
+}
+if [ -x "$BENCH/heed_bench_decode_phases" ]; then
+  for program in attention_step train_phases decode_phases; do
+    expect_exit 0 "bench-$program-help" -- "$BENCH/heed_bench_$program" --help
+    grep -q -- "^Usage: heed_bench_$program " "$TMP/out" && ok || fail "bench-$program-help: no usage line"
+  done
+  expect_exit 64 bench-zero-beam -- "$BENCH/heed_bench_decode_phases" --beam 0
+  bench_error decode_phases bench-zero-beam "option '--beam' must be an integer in \[1, 1000\]"
+  expect_exit 64 bench-no-mechanism -- "$BENCH/heed_bench_attention_step" --steps 1
+  bench_error attention_step bench-no-mechanism "mechanism"
+  expect_exit 64 bench-bad-attention -- "$BENCH/heed_bench_train_phases" --attention nosuch
+  bench_error train_phases bench-bad-attention "unknown attention 'nosuch'"
+  expect_exit 0 bench-decode -- "$BENCH/heed_bench_decode_phases" --attention mlp --threads 1 \
+    --hidden 8 --embed 8 --vocab 20 --beam 2 --batch 2 --sentences 2 --length 3 --steps 2 \
+    --repeats 1 --peak-size 16
+  grep -q '^# model: additive, ' "$TMP/out" && ok || fail "bench-decode: no model line naming additive"
+  expect_eq bench-decode-rows "$(grep -cE $'^(encoder|decoder_rnn|attention|output|other|step)\t' "$TMP/out")" 6
+else
+  echo "bench programs not checked: no $BENCH/heed_bench_decode_phases"
+fi
 finish

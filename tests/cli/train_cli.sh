@@ -159,6 +159,7 @@ expect_last_error_line train metrics-directory "metrics-dir: cannot write the me
 expect_exit 74 metrics-unwritable -- "$T" "${tiny[@]}" -o "$TMP/m2" "${short[@]}" --metrics-file /proc/heed-no/m.tsv
 expect_last_error_line train metrics-unwritable "/proc/heed-no/m.tsv"
 [ -e "$TMP/m1/checkpoint.heed" ] || [ -e "$TMP/m2/checkpoint.heed" ] && fail "metrics: trained first" || ok
+[ -e "$TMP/m1" ] && fail "metrics-directory: left $TMP/m1" || ok
 
 # A full disk (here: the file size limit, with SIGXFSZ ignored so writes fail with EFBIG) is a
 # write error, and the atomic writes leave no partial file.

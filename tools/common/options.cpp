@@ -542,8 +542,12 @@ std::string describe(long double min, long double max, bool min_open, bool max_o
   return text;
 }
 
+std::string program_name(const ToolInfo& info) {
+  return info.program.empty() ? "heed-" + info.name : info.program;
+}
+
 CommandLine::CommandLine(ToolInfo info) : info_(std::move(info)) {
-  common_.log.name = "heed-" + info_.name;
+  common_.log.name = program_name(info_);
   common_.log.level = info_.default_level;
   common_.seed = info_.default_seed;
   const auto switch_without_target = [] {
@@ -627,18 +631,21 @@ bool CommandLine::parse(int argc, char** argv) {
   }
 
   if (values_.count("help")) {
-    std::cout << "Usage: heed-" << info_.name << " " << info_.synopsis << "\n\n"
+    std::cout << "Usage: " << program_name(info_) << " " << info_.synopsis << "\n\n"
               << info_.description << "\n\n";
     if (!info_.subcommands.empty()) {
       std::cout << "Subcommands: " << list_names(info_.subcommands) << " (default "
                 << info_.subcommands.front() << ")\n\n";
     }
     for (const auto& g : groups_) std::cout << g << "\n";
-    std::cout << "See heed-" << info_.name << "(1) for details and examples.\n";
+    // The tools have a man page; bench/'s programs, not installed, say so in their description.
+    if (info_.program.empty()) {
+      std::cout << "See heed-" << info_.name << "(1) for details and examples.\n";
+    }
     return false;
   }
   if (values_.count("version")) {
-    std::cout << "heed-" << info_.name << " " << HEED_VERSION;
+    std::cout << program_name(info_) << " " << HEED_VERSION;
     if (std::string(HEED_GIT_HASH).size()) std::cout << " (" << HEED_GIT_HASH << ")";
     std::cout << "\n";
     return false;

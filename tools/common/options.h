@@ -50,7 +50,14 @@ struct ToolInfo {
   // The tool declares --threads itself (heed-bench-attn: a list of thread counts to measure);
   // threads() is then every core.
   bool own_threads_option = false;
+  // The program's name when it is not heed-<name>: bench/'s programs (heed_bench_<name>, built
+  // but never installed, so without a man page; bench/phases.h). Empty for the tools.
+  std::string program = {};
 };
+
+// The name a program goes by in --help, --version, its log and its error lines: heed-<name>, or
+// info.program.
+std::string program_name(const ToolInfo& info);
 
 // One option's value: what it binds, how it is checked, its default. Owned until a Group hands
 // it to Boost; made by the functions below.
@@ -200,9 +207,11 @@ Value checked_words(std::vector<std::string>* target, const std::string& shown,
 Value choice(std::string* target, std::vector<std::string> names);
 
 // The same for a set that a library owns: parse (model::parse_cell, train::parse_lr_schedule,
-// attention::canonical_attention_name...) refuses a bad name with a ConfigError that lists the
-// names, takes the set's aliases ("mlp", "ppl"), and turns the name into *target's value.
-// default_name is the default as written in --help and --print-config.
+// train::parse_valid_metric...) refuses a bad name with a ConfigError that lists the names,
+// takes the set's aliases ("ppl"), and turns the name into *target's value. default_name is the
+// default as written in --help and --print-config. A name that a library struct resolves itself
+// (heed-train's --attention: ModelConfig::validate resolves the mechanism with its options) is
+// bound with checked() instead, so that it is looked up once there and not again here.
 Value parsed_choice(std::string default_name, std::function<void(const std::string&)> check,
                     std::function<void(const std::string&)> store);
 template <class T, class Parse>

@@ -16,11 +16,12 @@
 #include "heed/common/error.h"
 #include "heed/common/log.h"
 #include "heed/io/line_writer.h"
+#include "options.h"
 
 namespace heed::cli {
 namespace {
 
-int report(const std::string& tool, const std::string& what, int code) {
+int report(const std::string& program, const std::string& what, int code) {
   std::fflush(stdout);
   // One line whatever the message holds (a path with a newline in it): line ends are escaped.
   std::string line;
@@ -33,7 +34,7 @@ int report(const std::string& tool, const std::string& what, int code) {
       line += c;
     }
   }
-  std::fprintf(stderr, "heed-%s: error: %s\n", tool.c_str(), line.c_str());
+  std::fprintf(stderr, "%s: error: %s\n", program.c_str(), line.c_str());
   return code;
 }
 
@@ -79,6 +80,15 @@ void prefer_huge_pages(char** argv) {
 }
 
 int run_tool(int argc, char** argv, const std::string& tool, const ToolMain& body) {
+  ToolInfo info;
+  info.name = tool;
+  return run_tool(argc, argv, info, body);
+}
+
+int run_tool(int argc, char** argv, const ToolInfo& info, const ToolMain& body) {
+  const std::string tool = program_name(info);
+  // Where the options' limits are told: the man page of a tool, --help of bench/'s programs.
+  const std::string limits = info.program.empty() ? tool + "(1)" : tool + " --help";
   hold_closed_standard_streams();
   std::setlocale(LC_ALL, "C");
   std::ios::sync_with_stdio(false);
@@ -105,16 +115,15 @@ int run_tool(int argc, char** argv, const std::string& tool, const ToolMain& bod
     std::fflush(stdout);
     return exit_code_for(e);
   } catch (const boost::program_options::error& e) {
-    return report(tool, std::string(e.what()) + " (see heed-" + tool + " --help)",
+    return report(tool, std::string(e.what()) + " (see " + tool + " --help)",
                   static_cast<int>(ExitCode::kUsage));
   } catch (const std::bad_alloc&) {
     // Reading and translating say what they were doing (OutOfMemory); an allocation anywhere
     // else at least says what ran out.
-    return report(
-        tool,
-        "out of memory (a size too large for this machine? see the options' limits in heed-" +
-            tool + "(1))",
-        static_cast<int>(ExitCode::kOsError));
+    return report(tool,
+                  "out of memory (a size too large for this machine? see the options' limits in " +
+                      limits + ")",
+                  static_cast<int>(ExitCode::kOsError));
   } catch (const std::exception& e) {
     return report(tool, e.what(), exit_code_for(e));
   } catch (...) {

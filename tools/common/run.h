@@ -6,6 +6,8 @@
 
 namespace heed::cli {
 
+struct ToolInfo;  // common/options.h
+
 using ToolMain = std::function<int(int argc, char** argv)>;
 
 // Runs body; on an exception prints "heed-<tool>: error: <what>" to stderr and returns
@@ -14,6 +16,9 @@ using ToolMain = std::function<int(int argc, char** argv)>;
 // way round holds their descriptor, so reading a closed stdin fails (66) as it would closed,
 // and no file the tool opens later becomes its stdin.
 int run_tool(int argc, char** argv, const std::string& tool, const ToolMain& body);
+// The same for a program named by its ToolInfo (program_name: bench/'s programs), whose error
+// lines begin "<program>: error: ".
+int run_tool(int argc, char** argv, const ToolInfo& info, const ToolMain& body);
 
 // glibc (2.35 and later) backs malloc with transparent huge pages only when told so before the
 // program starts (GLIBC_TUNABLES=glibc.malloc.hugetlb=1). Without it a model's weights, oneDNN's

@@ -109,8 +109,8 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cli_cfg) {
                           "plain BPE); 0 = off");
   cli::add_tokenizer_options(cl.group("Data"), &cli_cfg.tokenizer, cli::TokenizerUse::kRecord);
   cl.group("Model")
-      ("attention",        cli::choice(&m.attention, m.attention,
-                                       attention::canonical_attention_name),
+      // Checked as given, kept as written (mlp too): ModelConfig::validate resolves it, once.
+      ("attention",        cli::checked(&m.attention, attention::canonical_attention_name),
                            "attention mechanism: " + join(attention::attention_names(), ", "))
       ("decoder",          cli::choice(&m.decoder, model::to_string(m.decoder),
                                        model::parse_decoder),

@@ -7,7 +7,7 @@
 
 #include "common/options.h"
 #include "heed/text/tokenizer.h"
-#include "heed/train/trainer.h"
+#include "heed/train/config.h"
 
 namespace heed::train_tool {
 

@@ -55,9 +55,9 @@ void add_options(cli::CommandLine& cl, TranslateCliConfig& cfg) {
   cl.group("Translation")
       ("input,i",           cli::text_with_default(&cfg.input), "input file ('-' = stdin)")
       ("output,o",          cli::text_with_default(&cfg.output), "output file ('-' = stdout)")
-      ("beam-size,b",       cli::number(&d.beam_size, cli::between(1, 1000)),
+      ("beam-size,b",       cli::number(&d.beam_size, cli::between(1, decode::kMaxBeamSize)),
                             "beam size (1 = greedy; 1 with --sampling)")
-      ("n-best",            cli::number(&d.n_best, cli::between(1, 1000)),
+      ("n-best",            cli::number(&d.n_best, cli::between(1, decode::kMaxBeamSize)),
                             "write the N best hypotheses per line as 'id ||| hypothesis ||| score'")
       ("batch-size",        cli::number(&t.batch_size, cli::at_least(1)),
                             "sentences decoded together")
@@ -134,7 +134,8 @@ bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {
     throw ConfigError("--temperature needs --sampling");
   }
   if (!cfg.alignment.empty()) parse_alignment(cfg.alignment, translation);
-  translation.validate();
+  // The options as a whole (--n-best within --beam-size, sampling with a beam of 1, …) are
+  // validated once, by the Translator that runs them (TranslationOptions::validate).
   cli::check_precision_supported(cfg.precision);
   // Refused without --shortlist when set to anything but their defaults (which --print-config
   // writes and a replay gives back).

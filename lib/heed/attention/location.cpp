@@ -105,6 +105,9 @@ void register_location() {
   info.options = {OptionSpec{kMaxPositions, true, 100, 1, 4096,
                              "source positions P it can score (weight [P, Q]); a longer source "
                              "sentence is an error"}};
+  info.max_source_length = [](const AttentionConfig& config) {
+    return option_int(config.options, kMaxPositions);
+  };
   info.flops = [](const AttentionShape& shape, const AttentionConfig& config) {
     AttentionFlops flops;  // scores: the query times S rows of W_a [P, Q]
     add_product_flops(flops, shape, shape.source_length, config.query_size, config.key_size);

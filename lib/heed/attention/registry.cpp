@@ -98,7 +98,8 @@ std::vector<DeclaredOption> declared_options() {
 ResolvedAttention::ResolvedAttention(const AttentionInfo& info, AttentionConfig config)
     : info_(&info),
       config_(std::move(config)),
-      context_size_(info.context_size ? info.context_size(config_) : config_.key_size) {}
+      context_size_(info.context_size ? info.context_size(config_) : config_.key_size),
+      max_source_length_(info.max_source_length ? info.max_source_length(config_) : 0) {}
 
 AttentionFlops ResolvedAttention::flops(const AttentionShape& shape) const {
   if (!info_->flops) throw InternalError("attention '" + name() + "' states no FLOP count");

@@ -49,6 +49,9 @@ struct AttentionInfo {
   // Width of the context for a config (the decoders size their inputs with it before building
   // the mechanism); null means key_size.
   std::function<int64_t(const AttentionConfig&)> context_size;
+  // The longest source sentence it can score for a config (location: its --max-positions); null
+  // means any.
+  std::function<int64_t(const AttentionConfig&)> max_source_length;
   // Its FLOPs for a shape and a resolved config (every mechanism has one; a test checks it).
   FlopCounter flops;
   AttentionFactory factory;
@@ -83,6 +86,8 @@ class ResolvedAttention {
   const AttentionConfig& config() const { return config_; }
   // Width C of the context (AttentionInfo::context_size, or key_size).
   int64_t context_size() const { return context_size_; }
+  // The longest source sentence it can score (AttentionInfo::max_source_length); 0 = any.
+  int64_t max_source_length() const { return max_source_length_; }
 
   // AttentionInfo::flops; InternalError when the mechanism states none.
   AttentionFlops flops(const AttentionShape& shape) const;
@@ -97,6 +102,7 @@ class ResolvedAttention {
   const AttentionInfo* info_;  // the registry's entries live as long as the process
   AttentionConfig config_;
   int64_t context_size_;
+  int64_t max_source_length_;
 };
 
 // The mechanism for a name or alias with config's options resolved and its normaliser checked

@@ -59,13 +59,11 @@ StepScorer::Scores ModelScorer::step(const std::vector<int32_t>& parents,
 std::vector<std::vector<Hypothesis>> translate_batch(model::Seq2Seq& model,
                                                      const model::Batch& batch,
                                                      const DecodeConfig& config,
-                                                     const std::vector<int32_t>* shortlist,
-                                                     SearchStrategy* strategy) {
+                                                     SearchStrategy& strategy,
+                                                     const std::vector<int32_t>* shortlist) {
   ModelScorer scorer(model);
   scorer.start(batch, shortlist);
-  const int sentences = static_cast<int>(batch.size);
-  return strategy ? search(scorer, sentences, config, *strategy)
-                  : search(scorer, sentences, config);
+  return search(scorer, static_cast<int>(batch.size), config, strategy);
 }
 
 }  // namespace heed::decode

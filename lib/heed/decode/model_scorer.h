@@ -35,11 +35,11 @@ class ModelScorer : public StepScorer {
   tensor::Tensor out_, log_probs_, weights_;
 };
 
-// search() over a batch (over the shortlist's target ids only, when given) with strategy, or
-// without one the strategy make_search(config, …) gives (sentence s sampling on stream s);
-// hypotheses per sentence, best first.
+// search() over a batch (over the shortlist's target ids only, when given) with the run's
+// strategy (make_search, told the batch's streams) and validated config; hypotheses per
+// sentence, best first.
 std::vector<std::vector<Hypothesis>> translate_batch(
     model::Seq2Seq& model, const model::Batch& batch, const DecodeConfig& config,
-    const std::vector<int32_t>* shortlist = nullptr, SearchStrategy* strategy = nullptr);
+    SearchStrategy& strategy, const std::vector<int32_t>* shortlist = nullptr);
 
 }  // namespace heed::decode

@@ -76,6 +76,9 @@ void add_best_of_row(const float* log_probs, int columns, const int32_t* token_i
 
 void DecodeConfig::validate() const {
   if (beam_size < 1) throw ConfigError("--beam-size must be at least 1");
+  if (beam_size > kMaxBeamSize) {
+    throw ConfigError("--beam-size must be at most " + std::to_string(kMaxBeamSize));
+  }
   if (n_best < 1 || n_best > beam_size)
     throw ConfigError("--n-best must be between 1 and --beam-size");
   if (!(alpha >= 0.0f)) throw ConfigError("--length-penalty must not be negative");
@@ -132,9 +135,14 @@ void BeamSearch::choose(const SentenceStep& step, std::vector<Candidate>& chosen
 
 SamplingSearch::SamplingSearch(const SamplingOptions& options,
                                const std::vector<std::uint64_t>& streams)
-    : sampler_(options) {
+    : sampler_(options), seed_(options.seed) {
+  start_batch(streams);
+}
+
+void SamplingSearch::start_batch(const std::vector<std::uint64_t>& streams) {
+  rngs_.clear();
   rngs_.reserve(streams.size());
-  for (const std::uint64_t stream : streams) rngs_.push_back(make_rng(options.seed, stream));
+  for (const std::uint64_t stream : streams) rngs_.push_back(make_rng(seed_, stream));
 }
 
 void SamplingSearch::choose(const SentenceStep& step, std::vector<Candidate>& chosen) {
@@ -150,23 +158,24 @@ void SamplingSearch::choose(const SentenceStep& step, std::vector<Candidate>& ch
   }
 }
 
-std::unique_ptr<SearchStrategy> make_search(const DecodeConfig& config,
-                                            const std::vector<std::uint64_t>& streams) {
-  if (config.sampling.enabled()) return std::make_unique<SamplingSearch>(config.sampling, streams);
+std::unique_ptr<SearchStrategy> make_search(const DecodeConfig& config) {
+  if (config.sampling.enabled()) return std::make_unique<SamplingSearch>(config.sampling);
   if (config.beam_size == 1) return std::make_unique<GreedySearch>();
   return std::make_unique<BeamSearch>();
 }
 
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
                                             const DecodeConfig& config) {
+  config.validate();
+  const std::unique_ptr<SearchStrategy> strategy = make_search(config);
   std::vector<std::uint64_t> streams(static_cast<size_t>(std::max(0, sentences)));
   std::iota(streams.begin(), streams.end(), std::uint64_t{0});
-  return search(scorer, sentences, config, *make_search(config, streams));
+  strategy->start_batch(streams);
+  return search(scorer, sentences, config, *strategy);
 }
 
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
                                             const DecodeConfig& config, SearchStrategy& strategy) {
-  config.validate();
   const int V = scorer.vocab_size();
   const int32_t eos = scorer.eos_id();
   const bool need_attention = config.keep_attention || config.coverage_penalty > 0.0f;

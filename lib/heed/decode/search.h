@@ -21,8 +21,12 @@ enum class LengthNormalization {
   kAverage,  // log P / |Y|
 };
 
+// The widest beam heed searches with, and so the longest n-best list (heed-translate's
+// --beam-size and --n-best take their range from it).
+inline constexpr int kMaxBeamSize = 1000;
+
 struct DecodeConfig {
-  int beam_size = 5;  // 1 = greedy
+  int beam_size = 5;  // 1 = greedy; at most kMaxBeamSize
   int n_best = 1;     // hypotheses returned per sentence
   LengthNormalization normalization = LengthNormalization::kGnmt;
   float alpha = 0.6f;             // GNMT length penalty exponent
@@ -32,7 +36,9 @@ struct DecodeConfig {
   int min_length = 0;           // </s> not allowed before this many tokens
   bool keep_attention = false;  // keep each hypothesis' attention rows
   SamplingOptions sampling;     // enabled: draw each token at random (beam_size must be 1)
-  // ConfigError for impossible values (n_best > beam_size, non-positive beam, …).
+  // ConfigError for impossible values (a beam outside [1, kMaxBeamSize], n_best > beam_size,
+  // sampling with a beam, …). Once per run, by whoever owns the run's search (Translator,
+  // train::Validator), before the strategy is built: search() itself does not check again.
   void validate() const;
 };
 
@@ -113,6 +119,10 @@ struct SentenceStep {
 class SearchStrategy {
  public:
   virtual ~SearchStrategy() = default;
+  // Before each batch's search: sentence s of the batch is stream streams[s] (heed-translate:
+  // its line number). Only a strategy that draws at random keeps it (SamplingSearch); a strategy
+  // is built once per run (make_search) and told each batch's streams here.
+  virtual void start_batch(const std::vector<std::uint64_t>& streams) { (void)streams; }
   // Appends to `chosen` (empty on entry) the continuations step's sentence takes, at most
   // step.slots, best first: rows of the step, total = prefix[row] + the token's log-probability.
   // At least one when some row has a token it may take.
@@ -132,29 +142,35 @@ class BeamSearch final : public SearchStrategy {
   void choose(const SentenceStep& step, std::vector<Candidate>& chosen) override;
 };
 
-// One token drawn per row (beam size 1: one row) by a Sampler. Sentence s draws from its own
-// generator, make_rng(options.seed, streams[s]), so its draws depend on no other sentence of the
-// batch: given the same scores, not on the batch size or order, nor on the thread count.
+// One token drawn per row (beam size 1: one row) by a Sampler. Sentence s of a batch draws from
+// its own generator, make_rng(options.seed, streams[s]) (start_batch), so its draws depend on no
+// other sentence of the batch: given the same scores, not on the batch size or order, nor on the
+// thread count.
 class SamplingSearch final : public SearchStrategy {
  public:
-  SamplingSearch(const SamplingOptions& options, const std::vector<std::uint64_t>& streams);
+  // streams: the first batch's (start_batch), or none yet.
+  explicit SamplingSearch(const SamplingOptions& options,
+                          const std::vector<std::uint64_t>& streams = {});
+  void start_batch(const std::vector<std::uint64_t>& streams) override;
   void choose(const SentenceStep& step, std::vector<Candidate>& chosen) override;
 
  private:
   Sampler sampler_;
-  std::vector<Rng> rngs_;  // per sentence
+  std::uint64_t seed_;
+  std::vector<Rng> rngs_;  // per sentence of the batch
 };
 
-// The strategy config asks for: sampling when config.sampling is enabled (sentence s of the batch
-// on stream streams[s]; heed-translate gives its line number), greedy for beam size 1, else beam.
-std::unique_ptr<SearchStrategy> make_search(const DecodeConfig& config,
-                                            const std::vector<std::uint64_t>& streams);
+// The strategy a validated config asks for (DecodeConfig::validate): sampling when
+// config.sampling is enabled, greedy for beam size 1, else beam. Built once per run.
+std::unique_ptr<SearchStrategy> make_search(const DecodeConfig& config);
 
 // For each of `sentences` sentences, up to n_best hypotheses, best first, each step's
-// continuations chosen by strategy.
+// continuations chosen by strategy (told the batch's streams already). config is validated
+// (DecodeConfig::validate, once per run): it is not checked again here.
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
                                             const DecodeConfig& config, SearchStrategy& strategy);
-// The same with make_search(config, …), sentence s sampling (if at all) on stream s.
+// One search on its own (tests, a single batch): config validated, make_search(config), sentence
+// s sampling (if at all) on stream s.
 std::vector<std::vector<Hypothesis>> search(StepScorer& scorer, int sentences,
                                             const DecodeConfig& config);
 

@@ -49,7 +49,8 @@ void TranslationOptions::validate() const {
 Translator::Translator(model::ModelFile file, const std::string& path, TranslationOptions options,
                        onednn::Precision precision)
     : options_(std::move(options)), path_(path) {
-  options_.validate();
+  options_.validate();  // once for the run: the search below and every batch take it as it is
+  search_ = make_search(options_.decode);
   if (!options_.alignment.empty()) {
     const align::AlignmentFormat& format = align::alignment_format(options_.alignment);
     alignment_writer_ = format.make();
@@ -191,9 +192,9 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
     for (size_t k = 0; k < members.size(); ++k) {
       line_numbers[k] = static_cast<std::uint64_t>(first_line + static_cast<long long>(members[k]));
     }
-    const std::unique_ptr<SearchStrategy> strategy = make_search(options_.decode, line_numbers);
-    const auto results = translate_batch(*model_, batch, options_.decode,
-                                         shortlist_ ? &candidates : nullptr, strategy.get());
+    search_->start_batch(line_numbers);
+    const auto results = translate_batch(*model_, batch, options_.decode, *search_,
+                                         shortlist_ ? &candidates : nullptr);
     for (size_t k = 0; k < members.size(); ++k) {
       const size_t line = members[k];
       const long long id = first_line - 1 + long(line);  // the n-best lists' sentence number

@@ -35,7 +35,8 @@ struct TranslationOptions {
   align::ExtractOptions links;  // for a links format: argmax or threshold
   bool replace_unk = false;     // <unk> → the most attended source token
   ShortlistOptions shortlist;   // with a table: search scores a lexical shortlist only
-  void validate() const;        // ConfigError
+  // ConfigError; the Translator calls it, once (DecodeConfig::validate among the rest).
+  void validate() const;
 };
 
 class Translator {
@@ -99,6 +100,7 @@ class Translator {
   TranslationOptions options_;
   std::string path_;
   std::unique_ptr<model::Seq2Seq> model_;
+  std::unique_ptr<SearchStrategy> search_;  // options_.decode's, built once
   text::Vocab src_vocab_, tgt_vocab_;
   std::unique_ptr<text::Tokenizer> tokenizer_;                // null: pretokenized
   std::unique_ptr<Shortlist> shortlist_;                      // null: the whole vocabulary

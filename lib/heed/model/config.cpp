@@ -53,7 +53,23 @@ BridgeType parse_bridge(const std::string& name) {
                     "' (expected dense, zero, mean, last or ff-pool)");
 }
 
-attention::ResolvedAttention ModelConfig::validate() {
+namespace {
+
+// The attention's part of config, as validate() hands it to the registry.
+attention::AttentionConfig attention_config(const ModelConfig& config) {
+  attention::AttentionConfig ac;
+  ac.query_size = config.hidden;
+  ac.key_size = config.key_size();
+  ac.attention_dim = config.attention_dim;
+  ac.normalizer = config.attention_normalizer;
+  ac.options = config.attention_options;
+  return ac;
+}
+
+}  // namespace
+
+const attention::ResolvedAttention& ModelConfig::validate() {
+  resolved_.reset();  // a config that fails validation is not validated
   auto positive = [](int value, const char* option) {
     if (value <= 0) throw ConfigError(std::string("--") + option + " must be positive");
   };
@@ -91,13 +107,8 @@ attention::ResolvedAttention ModelConfig::validate() {
     input_feeding = false;
   }
   if (attention.empty()) throw ConfigError("--attention must name a mechanism");
-  attention::AttentionConfig ac;
-  ac.query_size = hidden;
-  ac.key_size = key_size();
-  ac.attention_dim = attention_dim;
-  ac.normalizer = attention_normalizer;
-  ac.options = attention_options;
-  attention::ResolvedAttention resolved = attention::resolve_attention(attention, std::move(ac));
+  attention::ResolvedAttention resolved =
+      attention::resolve_attention(attention, attention_config(*this));
   attention = resolved.name();
   attention_options = resolved.config().options;
   const int64_t output = output_size(resolved);
@@ -112,7 +123,24 @@ attention::ResolvedAttention ModelConfig::validate() {
                   std::to_string(hidden) + "-wide vectors; the embeddings are " +
                   std::to_string(embed) + " wide)");
   }
-  return resolved;
+  resolved_ = std::move(resolved);
+  return *resolved_;
+}
+
+bool ModelConfig::validated() const {
+  if (!resolved_) return false;
+  const attention::AttentionConfig& resolved = resolved_->config();
+  return resolved_->name() == attention && resolved.query_size == hidden &&
+         resolved.key_size == key_size() && resolved.attention_dim == attention_dim &&
+         resolved.normalizer == attention_normalizer && resolved.options == attention_options;
+}
+
+const attention::ResolvedAttention& ModelConfig::resolved_attention() const {
+  if (!validated()) {
+    throw InternalError(resolved_ ? "the model config's attention changed after validate()"
+                                  : "the model config is not validated");
+  }
+  return *resolved_;
 }
 
 int64_t ModelConfig::output_size(const attention::ResolvedAttention& resolved) const {
@@ -199,11 +227,6 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
     throw FormatError(std::string("model config is invalid: ") + e.what());
   }
   return c;
-}
-
-int64_t ModelConfig::max_source_length() const {
-  const auto found = attention_options.find("max-positions");
-  return found == attention_options.end() ? 0 : static_cast<int64_t>(found->second);
 }
 
 std::string ModelConfig::summary() const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "heed/attention/registry.h"
@@ -42,17 +43,25 @@ struct ModelConfig {
 
   // Fills derived values (attention_dim; the mechanism's canonical name and option defaults, so
   // that a model file records every value its network was built with) and rejects impossible
-  // combinations with a sentence naming the option. Throws ConfigError. Returns the attention
-  // resolved from the attention fields: the value a model is built from and carries.
-  attention::ResolvedAttention validate();
+  // combinations with a sentence naming the option. Throws ConfigError. Resolves the attention
+  // from the attention fields once: the config then carries it (resolved_attention()), and the
+  // model built from it, the trainer and the decoders read it there instead of resolving the
+  // name again. Returns it. A field changed afterwards needs validate() again.
+  const attention::ResolvedAttention& validate();
+  // True when validate() has run and the attention fields and sizes are still the ones it
+  // resolved (Seq2Seq validates a config that is not).
+  bool validated() const;
+  // The attention validate() resolved; InternalError when !validated().
+  const attention::ResolvedAttention& resolved_attention() const;
 
   int encoder_direction_size() const { return bidirectional ? hidden / 2 : hidden; }
   int key_size() const { return hidden; }
   // Width of o_t, the vector the output layer projects: hidden, or with the concat decoder the
   // attention's context and the hidden state side by side, context_size() + hidden.
   int64_t output_size(const attention::ResolvedAttention& attention) const;
-  // The longest source sentence the attention can score: location's --max-positions; 0 = any.
-  int64_t max_source_length() const;
+  // The longest source sentence the attention can score (ResolvedAttention::max_source_length:
+  // location's --max-positions); 0 = any. InternalError when !validated().
+  int64_t max_source_length() const { return resolved_attention().max_source_length(); }
 
   // JSON text, stored in the model file's metadata.
   std::string to_json() const;
@@ -61,6 +70,9 @@ struct ModelConfig {
   static ModelConfig from_json(const std::string& text);
   // One line "cell=lstm attention=general ..." for logs.
   std::string summary() const;
+
+ private:
+  std::optional<attention::ResolvedAttention> resolved_;  // by validate()
 };
 
 std::string to_string(CellType cell);

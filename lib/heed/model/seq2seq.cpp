@@ -9,10 +9,11 @@
 namespace heed::model {
 
 Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision, layers::ParameterLimit limit)
-    : config_(std::move(config)), attention_(config_.validate()), precision_(precision) {
+    : config_(std::move(config)), precision_(precision) {
+  if (!config_.validated()) config_.validate();
   store_.limit(std::move(limit));
   encoder_ = std::make_unique<Encoder>(config_, precision, store_);
-  decoder_ = Decoder::make(config_, attention_, precision, store_);
+  decoder_ = Decoder::make(config_, attention(), precision, store_);
   // Tied: the decoder's embedding matrix [V, E = O] is the projection; both uses add their
   // gradients into its one grad tensor.
   const int64_t width = decoder_->output_size();

@@ -30,8 +30,10 @@ struct LossOptions {
 
 class Seq2Seq {
  public:
-  // Validates config (ConfigError) and builds every layer; parameters start at zero. With a
-  // limit, a model that would pass it is refused (ConfigError) before it is allocated.
+  // Builds every layer from config as ModelConfig::validate left it, with the attention it
+  // resolved (a config not validated yet is validated here: ConfigError); parameters start at
+  // zero. With a limit, a model that would pass it is refused (ConfigError) before it is
+  // allocated.
   Seq2Seq(ModelConfig config, onednn::Precision precision = onednn::Precision::kF32,
           layers::ParameterLimit limit = {});
   ~Seq2Seq();
@@ -39,9 +41,9 @@ class Seq2Seq {
   Seq2Seq& operator=(const Seq2Seq&) = delete;
 
   const ModelConfig& config() const { return config_; }
-  // The attention the model was built with, resolved once from the config (its name, traits,
+  // The attention the model was built with, resolved once with its config (its name, traits,
   // options and context width); what the decoder, the decoding and the tools ask of it.
-  const attention::ResolvedAttention& attention() const { return attention_; }
+  const attention::ResolvedAttention& attention() const { return config_.resolved_attention(); }
   onednn::Precision precision() const { return precision_; }
   layers::ParameterStore& parameters() { return store_; }
   const layers::ParameterStore& parameters() const { return store_; }
@@ -62,8 +64,7 @@ class Seq2Seq {
   layers::OutputLayer& output() { return *output_; }
 
  private:
-  ModelConfig config_;
-  attention::ResolvedAttention attention_;
+  ModelConfig config_;  // validated: it carries the attention
   onednn::Precision precision_;
   layers::ParameterStore store_;
   std::unique_ptr<Encoder> encoder_;

@@ -11,7 +11,7 @@
 #include "heed/io/parallel_corpus.h"
 #include "heed/text/input_check.h"
 #include "heed/text/tokenizer.h"
-#include "heed/train/trainer.h"
+#include "heed/train/config.h"
 
 namespace heed::train {
 namespace {

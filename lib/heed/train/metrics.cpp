@@ -8,11 +8,15 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "heed/common/error.h"
+#include "heed/io/line_writer.h"
 
 namespace heed::train {
 namespace {
+
+namespace fs = std::filesystem;
 
 // Blank for NaN (no value), else four decimals.
 std::string optional_number(double value) {
@@ -26,6 +30,14 @@ std::string optional_number(double value) {
 
 MetricsWriter::MetricsWriter(std::string path) : path_(std::move(path)) {
   if (path_.empty()) return;
+  if (fs::is_directory(path_)) {
+    throw WriteError(path_ + ": cannot write the metrics file (is a directory)");
+  }
+  if (!fs::exists(path_)) {
+    io::check_writable(path_);  // its directory
+  } else if (::access(path_.c_str(), W_OK) != 0) {
+    throw WriteError(path_ + ": cannot write the metrics file: " + errno_message(errno));
+  }
   fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
   if (fd_ < 0) {
     throw WriteError(path_ + ": cannot write the metrics file: " + errno_message(errno));

@@ -21,14 +21,18 @@ struct MetricsRow {
   std::string event;
 };
 
-// The file is opened once, for the whole run (a FIFO's reader sees one stream, and waiting for
-// one happens before training). A row that cannot be written (a full disk, /dev/full, a reader
+// The file is opened once, for the whole run, by the trainer's first step (before it takes the
+// output directory): a FIFO's reader sees one stream, and waiting for one happens before
+// training, holding no lock. A row that cannot be written (a full disk, /dev/full, a reader
 // gone) does not stop training, which is the work: it is said once as a warning, no row is
 // written after it, and failure() says why, for the tool to end with a write error as it does
 // for its log file.
 class MetricsWriter {
  public:
-  // An empty path writes nothing. WriteError when the file cannot be opened for appending.
+  // An empty path writes nothing. WriteError when the file cannot be opened for appending:
+  // "PATH: cannot write the metrics file (is a directory)", "cannot write 'PATH': directory
+  // 'DIR': WHY" when it is new and its directory cannot take it, else "PATH: cannot write the
+  // metrics file: WHY".
   explicit MetricsWriter(std::string path);
   ~MetricsWriter();
   MetricsWriter(const MetricsWriter&) = delete;

@@ -50,6 +50,20 @@ std::string holder_pid(int fd) {
 
 OutputDirLock::OutputDirLock(const std::string& dir)
     : dir_(dir), path_((fs::path(dir) / ".lock").string()) {
+  // Whether the directory can be made where it is asked for, said before anything is made: the
+  // nearest part of the path that exists must be a directory this process may write into.
+  fs::path existing = fs::absolute(dir_);
+  while (!fs::exists(existing) && existing.has_parent_path() &&
+         existing != existing.parent_path()) {
+    existing = existing.parent_path();
+  }
+  if (!fs::is_directory(existing)) {
+    throw WriteError(dir_ + ": cannot create the output directory: '" + existing.string() +
+                     "' is not a directory");
+  }
+  if (::access(existing.c_str(), W_OK) != 0) {
+    throw WriteError(dir_ + ": cannot create the output directory: " + errno_message(errno));
+  }
   for (int attempt = 0; attempt < kLockAttempts; ++attempt) {
     std::error_code ec;
     if (fs::create_directories(dir_, ec)) made_dir_ = true;

@@ -16,7 +16,8 @@ namespace heed::train {
 class OutputDirLock {
  public:
   // Makes dir (and its parents) when missing and takes the lock. Busy naming the holder's pid
-  // if another process has it; WriteError if dir cannot be made, or the lock file cannot be made
+  // if another process has it; WriteError if dir cannot be made (the nearest existing part of
+  // the path is not a directory, or not writable), or the lock file cannot be made
   // or is not a regular file of its own (a symbolic link is not followed: in a shared directory
   // it could point at any file this process may write, which the pid would overwrite).
   explicit OutputDirLock(const std::string& dir);

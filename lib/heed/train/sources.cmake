@@ -2,6 +2,7 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/adam.cpp
   ${CMAKE_CURRENT_LIST_DIR}/batcher.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bpe_dropout.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/corpus.cpp
   ${CMAKE_CURRENT_LIST_DIR}/curves.cpp
   ${CMAKE_CURRENT_LIST_DIR}/output_dir.cpp

@@ -1,28 +1,23 @@
 #include "heed/train/trainer.h"
 
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <sstream>
 
-#include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/common/memory.h"
 #include "heed/common/profile.h"
 #include "heed/common/rng.h"
 #include "heed/common/strings.h"
 #include "heed/io/line_writer.h"
-#include "heed/io/parallel_corpus.h"
 #include "heed/model/model_file.h"
 #include "heed/model/seq2seq.h"
 #include "heed/model/serialize.h"
-#include "heed/model/tokenizer_record.h"
 #include "heed/onednn/context.h"
 #include "heed/train/communicator.h"
 #include "heed/train/corpus.h"
@@ -112,7 +107,23 @@ class Trainer {
   TrainResult run_training();
   // With BPE-dropout, the training pairs segmented for state_.epoch (as every run segments it).
   void segment_epoch();
-  void start();  // data, model, optimizer, schedule, and the checkpoint's state with --resume
+  // Everything before the first update, step by step: the outputs, the checkpoint with
+  // --resume, the data, the model, the optimizer and schedule, and the state to continue from.
+  void start();
+  // What the run writes, rank 0: the metrics file opened, the output directory owned, the
+  // checkpoint's place checked.
+  void open_outputs();
+  // With --resume, the checkpoint, checked against its own architecture; null without.
+  std::unique_ptr<model::ModelFile> read_checkpoint() const;
+  // The training and validation data, in the checkpoint's vocabularies when resumed.
+  void load_data(const model::ModelFile* resumed);
+  // The model of config (the command line's, or the checkpoint's) for the data's vocabularies,
+  // refused when it cannot fit or score a validation sentence; params_ over its parameters.
+  void build(model::ModelConfig config);
+  // The checkpoint's weights, optimizer moments, trainer state, schedule, moving average and
+  // dropout stream: where its run stopped.
+  void restore(const model::ModelFile& checkpoint);
+  void restore_average(const model::ModelFile& checkpoint);
   void step(const std::vector<size_t>& global_batch);
   // Returns true when early stopping says stop.
   bool validate(bool scheduled, float lr);
@@ -152,7 +163,7 @@ class Trainer {
   const bool writer_;  // rank 0
   TrainingData data_;
   std::unique_ptr<Validator> validator_;
-  MetricsWriter metrics_{writer_ ? config_.metrics_file : std::string()};
+  std::unique_ptr<MetricsWriter> metrics_;  // rank 0's file, opened by start()
   std::unique_ptr<model::Seq2Seq> model_;
   std::unique_ptr<Optimizer> optimizer_;
   std::unique_ptr<LrSchedule> schedule_;
@@ -273,7 +284,7 @@ MetricsRow Trainer::metrics_row(float lr) {
 }
 
 void Trainer::record(const MetricsRow& row) {
-  metrics_.write(row);
+  metrics_->write(row);
   state_.curve.push_back(curve_point(row));
 }
 
@@ -432,34 +443,69 @@ void Trainer::own_output_directory() {
 }
 
 void Trainer::start() {
+  open_outputs();
+  const std::unique_ptr<model::ModelFile> resumed = read_checkpoint();
+  load_data(resumed.get());
+  build(resumed ? resumed->config : config_.model);
+  optimizer_ = make_optimizer(config_.optimizer);
+  schedule_ = std::make_unique<LrSchedule>(config_.schedule_config());
+  rng_ = make_rng(config_.seed, /*stream=*/3);
+  if (resumed) {
+    restore(*resumed);
+  } else {
+    model_->initialize(config_.seed, config_.init_scale);
+  }
+  if (config_.ema_decay > 0 && average_.empty()) {
+    for (const ParamRef& p : params_) average_.emplace_back(p.value, p.value + p.size);
+  }
+  if (world_.size() > 1) {
+    spdlog::info(
+        "data parallel: {} processes, each takes its share of every batch of up to {} "
+        "sentences",
+        world_.size(), config_.batching.max_sentences);
+  }
+  last_saved_ = steps_before_ = state_.step;
+  elapsed_before_ = state_.elapsed;
+  started_ = Clock::now();
+}
+
+void Trainer::open_outputs() {
   checkpoint_path_ = (fs::path(config_.output) / "checkpoint.heed").string();
   model_path_ = (fs::path(config_.output) / "model.heed").string();
+  // The metrics file is checked and opened first, found now rather than at the first row after
+  // minutes of training; before the lock, since a FIFO's open waits for its reader and a run
+  // waiting so must not hold the directory (cli.train_lock_race).
+  metrics_ = std::make_unique<MetricsWriter>(writer_ ? config_.metrics_file : std::string());
   if (writer_) {
     own_output_directory();
     io::check_writable(checkpoint_path_);
   }
+}
 
-  model::ModelConfig model_config = config_.model;
-  std::unique_ptr<model::ModelFile> resumed;
-  if (config_.resume) {
-    if (!fs::exists(checkpoint_path_)) {
-      throw FileError(checkpoint_path_ + ": no checkpoint to resume from");
-    }
-    resumed = std::make_unique<model::ModelFile>(model::load_model(checkpoint_path_));
-    if (!resumed->extra.count("train_state")) {
-      throw FormatError(checkpoint_path_ + ": not a training checkpoint (no trainer state)");
-    }
-    model::check_architecture(resumed->config, resumed->tensors, checkpoint_path_);
-    model_config = resumed->config;
-    data_ = load_training_data(config_, &resumed->src_vocab, &resumed->tgt_vocab);
-  } else {
-    data_ = load_training_data(config_);
+std::unique_ptr<model::ModelFile> Trainer::read_checkpoint() const {
+  if (!config_.resume) return nullptr;
+  if (!fs::exists(checkpoint_path_)) {
+    throw FileError(checkpoint_path_ + ": no checkpoint to resume from");
   }
+  auto checkpoint = std::make_unique<model::ModelFile>(model::load_model(checkpoint_path_));
+  if (!checkpoint->extra.count("train_state")) {
+    throw FormatError(checkpoint_path_ + ": not a training checkpoint (no trainer state)");
+  }
+  model::check_architecture(checkpoint->config, checkpoint->tensors, checkpoint_path_);
+  return checkpoint;
+}
+
+void Trainer::load_data(const model::ModelFile* resumed) {
+  data_ = resumed ? load_training_data(config_, &resumed->src_vocab, &resumed->tgt_vocab)
+                  : load_training_data(config_);
   validator_ = std::make_unique<Validator>(data_.valid, data_.valid_refs, data_.tgt_vocab,
                                            config_.valid_max_sentences);
-  model_config.src_vocab_size = static_cast<int>(data_.src_vocab.size());
-  model_config.tgt_vocab_size = static_cast<int>(data_.tgt_vocab.size());
-  model_ = build_model(model_config, config_, data_);
+}
+
+void Trainer::build(model::ModelConfig config) {
+  config.src_vocab_size = static_cast<int>(data_.src_vocab.size());
+  config.tgt_vocab_size = static_cast<int>(data_.tgt_vocab.size());
+  model_ = build_model(config, config_, data_);
   // Validation pairs are not length-filtered: one the attention cannot score is refused here,
   // before training, not at the first validation.
   if (const int64_t limit = model_->config().max_source_length(); limit > 0) {
@@ -483,70 +529,54 @@ void Trainer::start() {
   for (layers::Parameter* p : model_->parameters().all()) {
     params_.push_back({p->name, p->value.data(), p->grad.data(), size_t(p->value.numel())});
   }
-  optimizer_ = make_optimizer(config_.optimizer);
-  schedule_ = std::make_unique<LrSchedule>(config_.schedule_config());
-  rng_ = make_rng(config_.seed, /*stream=*/3);
-  if (resumed) {
-    model::read_parameters(resumed->tensors, checkpoint_path_, model_->parameters());
-    model_->weights_changed();
-    optimizer_->load_state(params_, resumed->tensors);
-    state_ = TrainingState::from_text(resumed->extra.at("train_state"), checkpoint_path_);
-    if (!state_.kept_steps_recorded) {
-      // A checkpoint from before the kept models were recorded: the kept models up to its step
-      // count as its run's, as they always did.
-      for (const fs::directory_entry& entry : fs::directory_iterator(config_.output)) {
-        int64_t kept = -1;
-        if (is_run_file(entry.path().filename().string(), &kept) && kept > 0 &&
-            kept <= state_.step) {
-          state_.kept_steps.push_back(kept);
-        }
-      }
-      std::sort(state_.kept_steps.begin(), state_.kept_steps.end());
-    }
-    schedule_->restore(state_.lr_current, state_.lr_best, state_.lr_bad);
-    if (config_.ema_decay > 0) {
-      for (const ParamRef& p : params_) {
-        const std::string name = model::kMovingAveragePrefix + p.name;
-        if (!resumed->tensors.has(name)) {
-          spdlog::warn(
-              "{}: no moving average stored (trained without --exponential-smoothing): it "
-              "starts from the weights at step {}",
-              checkpoint_path_, state_.step);
-          average_.clear();
-          break;
-        }
-        const std::vector<float> values = resumed->tensors.get(name).as_f32();
-        if (values.size() != p.size) {
-          throw FormatError(checkpoint_path_ + ": tensor '" + name + "' does not match '" + p.name +
-                            "'");
-        }
-        average_.push_back(values);
+}
+
+void Trainer::restore(const model::ModelFile& checkpoint) {
+  model::read_parameters(checkpoint.tensors, checkpoint_path_, model_->parameters());
+  model_->weights_changed();
+  optimizer_->load_state(params_, checkpoint.tensors);
+  state_ = TrainingState::from_text(checkpoint.extra.at("train_state"), checkpoint_path_);
+  if (!state_.kept_steps_recorded) {
+    // A checkpoint from before the kept models were recorded: the kept models up to its step
+    // count as its run's, as they always did.
+    for (const fs::directory_entry& entry : fs::directory_iterator(config_.output)) {
+      int64_t kept = -1;
+      if (is_run_file(entry.path().filename().string(), &kept) && kept > 0 && kept <= state_.step) {
+        state_.kept_steps.push_back(kept);
       }
     }
-    std::istringstream rng(state_.rng);
-    rng >> rng_;
-    warn_overridden(model_config);
-    spdlog::info("resumed from {} at step {} (epoch {}){}", checkpoint_path_, state_.step,
-                 state_.epoch + 1,
-                 state_.world_size != world_.size()
-                     ? fmt::format(", written by {} processes, continued by {}", state_.world_size,
-                                   world_.size())
-                     : std::string());
-  } else {
-    model_->initialize(config_.seed, config_.init_scale);
+    std::sort(state_.kept_steps.begin(), state_.kept_steps.end());
   }
-  if (config_.ema_decay > 0 && average_.empty()) {
-    for (const ParamRef& p : params_) average_.emplace_back(p.value, p.value + p.size);
+  schedule_->restore(state_.lr_current, state_.lr_best, state_.lr_bad);
+  if (config_.ema_decay > 0) restore_average(checkpoint);
+  std::istringstream rng(state_.rng);
+  rng >> rng_;
+  warn_overridden(model_->config());
+  spdlog::info(
+      "resumed from {} at step {} (epoch {}){}", checkpoint_path_, state_.step, state_.epoch + 1,
+      state_.world_size != world_.size() ? fmt::format(", written by {} processes, continued by {}",
+                                                       state_.world_size, world_.size())
+                                         : std::string());
+}
+
+void Trainer::restore_average(const model::ModelFile& checkpoint) {
+  for (const ParamRef& p : params_) {
+    const std::string name = model::kMovingAveragePrefix + p.name;
+    if (!checkpoint.tensors.has(name)) {
+      spdlog::warn(
+          "{}: no moving average stored (trained without --exponential-smoothing): it "
+          "starts from the weights at step {}",
+          checkpoint_path_, state_.step);
+      average_.clear();
+      return;
+    }
+    const std::vector<float> values = checkpoint.tensors.get(name).as_f32();
+    if (values.size() != p.size) {
+      throw FormatError(checkpoint_path_ + ": tensor '" + name + "' does not match '" + p.name +
+                        "'");
+    }
+    average_.push_back(values);
   }
-  if (world_.size() > 1) {
-    spdlog::info(
-        "data parallel: {} processes, each takes its share of every batch of up to {} "
-        "sentences",
-        world_.size(), config_.batching.max_sentences);
-  }
-  last_saved_ = steps_before_ = state_.step;
-  elapsed_before_ = state_.elapsed;
-  started_ = Clock::now();
 }
 
 void Trainer::step(const std::vector<size_t>& global_batch) {
@@ -711,180 +741,11 @@ TrainResult Trainer::run_training() {
   result.run_steps = state_.step - steps_before_;
   result.run_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
   result.communication_seconds = world_.communication_seconds();
-  result.metrics_failure = metrics_.failure();
+  result.metrics_failure = metrics_->failure();
   return result;
 }
 
 }  // namespace
-
-void TrainConfig::validate() {
-  const bool two = !train_src.empty() || !train_tgt.empty();
-  if (two == !train_file.empty()) {
-    throw ConfigError("give either --train-src and --train-tgt, or --train");
-  }
-  if (two && (train_src.empty() || train_tgt.empty())) {
-    throw ConfigError("--train-src and --train-tgt go together");
-  }
-  if (valid_src.empty() != valid_tgt.empty()) {
-    throw ConfigError("--valid-src and --valid-tgt go together");
-  }
-  if (src_vocab_file.empty() != tgt_vocab_file.empty()) {
-    throw ConfigError("--src-vocab and --tgt-vocab go together");
-  }
-  if (output.empty()) throw ConfigError("--output DIR is required");
-  if (max_steps < 0 || max_epochs < 0 || time_limit < 0) {
-    throw ConfigError("--max-steps, --max-epochs and --time-limit must not be negative");
-  }
-  if (max_steps == 0 && max_epochs == 0 && time_limit == 0) {
-    throw ConfigError("give at least one of --max-steps, --max-epochs, --time-limit");
-  }
-  if (max_length <= 0) throw ConfigError("--max-length must be positive");
-  if (!(clip_norm >= 0)) throw ConfigError("--clip must not be negative");
-  if (!(label_smoothing >= 0 && label_smoothing < 1)) {
-    throw ConfigError("--label-smoothing must be in [0, 1)");
-  }
-  if (valid_every < 0 || save_every < 0 || patience < 0) {
-    throw ConfigError("--valid-every, --save-every and --patience must not be negative");
-  }
-  if (overwrite && resume) {
-    throw ConfigError(
-        "--overwrite and --resume contradict each other: --resume continues the "
-        "run in the directory, --overwrite starts a new one there");
-  }
-  if (!(bpe_dropout >= 0.f && bpe_dropout < 1.f)) {
-    throw ConfigError("--bpe-dropout must be in [0, 1) (0 = off)");
-  }
-  if (bpe_dropout > 0.f) {
-    if (!extra.count(model::kBpeCodesKey)) {
-      throw ConfigError(
-          "--bpe-dropout needs --bpe CODES: the codes it segments the tokenized training text "
-          "with");
-    }
-    if (!src_vocab_file.empty()) {
-      throw ConfigError(
-          "--bpe-dropout builds the vocabularies itself, to hold every token a segmentation with "
-          "dropped merges can give: a vocabulary file (--src-vocab, --tgt-vocab) would map "
-          "some of them to <unk>");
-    }
-    for (const char* option : {"vocab-size", "vocab-min-count"}) {
-      if (given.count(option)) {
-        throw ConfigError(std::string("--") + option +
-                          " does not apply with --bpe-dropout: the vocabularies hold every token "
-                          "a segmentation with dropped merges can give (their size follows from "
-                          "the BPE codes: fewer merges, fewer tokens)");
-      }
-    }
-    if (!guided_alignment.empty()) {
-      throw ConfigError(
-          "--guided-alignment with --bpe-dropout is not supported yet: the links would have to "
-          "follow each epoch's segmentation");
-    }
-  }
-  if (valid_src.empty()) {
-    // Options that act on validation would be ignored without its data.
-    const TrainConfig defaults;
-    for (const auto& [option, set] :
-         {std::pair{"--patience", patience != defaults.patience},
-          std::pair{"--valid-metric", valid_metric != defaults.valid_metric},
-          std::pair{"--valid-bleu-sentences",
-                    valid_max_sentences != defaults.valid_max_sentences}}) {
-      if (set) {
-        throw ConfigError(std::string(option) +
-                          " acts on validation: give the validation data (--valid-src, "
-                          "--valid-tgt)");
-      }
-    }
-  }
-  batching.validate();
-  optimizer.validate();
-  schedule_config().validate();
-  if (!(ema_decay >= 0.f && ema_decay < 1.f)) {
-    throw ConfigError("--exponential-smoothing must be in [0, 1) (0 = off)");
-  }
-  if (log_every < 0 || keep_models < 0) {
-    throw ConfigError("--log-every and --keep-models must not be negative");
-  }
-  const attention::ResolvedAttention attention = model.validate();
-  if (const int64_t limit = model.max_source_length(); limit > 0 && max_length > limit) {
-    throw ConfigError("--max-length " + std::to_string(max_length) + " is more than attention '" +
-                      attention.name() + "' can score (--max-positions " + std::to_string(limit) +
-                      "): lower --max-length or raise --max-positions");
-  }
-  // Inputs may be pipes (<(zcat corpus.gz)): nothing here reads them, and the trainer reads
-  // every input exactly once.
-  if (!guided_alignment.empty()) {
-    const attention::AttentionTraits& traits = attention.traits();
-    if (!traits.position_weights || !traits.uses_query) {
-      throw ConfigError("--guided-alignment: attention '" + attention.name() +
-                        "' has no weights over source positions per target step to guide");
-    }
-    if (!(guided_alignment_weight > 0.f && std::isfinite(guided_alignment_weight))) {
-      throw ConfigError("--guided-alignment-weight must be a finite number > 0");
-    }
-  }
-  for (const std::string* path : {&train_src, &train_tgt, &train_file, &valid_src, &valid_tgt,
-                                  &src_vocab_file, &tgt_vocab_file, &guided_alignment}) {
-    if (path->empty()) continue;
-    std::error_code error;
-    const fs::file_status status = fs::status(*path, error);
-    if (!fs::exists(status)) throw FileError(*path + ": cannot open (no such file)");
-    if (fs::is_directory(status)) throw FileError(*path + ": cannot open (is a directory)");
-  }
-  // Counting lines takes a pass of its own: only for regular files (the reader itself finds a
-  // pipe that ends before its partner).
-  auto check_counts = [](const std::string& source, const std::string& target) {
-    if (fs::is_regular_file(source) && fs::is_regular_file(target)) {
-      io::check_line_counts(source, target);
-    }
-  };
-  if (!train_src.empty()) check_counts(train_src, train_tgt);
-  if (!valid_src.empty()) check_counts(valid_src, valid_tgt);
-  if (!guided_alignment.empty()) {
-    check_counts(train_src.empty() ? train_file : train_src, guided_alignment);
-  }
-  if (!metrics_file.empty()) {
-    // Found now rather than at the first row, after minutes of training; opened by the trainer
-    // (a FIFO's open waits for its reader, which must not happen here).
-    if (fs::is_directory(metrics_file)) {
-      throw WriteError(metrics_file + ": cannot write the metrics file (is a directory)");
-    }
-    if (!fs::exists(metrics_file)) {
-      io::check_writable(metrics_file);  // its directory
-    } else if (::access(metrics_file.c_str(), W_OK) != 0) {
-      throw WriteError(metrics_file + ": cannot write the metrics file: " + errno_message(errno));
-    }
-  }
-  // The output directory is made by the step that writes into it (OutputDirLock): here only
-  // whether it can be.
-  fs::path existing = fs::absolute(output);
-  while (!fs::exists(existing) && existing.has_parent_path() &&
-         existing != existing.parent_path()) {
-    existing = existing.parent_path();
-  }
-  if (!fs::is_directory(existing)) {
-    throw WriteError(output + ": cannot create the output directory: '" + existing.string() +
-                     "' is not a directory");
-  }
-  if (::access(existing.c_str(), W_OK) != 0) {
-    throw WriteError(output + ": cannot create the output directory: " + errno_message(errno));
-  }
-}
-
-LrScheduleConfig TrainConfig::schedule_config() const {
-  LrScheduleConfig s = schedule;
-  s.total_steps = max_steps;
-  return s;
-}
-
-ValidMetric parse_valid_metric(const std::string& name) {
-  if (name == "perplexity" || name == "ppl") return ValidMetric::kPerplexity;
-  if (name == "bleu") return ValidMetric::kBleu;
-  throw ConfigError("--valid-metric: unknown value '" + name + "' (expected perplexity or bleu)");
-}
-
-std::string to_string(ValidMetric metric) {
-  return metric == ValidMetric::kBleu ? "BLEU" : "perplexity";
-}
 
 TrainResult train(const TrainConfig& config,
                   const std::function<void(const TrainProgress&)>& progress) {

@@ -23,7 +23,12 @@ Validator::Validator(const std::vector<model::Example>& valid,
       references_(references),
       tgt_vocab_(tgt_vocab),
       bleu_sentences_(max_sentences > 0 ? std::min(valid.size(), size_t(max_sentences))
-                                        : valid.size()) {}
+                                        : valid.size()) {
+  greedy_.beam_size = 1;
+  greedy_.normalization = decode::LengthNormalization::kNone;
+  greedy_.validate();
+  search_ = decode::make_search(greedy_);
+}
 
 std::vector<std::vector<size_t>> Validator::batches(size_t count) const {
   std::vector<size_t> order(count);
@@ -54,12 +59,10 @@ ValidationScores Validator::run(model::Seq2Seq& model) const {
   scores.perplexity = std::exp(nll / double(std::max<int64_t>(tokens, 1)));
 
   std::vector<std::string> hyps(bleu_sentences_);
-  decode::DecodeConfig greedy;
-  greedy.beam_size = 1;
-  greedy.normalization = decode::LengthNormalization::kNone;
   const text::Tokenizer detok;
   for (const std::vector<size_t>& idx : batches(bleu_sentences_)) {
-    const auto results = decode::translate_batch(model, model::make_batch(valid_, idx), greedy);
+    const auto results =
+        decode::translate_batch(model, model::make_batch(valid_, idx), greedy_, *search_);
     for (size_t i = 0; i < idx.size(); ++i) {
       std::vector<std::string> words;
       for (int32_t id : results[i].front().tokens) words.push_back(tgt_vocab_.token(id));

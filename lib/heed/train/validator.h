@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "heed/decode/search.h"
 #include "heed/model/batch.h"
 #include "heed/model/seq2seq.h"
 #include "heed/text/vocab.h"
@@ -35,6 +37,8 @@ class Validator {
   const std::vector<std::string>& references_;
   const text::Vocab& tgt_vocab_;
   size_t bleu_sentences_;
+  decode::DecodeConfig greedy_;                     // BLEU's search: greedy, raw scores
+  std::unique_ptr<decode::SearchStrategy> search_;  // greedy_'s, built once
 };
 
 }  // namespace heed::train

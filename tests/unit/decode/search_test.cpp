@@ -149,6 +149,15 @@ TEST_CASE("search: attention rows are kept per token; coverage penalty", "[decod
   CHECK_THROWS_AS(decode::parse_normalization("log"), ConfigError);
 }
 
+TEST_CASE("search: the beam's limit is the config's, not only the tool's", "[decode][fast]") {
+  DecodeConfig widest = plain(decode::kMaxBeamSize);
+  widest.n_best = decode::kMaxBeamSize;
+  CHECK_NOTHROW(widest.validate());
+  DecodeConfig wider = plain(decode::kMaxBeamSize + 1);
+  CHECK_THROWS_WITH(wider.validate(), "--beam-size must be at most 1000");
+  CHECK_THROWS_WITH(plain(0).validate(), "--beam-size must be at least 1");
+}
+
 // The per-row top-n scan (it skips 64-column blocks that cannot enter) against a plain sort, on
 // rows of every width around the block size, with ties, an excluded token and a shortlist's ids.
 TEST_CASE("search: the best continuations of a row are those of a full sort", "[decode][fast]") {
@@ -227,11 +236,9 @@ std::vector<int32_t> tokens_of(const std::vector<std::vector<decode::Hypothesis>
 }  // namespace
 
 TEST_CASE("search: make_search follows the configuration", "[decode][sampling][fast]") {
-  const std::vector<std::uint64_t> streams = {0};
-  CHECK(dynamic_cast<decode::GreedySearch*>(decode::make_search(plain(1), streams).get()));
-  CHECK(dynamic_cast<decode::BeamSearch*>(decode::make_search(plain(4), streams).get()));
-  CHECK(dynamic_cast<decode::SamplingSearch*>(
-      decode::make_search(sampling("topk:3"), streams).get()));
+  CHECK(dynamic_cast<decode::GreedySearch*>(decode::make_search(plain(1)).get()));
+  CHECK(dynamic_cast<decode::BeamSearch*>(decode::make_search(plain(4)).get()));
+  CHECK(dynamic_cast<decode::SamplingSearch*>(decode::make_search(sampling("topk:3")).get()));
   // Sampling draws one hypothesis: with a beam it is refused, naming both options.
   DecodeConfig beam = sampling("full");
   beam.beam_size = 5;
@@ -276,6 +283,31 @@ TEST_CASE("search: a sentence's draws depend on its stream, not on its batch",
     CHECK(tokens_of(decode::search(alone_scorer, 1, config, alone_strategy), 0) ==
           tokens_of(batch, s));
   }
+}
+
+TEST_CASE("search: one strategy serves a run's batches, each on its streams",
+          "[decode][sampling][fast]") {
+  // As the Translator runs it: built once, told each batch's streams (line numbers) before it.
+  const DecodeConfig config = sampling("topk:2", 42);
+  const std::unique_ptr<decode::SearchStrategy> run = decode::make_search(config);
+  std::vector<std::vector<int32_t>> batched;
+  for (const std::vector<std::uint64_t>& streams :
+       std::vector<std::vector<std::uint64_t>>{{10, 11}, {12}}) {
+    ScriptedScorer scorer(uniform_abc, std::vector<int>(streams.size(), 5));
+    run->start_batch(streams);
+    const auto result = decode::search(scorer, int(streams.size()), config, *run);
+    for (size_t s = 0; s < streams.size(); ++s) batched.push_back(tokens_of(result, s));
+  }
+  for (std::uint64_t line = 10; line <= 12; ++line) {
+    ScriptedScorer alone(uniform_abc, {5});
+    decode::SamplingSearch strategy(config.sampling, {line});
+    INFO("stream " << line);
+    CHECK(tokens_of(decode::search(alone, 1, config, strategy), 0) == batched[line - 10]);
+  }
+  // Without the batch's streams a strategy that draws cannot choose: a bug, said.
+  decode::SamplingSearch untold(config.sampling);
+  ScriptedScorer scorer(uniform_abc, {5});
+  CHECK_THROWS_AS(decode::search(scorer, 1, config, untold), InternalError);
 }
 
 TEST_CASE("search: sampled tokens stay in the top-k and the nucleus", "[decode][sampling][fast]") {

@@ -217,3 +217,38 @@ TEST_CASE("model config: a model file without the issue-32 options gets their de
   c.attention_options.clear();
   CHECK(without(c, "{\"learn-temperature\":0.0}", "{}").at("learn-temperature") == 0);
 }
+
+TEST_CASE("model config: validate resolves the attention once and the config carries it",
+          "[model][fast]") {
+  ModelConfig c;
+  c.attention = "mlp";  // as heed-train's --attention keeps it: resolved here, not in the binder
+  c.hidden = 16;
+  c.src_vocab_size = c.tgt_vocab_size = 50;
+  CHECK_FALSE(c.validated());
+  CHECK_THROWS_AS(c.resolved_attention(), InternalError);
+  c.validate();
+  REQUIRE(c.validated());
+  CHECK(c.attention == "additive");
+  CHECK(c.resolved_attention().name() == "additive");
+  CHECK(c.resolved_attention().config().query_size == 16);
+  CHECK(c.max_source_length() == 0);  // additive scores any length
+  // Copies carry it (a model file's config, the trainer's); a changed size or option does not.
+  const ModelConfig copy = c;
+  CHECK(copy.validated());
+  c.hidden = 32;
+  CHECK_FALSE(c.validated());
+  CHECK_THROWS_AS(c.resolved_attention(), InternalError);
+  c.validate();
+  CHECK(c.resolved_attention().config().query_size == 32);
+  // A config that fails validation is not validated, whatever it was before.
+  c.dropout = 2.f;
+  CHECK_THROWS_AS(c.validate(), ConfigError);
+  CHECK_FALSE(c.validated());
+  // The longest source the attention scores is the registry's (location: --max-positions).
+  c.dropout = 0.f;
+  c.attention = "location";
+  c.attention_options = {{"max-positions", 37}};
+  c.validate();
+  CHECK(c.max_source_length() == 37);
+  CHECK(ModelConfig::from_json(c.to_json()).max_source_length() == 37);
+}

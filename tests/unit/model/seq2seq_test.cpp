@@ -509,3 +509,23 @@ TEST_CASE("seq2seq: general --identity-init starts W_a at the identity, the scor
     CHECK(identity.loss(batch, eval, rng).loss == Approx(dot.loss(batch, eval, rng).loss));
   }
 }
+
+TEST_CASE("seq2seq: built from a validated config, with the attention it carries",
+          "[model][fast]") {
+  ModelConfig c =
+      tiny_config("mlp", heed::model::DecoderType::kLuong, true, heed::model::CellType::kLstm);
+  // Not validated yet: the model validates it (and refuses it as validate would).
+  const Seq2Seq fresh(c);
+  CHECK(fresh.config().validated());
+  CHECK(fresh.attention().name() == "additive");
+  c.validate();
+  const Seq2Seq built(c);
+  CHECK(built.attention().name() == "additive");
+  CHECK(built.attention().config().query_size == 6);
+  // Changed after validate(): the attention is resolved again for the new sizes.
+  c.hidden = 8;
+  const Seq2Seq wider(c);
+  CHECK(wider.attention().config().query_size == 8);
+  c.dropout = 1.5f;
+  CHECK_THROWS_AS(Seq2Seq(c), heed::ConfigError);
+}

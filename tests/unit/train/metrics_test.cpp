@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <string>
 
 #include "heed/common/error.h"
 #include "support/files.h"
@@ -52,4 +54,18 @@ TEST_CASE("metrics: a row that cannot be written is a failure to report, not an 
   CHECK(writer.failure() == "cannot write the metrics file '/dev/full': No space left on device");
   test::TempDir dir;
   CHECK_THROWS_AS(train::MetricsWriter(dir.path("no/such/dir/m.tsv")), WriteError);
+}
+
+TEST_CASE("metrics: a file that cannot be written is refused when it is opened, saying why",
+          "[train][fast]") {
+  // heed-train opens it first thing in training (TrainConfig::validate does not look at it).
+  test::TempDir dir;
+  const std::string folder = dir.path("metrics");
+  std::filesystem::create_directories(folder);
+  CHECK_THROWS_WITH(train::MetricsWriter(folder),
+                    folder + ": cannot write the metrics file (is a directory)");
+  const std::string lost = dir.path("missing-dir/m.tsv");
+  CHECK_THROWS_WITH(train::MetricsWriter(lost),
+                    Catch::Matchers::StartsWith("cannot write '" + lost + "': directory '"));
+  CHECK_NOTHROW(train::MetricsWriter(dir.path("m.tsv")));
 }

@@ -111,3 +111,14 @@ TEST_CASE("output_dir: the run's files, and only their temporaries are stale", "
   CHECK(fs::exists(dir.path("corpus.txt.tmp-AbC123")));
   CHECK(fs::exists(dir.path("model.heed.tmp-short")));
 }
+
+TEST_CASE("output_dir: a directory that cannot be made is refused before anything is made",
+          "[train][fast]") {
+  // The check heed-train made in TrainConfig::validate, now where the directory is made.
+  TempDir dir;
+  const std::string file = write_file(dir.path("file"), "not a directory\n");
+  const std::string under = dir.path("file/run/deeper");
+  CHECK_THROWS_WITH(train::OutputDirLock(under), under + ": cannot create the output directory: '" +
+                                                     file + "' is not a directory");
+  CHECK(read_file(file) == "not a directory\n");
+}
