@@ -14,10 +14,11 @@
 #   - the copy is made a git repository of its own (src/CMakeLists.txt reads .git/logs/HEAD);
 #   - -Werror is dropped from intgemm's add_compile_options and Marian's ALL_WARNINGS (GCC 12
 #     warns inside its own AVX-512 headers).
-# The binaries marian, marian-decoder and marian-vocab land in BUILD_DIR; BUILD_DIR/build-info.txt
+# The binaries marian, marian-decoder, marian-vocab and marian-conv (the int8 model conversion,
+# --gemm-type intgemm8) land in BUILD_DIR; BUILD_DIR/build-info.txt
 # records both commits (and the intgemm commit Marian pins, when it differs), the compiler, the
 # cmake options and the CPU (Marian builds with -march=native: its binaries are this CPU's).
-# Re-running skips a finished build (the three binaries and build-info.txt present); FORCE=1
+# Re-running skips a finished build (the four binaries and build-info.txt present); FORCE=1
 # rebuilds. Environment: JOBS (1), NICE (19).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,8 +39,10 @@ NICE=${NICE:-19}
 case "$COPY/" in "$root"/*) die 64 "COPY_DIR $COPY is inside heed's tree: build Marian outside it" ;; esac
 case "$BUILD/" in "$root"/*) die 64 "BUILD_DIR $BUILD is inside heed's tree: build Marian outside it" ;; esac
 
-if [ "${FORCE:-0}" != 1 ] && [ -x "$BUILD/marian" ] && [ -x "$BUILD/marian-decoder" ] &&
-   [ -x "$BUILD/marian-vocab" ] && [ -s "$BUILD/build-info.txt" ]; then
+binaries=(marian marian-decoder marian-vocab marian-conv)
+built=1
+for b in "${binaries[@]}"; do [ -x "$BUILD/$b" ] || built=0; done
+if [ "${FORCE:-0}" != 1 ] && [ "$built" = 1 ] && [ -s "$BUILD/build-info.txt" ]; then
   heed_log "marian already built in $BUILD (FORCE=1 rebuilds)"
   exit 0
 fi
@@ -127,12 +130,15 @@ mkdir -p "$BUILD"
 heed_log "configuring marian in $BUILD"
 cmake -S "$COPY" -B "$BUILD" "${cmake_options[@]}" > "$BUILD/cmake.log" 2>&1 ||
   die 70 "cmake failed: $(grep -m1 -i 'error' "$BUILD/cmake.log" || tail -n 1 "$BUILD/cmake.log") (log: $BUILD/cmake.log)"
-heed_log "building marian_train marian_decoder marian_vocab (nice $NICE, -j$JOBS; log: $BUILD/build.log)"
+heed_log "building marian_train marian_decoder marian_vocab marian_conv (nice $NICE, -j$JOBS; log: $BUILD/build.log)"
 start=$(date +%s)
-nice -n "$NICE" cmake --build "$BUILD" -j "$JOBS" --target marian_train marian_decoder marian_vocab > "$BUILD/build.log" 2>&1 ||
+nice -n "$NICE" cmake --build "$BUILD" -j "$JOBS" --target marian_train marian_decoder marian_vocab marian_conv >> "$BUILD/build.log" 2>&1 ||
   die 70 "build failed: $(grep -m1 'error' "$BUILD/build.log" || tail -n 1 "$BUILD/build.log") (log: $BUILD/build.log)"
-minutes=$(( ($(date +%s) - start + 59) / 60 ))
-for b in marian marian-decoder marian-vocab; do [ -x "$BUILD/$b" ] || die 70 "$BUILD/$b was not built"; done
+# A resumed or extended build adds its time to the earlier runs' (BUILD_DIR/build-seconds).
+seconds=$(( $(date +%s) - start + $(cat "$BUILD/build-seconds" 2>/dev/null || echo 0) ))
+echo "$seconds" > "$BUILD/build-seconds"
+minutes=$(( (seconds + 59) / 60 ))
+for b in "${binaries[@]}"; do [ -x "$BUILD/$b" ] || die 70 "$BUILD/$b was not built"; done
 
 {
   echo "# Marian CPU-only build for heed's bench/marian_side_by_side.sh ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
@@ -150,7 +156,7 @@ for b in marian marian-decoder marian-vocab; do [ -x "$BUILD/$b" ] || die 70 "$B
   echo "build_arch: $(grep -m1 -o 'BUILD_ARCH:[A-Z]*=.*' "$BUILD/CMakeCache.txt" || echo unknown)"
   echo "compiler: $(c++ --version | head -n 1)"
   echo "blas: $(sed -n 's/^-- CBLAS library found: //p' "$BUILD/cmake.log" | head -n 1)"
-  echo "build_minutes: $minutes (nice $NICE, -j$JOBS, on $(nproc) cores)"
+  echo "build_minutes: $minutes (all runs of this script on BUILD_DIR; the last: nice $NICE, -j$JOBS, on $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
   echo "cpu_isa: $(grep -m1 '^flags' /proc/cpuinfo | grep -oE 'avx512[a-z_0-9]*|amx[a-z_0-9]*|avx2|avx_vnni|fma|sse4_2' | sort -u | tr '\n' ' ')"
   echo "lscpu_flags: $(lscpu | sed -n 's/^Flags: *//p')"
