@@ -132,26 +132,28 @@ def quality_section(folder):
     out = []
     if "QUICK" in meta:
         out.append("**QUICK run: a test of the pipeline, not a result.**\n")
-    for key in ("updates", "marian options"):
+    for key in ("date", "cpu", "heed", "marian", "updates", "marian options"):
         if key in meta:
             out.append(f"- {key}: {meta[key]}")
     out += ["", "test2016 BLEU (lowercased) per budget, mean ± standard deviation over seeds; minutes are wall clock:", "",
             "| budget | system | seeds | updates | minutes | best val ppl | greedy | beam 5 |",
             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
 
-    def ms(values):
+    def ms(values, digits=2):
         values = [float(v) for v in values if v not in ("", "-")]
         if not values:
             return "—"
-        return f"{values[0]:.2f}" if len(values) == 1 else f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
+        if len(values) == 1:
+            return f"{values[0]:,.{digits}f}"
+        return f"{statistics.mean(values):,.{digits}f} ± {statistics.stdev(values):,.{digits}f}"
 
     for mode in ("updates", "minutes"):
         for system in ("marian", "heed-marian-like", "heed-recipe"):
             group = [r for r in rows if r["mode"] == mode and r["system"] == system]
             if not group:
                 continue
-            out.append(f"| {mode} | {NAMES[system]} | {len(group)} | {ms(r['updates'] for r in group)} | "
-                       f"{ms(r['minutes'] for r in group)} | {ms(r['best_val_ppl'] for r in group)} | "
+            out.append(f"| {mode} | {NAMES[system]} | {len(group)} | {ms((r['updates'] for r in group), 0)} | "
+                       f"{ms((r['minutes'] for r in group), 1)} | {ms(r['best_val_ppl'] for r in group)} | "
                        f"{ms(r['test2016_greedy'] for r in group)} | {ms(r['test2016_beam5'] for r in group)} |")
     for path in sorted(folder.glob("compare-*.tsv")):
         text = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
