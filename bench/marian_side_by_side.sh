@@ -125,7 +125,11 @@ train_once() {  # ROUND SYSTEM SETTING
       --learn-rate 0.001 --clip-norm 5 --dropout-rnn 0 --label-smoothing 0 --max-length 100 \
       --cpu-threads "$THREADS" --workspace 2048 --seed 1 --log "$dir/train.log" \
       > /dev/null 2> "$dir/stderr" || die 70 "marian training failed: $(tail -n 1 "$dir/stderr")"
-    tps=$(heed_median $(marian_words_per_s "$dir/train.log" | tail -n +2))
+    local windows
+    windows=$(marian_words_per_s "$dir/train.log" | tail -n +2)
+    [ -n "$windows" ] || die 70 "marian training: no words/s window after the first in $dir/train.log"
+    # shellcheck disable=SC2086
+    tps=$(heed_median $windows)
   else
     local options
     mapfile -t options < <(heed_model_options "$system")
@@ -135,6 +139,8 @@ train_once() {  # ROUND SYSTEM SETTING
       --lr 0.001 --lr-schedule constant --clip 5 --dropout 0 --label-smoothing 0 \
       --precision "$setting" --threads "$THREADS" --seed 1 --metrics-file "$dir/metrics.tsv" \
       -o "$dir/run" -q 2> "$dir/stderr" || die 70 "heed-train failed: $(tail -n 1 "$dir/stderr")"
+    [ "$(awk 'END { print NR }' "$dir/metrics.tsv")" -ge 3 ] ||
+      die 70 "heed-train: no window after the first in $dir/metrics.tsv"
     tps=$(heed_window_tokens "$dir/metrics.tsv")
   fi
   IFS=$'\t' read -r secs rss < "$dir/time"

@@ -195,8 +195,8 @@ done
   [ "$QUICK" = 1 ] && echo "# QUICK: a test of the pipeline, not a result"
   cat "$rows"
 } > "$RESULTS/rows.tsv"
-set -- $SEEDS
-if [ $# -ge 2 ]; then
+read -r -a seeds <<< "$SEEDS"
+if [ "${#seeds[@]}" -ge 2 ]; then
   for mode in $MODES; do
     for beam in 1 5; do
       args=()
