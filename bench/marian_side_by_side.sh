@@ -93,11 +93,15 @@ done_already() {  # ROUND PART SYSTEM SETTING CASE
   awk -F'\t' -v r="$1" -v p="$2" -v s="$3" -v g="$4" -v c="$5" \
     '$1 == r && $2 == p && $3 == s && $4 == g && $5 == c { f = 1 } END { exit !f }' "$raw"
 }
-# measured TIMES_FILE CMD...: runs CMD under GNU time (elapsed seconds and maximum RSS in KiB,
-# the figures time -v prints as "Elapsed" and "Maximum resident set size").
+# measured TIMES_FILE CMD...: runs CMD, writes its wall seconds (to the nanosecond: GNU time's
+# %e has only hundredths) and its maximum RSS in KiB (GNU time's, the "Maximum resident set
+# size" of time -v) to TIMES_FILE.
 measured() {
-  local times=$1; shift
-  /usr/bin/time -f '%e\t%M' -o "$times" "$@"
+  local times=$1 start end; shift
+  start=$(date +%s.%N)
+  /usr/bin/time -f '%M' -o "$times.rss" "$@" || return
+  end=$(date +%s.%N)
+  printf '%s\t%s\n' "$(echo "$end - $start" | bc -l)" "$(tail -n 1 "$times.rss")" > "$times"
 }
 
 heed_model_options() {  # SYSTEM
