@@ -122,7 +122,7 @@ train_once() {  # ROUND SYSTEM SETTING
   rm -rf "$dir"; mkdir -p "$dir"
   echo "marian_side_by_side: round $round: training $system ($setting, $UPDATES updates)" >&2
   if [ "$system" = marian ]; then
-    OPENBLAS_NUM_THREADS=1 measured "$dir/time" "$MARIAN/marian" "${MARIAN_ARCH[@]}" \
+    OPENBLAS_NUM_THREADS=1 measured "$dir/time" "$MARIAN/marian" "${MARIAN_ARCH[@]}" $(marian_dim_vocabs "$WORK") \
       -t "$WORK/train.bpe.de" "$WORK/train.bpe.en" -v "$WORK/vocab.de.yml" "$WORK/vocab.en.yml" \
       -m "$dir/model.npz" --mini-batch 64 --maxi-batch 100 --after-batches "$UPDATES" \
       --disp-freq "$WINDOW" --save-freq 1000000 --valid-freq 1000000 --optimizer adam \
@@ -177,9 +177,10 @@ int8_model() {  # the Marian model converted for intgemm8 (once)
   local model out
   model=$(model_of marian) out=$speed/marian.intgemm8.bin
   if [ ! -s "$out" ] || [ "$model" -nt "$out" ]; then
-    "$MARIAN/marian-conv" -f "$model" -t "$out.tmp" --gemm-type intgemm8 2> "$speed/marian-conv.log" ||
-      die 70 "marian-conv --gemm-type intgemm8 failed: $(tail -n 1 "$speed/marian-conv.log")"
-    mv "$out.tmp" "$out"
+    # marian-conv picks the format by the name's ending: the temporary name ends in .bin too.
+    "$MARIAN/marian-conv" -f "$model" -t "$out.tmp.bin" --gemm-type intgemm8 2> "$speed/marian-conv.log" ||
+      die 70 "marian-conv --gemm-type intgemm8 failed: $(grep -m1 'Error:' "$speed/marian-conv.log" || tail -n 1 "$speed/marian-conv.log")"
+    mv "$out.tmp.bin" "$out"
   fi
   echo "$out"
 }
@@ -243,6 +244,7 @@ models="training rounds' last models ($UPDATES updates)"
          printf "# data: source_tokens %.2f; source_per_target %.3f; ", s / n, s / t }' \
     "$WORK/train.bpe.de" "$WORK/train.bpe.en"
   echo "target_vocabulary $(( $(grep -c ':' "$WORK/vocab.en.yml") < 10000 ? $(grep -c ':' "$WORK/vocab.en.yml") : 10000 ))"
+  echo "# marian vocabularies: $(marian_dim_vocabs "$WORK") (the types rounded up to 32, for intgemm)"
   [ "$QUICK" = 1 ] && echo "# QUICK: a test of the pipeline, not a result"
   printf 'part\tsystem\tsetting\tcase\ttokens_per_s\ttokens_per_s_min\ttokens_per_s_max\tpeak_rss_mib\trounds\n'
   tail -n +2 "$raw" | cut -f2-5 | sort -u | while IFS=$'\t' read -r part system setting case; do

@@ -139,7 +139,7 @@ marian_run() {  # MODE SYSTEM SEED DIR
   [ "$mode" = minutes ] && limit=(timeout --signal=TERM $((MINUTES * 60)))
   local start=$SECONDS
   # shellcheck disable=SC2086
-  OPENBLAS_NUM_THREADS=1 "${limit[@]}" "$MARIAN/marian" "${MARIAN_ARCH[@]}" \
+  OPENBLAS_NUM_THREADS=1 "${limit[@]}" "$MARIAN/marian" "${MARIAN_ARCH[@]}" $(marian_dim_vocabs "$WORK") \
     -t "$WORK/train.bpe.de" "$WORK/train.bpe.en" -v "$WORK/vocab.de.yml" "$WORK/vocab.en.yml" \
     -m "$dir/model.npz" --valid-sets "$WORK/val.bpe.de" "$WORK/val.bpe.en" \
     --valid-freq "$VALID_EVERY" --save-freq "$VALID_EVERY" --disp-freq "$VALID_EVERY" \
@@ -191,7 +191,7 @@ done
   heed_machine_report
   marian_builds_report "$root" "$MARIAN"
   echo "# updates: $UPDATES; minutes: $MINUTES; valid every: $VALID_EVERY; threads: $THREADS; seeds: $SEEDS"
-  echo "# marian options: ${MARIAN_ARCH[*]} (+ the recipe of experiments/marian/run.sh) $MARIAN_OPTIONS"
+  echo "# marian options: ${MARIAN_ARCH[*]} $(marian_dim_vocabs "$WORK") (+ the recipe of experiments/marian/run.sh) $MARIAN_OPTIONS"
   [ "$QUICK" = 1 ] && echo "# QUICK: a test of the pipeline, not a result"
   cat "$rows"
 } > "$RESULTS/rows.tsv"
