@@ -22,8 +22,9 @@
 #           has it, else none beyond f32): output tokens (+1 </s> a sentence) per second of the
 #           whole process (start and model load included, the same for both), and its peak RSS.
 # Decoding uses the models of the quality study when they exist (MODELS_DIR, seed 1 of
-# experiments/marian/run.sh at equal updates), else the last training round's (a model of
-# UPDATES updates: its outputs' lengths are not a trained model's; the TSV says which).
+# experiments/marian/run.sh at equal updates), else the first training round's, copied once so
+# that every round decodes the same model (a model of UPDATES updates: its outputs' lengths are
+# not a trained model's; the TSV says which).
 #
 #   bash bench/marian_side_by_side.sh [BUILD_DIR] [MARIAN_BUILD_DIR]
 #   QUICK=1 bash bench/marian_side_by_side.sh /tmp/heed-build /work/peers/marian-build
@@ -155,17 +156,21 @@ train_once() {  # ROUND SYSTEM SETTING
 # --- decoding ------------------------------------------------------------------------------
 # The model each system decodes with: the quality study's seed-1 model at equal updates, else
 # the last training round's f32 model.
-model_of() {  # SYSTEM → path
-  local q
+# model_of SYSTEM → path: the quality study's model, else a copy of the first training round's
+# model, frozen, so that every round decodes the same model (each round retrains, and two barely
+# trained models can differ in their outputs' lengths by 100×).
+model_of() {
+  local q trained frozen
   if [ "$1" = marian ]; then
     q=$MODELS_DIR/marian-updates-s1/model.npz.best-cross-entropy.npz
-    [ -f "$q" ] && { echo "$q"; return; }
-    echo "$speed/train.marian.f32/model.npz"
+    trained=$speed/train.marian.f32/model.npz frozen=$speed/decode.marian.npz
   else
     q=$MODELS_DIR/$1-updates-s1/run/model.heed
-    [ -f "$q" ] && { echo "$q"; return; }
-    echo "$speed/train.$1.f32/run/model.heed"
+    trained=$speed/train.$1.f32/run/model.heed frozen=$speed/decode.$1.heed
   fi
+  [ -f "$q" ] && { echo "$q"; return; }
+  [ -f "$frozen" ] || { cp "$trained" "$frozen.tmp" && mv "$frozen.tmp" "$frozen"; }
+  echo "$frozen"
 }
 decode_settings() {  # SYSTEM
   if [ "$1" = marian ]; then
@@ -229,7 +234,7 @@ for round in $(seq "$ROUNDS"); do
 done
 
 # --- the summary: medians over the rounds, min–max beside ------------------------------------
-models="training rounds' last models ($UPDATES updates)"
+models="the first training round's models, frozen ($UPDATES updates: not a trained model's output lengths)"
 [ "$(model_of marian)" = "$MODELS_DIR/marian-updates-s1/model.npz.best-cross-entropy.npz" ] &&
   models="experiments/marian seed 1, equal updates ($MODELS_DIR)"
 {
