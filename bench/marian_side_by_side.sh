@@ -43,7 +43,6 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 source "$here/machine.sh"
-source "$root/experiments/multi30k/data.sh"
 source "$here/peers/marian/common.sh"
 die() { local code=$1; shift; echo "marian_side_by_side: $*" >&2; exit "$code"; }
 BUILD=${1:-$root/build}
@@ -86,7 +85,7 @@ load=$(cut -d' ' -f1 /proc/loadavg)
 awk -v l="$load" 'BEGIN { exit !(l > 0.5) }' &&
   echo "marian_side_by_side: load average $load: the machine is not idle, speed figures are not valid" >&2
 
-marian_prepare "$BIN" "$MARIAN" "$WORK" "$THREADS"
+marian_prepare "$BIN" "$MARIAN" "$WORK" "$THREADS" "$DATA"
 head -n "$SENTENCES" "$WORK/test.bpe.de" > "$speed/input.64"
 head -n "$BATCH1_SENTENCES" "$WORK/test.bpe.de" > "$speed/input.1"
 

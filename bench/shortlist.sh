@@ -4,7 +4,7 @@
 #
 # The table is learnt by heed-align ibm2 (fast_align's recommended settings) on the BPE'd
 # training corpus the model was trained on, so that its words are the model's units. BLEU is
-# scored as experiments/multi30k/run.sh scores it (heed-score --lowercase against the
+# scored as the Multi30k recipe scores it (heed-score --lowercase against the
 # lowercased reference). Speed: sentences per second of the translation loop (model loading
 # excluded: 1,000 / the seconds heed-translate -v reports), the median of REPEATS runs per side,
 # the runs interleaved (without, with, without, with …) so that drift hits both; speedup is the
@@ -13,7 +13,8 @@
 #
 #   bash bench/shortlist.sh [BUILD_DIR] [REPEATS]
 # Environment: WORK (/tmp/heed-multi30k: train.bpe.{de,en}, test.ref.lc.en, as the recipe
-# leaves them), MODEL ($WORK/run-family-general-bf16/model.heed), DATA (multi30k/raw),
+# leaves them), MODEL (the attention family's general model,
+# $WORK/runs/family-general-bf16-u3400/s1/model.heed), DATA (multi30k/raw),
 # PRECISION (bf16), THREADS (2), FREQUENT (100), BEST (50).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,7 +23,7 @@ source "$here/machine.sh"
 BUILD=${1:-$root/build}
 REPEATS=${2:-3}
 WORK=${WORK:-/tmp/heed-multi30k}
-MODEL=${MODEL:-$WORK/run-family-general-bf16/model.heed}
+MODEL=${MODEL:-$WORK/runs/family-general-bf16-u3400/s1/model.heed}
 DATA=${DATA:-$root/../shared/data/multi30k/raw}
 PRECISION=${PRECISION:-bf16}
 THREADS=${THREADS:-2}
@@ -30,7 +31,7 @@ FREQUENT=${FREQUENT:-100}
 BEST=${BEST:-50}
 for f in "$WORK/train.bpe.de" "$WORK/train.bpe.en" "$WORK/test.ref.lc.en" "$MODEL" \
   "$DATA/test_2016_flickr.de"; do
-  [ -f "$f" ] || { echo "shortlist.sh: $f not found (run experiments/multi30k/run.sh)" >&2; exit 66; }
+  [ -f "$f" ] || { echo "shortlist.sh: $f not found (run experiments/attention-family/)" >&2; exit 66; }
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

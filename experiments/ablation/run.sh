@@ -195,7 +195,7 @@ while [ $# -gt 0 ]; do
     --commit) commit=1 ;;
     --cased) lowercase=0 ;;
     --train|--valid|--test|--src|--tgt|--merges|--configs|--only|--seeds|--updates|--valid-every|\
-    --patience|--lr|--lr-factors|--hidden|--bootstrap|--margin|--stages)
+    --patience|--lr|--lr-factors|--transfer-factors|--hidden|--bootstrap|--margin|--stages)
       [ $# -ge 2 ] || die 64 "$1 needs a value"
       case $1 in
         --train) TRAIN=$2 ;;
@@ -265,7 +265,7 @@ else
   BOOTSTRAP=${BOOTSTRAP:-1000}
   cost_lengths=10,20,50,100,200,500 cost_hidden=128:1024:x2 cost_repeats=5
 fi
-# The shared recipe: experiments/multi30k/run.sh's defaults (docs/benchmarks.md, "Train to
+# The shared recipe: experiments/common/multi30k.yaml's defaults (docs/benchmarks.md, "Train to
 # convergence"), with early stopping on validation perplexity.
 SCHEDULE="--lr-schedule cosine --warmup-steps $WARMUP --min-lr 1e-5 --exponential-smoothing 1e-3"
 MODEL=${MODEL:---embed 256 --dropout 0.3}

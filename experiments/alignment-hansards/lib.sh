@@ -126,7 +126,7 @@ hansards_classic() {
   local ibm2 system direction method test_lines trial_lines set
   # shellcheck disable=SC2206  # IBM2_EXTRA is split at spaces on purpose
   ibm2=("$BIN/heed-align" ibm2 --favor-diagonal --optimize-tension --variational-bayes
-        --threads "$THREADS" -v ${IBM2_EXTRA:-})
+        --threads "$THREADS" --verbose ${IBM2_EXTRA:-})
   hansards_run_timed ibm2.fwd "${ibm2[@]}" "$WORK/corpus.en" "$WORK/corpus.fr"
   hansards_run_timed ibm2.rev "${ibm2[@]}" --reverse "$WORK/corpus.en" "$WORK/corpus.fr"
   HANSARDS_SYSTEMS=ibm2

@@ -181,18 +181,11 @@ def convergence_table(runs):
     return "\n".join(lines)
 
 
-def planned_runs():
-    """The number of (variant, seed) runs in run.sh's default QUEUE, beside this file."""
-    text = (pathlib.Path(__file__).parent / "run.sh").read_text(encoding="utf-8")
-    match = re.search(r"QUEUE=\$\{QUEUE:-([^}]*)\}", text)
-    return len(match.group(1).split()) if match else 0
-
-
-def render(runs, variants):
+def render(runs, variants, planned):
     done = len(runs)
     return "\n\n".join([
-        f"{done} of {planned_runs()} runs done "
-        f"(`experiments/convergence/results/`; the queue is in `run.sh`).",
+        f"{done} of {planned} runs done "
+        f"(`experiments/convergence/results/`; the plan is in `config.yaml`).",
         "What each variant gives at the end of its budget (test2016, lowercased BLEU; the beam's "
         "length penalty α chosen on the validation set for each run):",
         variants_table(runs, variants),
@@ -208,9 +201,11 @@ def main():
     parser = common.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", required=True)
     parser.add_argument("--variants", required=True)
+    parser.add_argument("--planned", type=int, required=True,
+                        help="the number of runs in the plan (config.yaml's runs)")
     parser.add_argument("--page", help="splice into this page (default: print)")
     args = parser.parse_args()
-    text = render(read_runs(args.results), read_variants(args.variants))
+    text = render(read_runs(args.results), read_variants(args.variants), args.planned)
     if args.page:
         common.splice(args.page, BEGIN, END, text)
     else:

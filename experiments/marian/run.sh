@@ -44,7 +44,6 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 source "$root/bench/machine.sh"
-source "$root/experiments/multi30k/data.sh"
 source "$root/bench/peers/marian/common.sh"
 die() { local code=$1; shift; echo "marian quality: $*" >&2; exit "$code"; }
 BUILD=${1:-$root/build}
@@ -85,7 +84,7 @@ done
 
 quality=$WORK/quality
 mkdir -p "$quality" "$RESULTS"
-marian_prepare "$BIN" "$MARIAN" "$WORK" "$THREADS"
+marian_prepare "$BIN" "$MARIAN" "$WORK" "$THREADS" "$DATA"
 # The test set both translate: test2016's BPE tokens (all of it, or its first TEST_SENTENCES).
 test_src=$quality/test.bpe.de test_ref=$quality/test.ref.lc.en
 if [ "$TEST_SENTENCES" -gt 0 ]; then

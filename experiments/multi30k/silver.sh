@@ -10,7 +10,7 @@
 #   bash experiments/multi30k/silver.sh score MODEL [READING]  # one row: a de→en model's
 #                                                              # attention against them
 #
-# Tokens: the ablation's tokenization (data.sh: heed-tokenize --mode aggressive --lowercase),
+# Tokens: the ablation's tokenization (the recipe's: heed-tokenize --mode aggressive --lowercase),
 # word level (no BPE), its joiner marks dropped for the aligner, so that "hut ￭," and "hut ,"
 # are the same words to it. Scoring: heed-align extract links the words of the text it is given
 # — what stands between spaces — so the model reads the raw test2016 sentences exactly as it was
@@ -33,7 +33,7 @@ ibm2_gdfa() {
     [ "$r" = rev ] && flag=(--reverse)
     [ -s "$out.$r" ] ||
       "$bin/heed-align" ibm2 --favor-diagonal --optimize-tension --variational-bayes \
-        --threads "$threads" -q "${flag[@]}" "$src" "$tgt" -o "$out.$r"
+        --threads "$threads" --quiet "${flag[@]}" "$src" "$tgt" -o "$out.$r"
   done
   "$bin/heed-align" symmetrize "$out.fwd" "$out.rev" --method grow-diag-final-and -o "$out" -q
 }

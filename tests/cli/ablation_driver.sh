@@ -334,6 +334,10 @@ expect_exit 64 test-without-name -- bash "$RUN" "${corpus[@]}" --test "$C/a" --p
 expect_exit 64 only-unknown -- bash "$RUN" "${corpus[@]}" --only "dot nosuch" --plan
 expect_exit 64 bad-option -- bash "$RUN" --nosuch
 expect_exit 64 bad-factor -- bash "$RUN" "${corpus[@]}" --transfer-factors "2 x" --plan
+grep -q "factor 'x' is not a positive number" "$TMP/err" && ok ||
+  fail "bad-factor: refused for another reason: $(head -c 200 "$TMP/err")"
+# The documented option is taken (it was missing from the option list: 64, "unknown option").
+expect_exit 0 transfer-factors -- bash "$RUN" "${corpus[@]}" --transfer-factors "0.5 2" --plan
 expect_exit 64 factor-one -- bash "$RUN" "${corpus[@]}" --lr-factors "1" --plan
 expect_exit 66 missing-test -- bash "$RUN" "${corpus[@]}" --test "c=$C/none" --plan
 expect_exit 64 beam-not-a-count -- env BEAM=x bash "$RUN" "${corpus[@]}" --plan

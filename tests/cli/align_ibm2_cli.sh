@@ -162,7 +162,7 @@ wait "$pid"
 expect_eq interrupted-exit $? 130
 [ -s "$TMP/ck/cut.checkpoint" ] && [ ! -e "$TMP/ck/cut" ] && ok ||
   fail "interrupted: no checkpoint, or links written: $(ls "$TMP/ck")"
-expect_exit 0 continued -- "${long[@]}" -o "$TMP/ck/cut" --threads 2 -v
+expect_exit 0 continued -- "${long[@]}" -o "$TMP/ck/cut" --threads 2 --verbose
 grep -q 'cut.checkpoint: continuing after EM update [1-9]' "$TMP/err" && ok ||
   fail "continued: $(grep checkpoint "$TMP/err")"
 expect_same continued-links "$TMP/ck/cut" "$TMP/ck/straight"
@@ -182,7 +182,7 @@ cp "$TMP/ck/straight" "$TMP/ck/bad.checkpoint"  # not a checkpoint: refused, 65
 expect_exit 65 bad-checkpoint -- "${long[@]}" -o "$TMP/ck/bad"
 expect_error_line align bad-checkpoint "bad.checkpoint"
 # To stdout there is nothing to keep: it says so and exits 130.
-"${long[@]}" -v > /dev/null 2> "$TMP/ck.err" &
+"${long[@]}" --verbose > /dev/null 2> "$TMP/ck.err" &
 pid=$!
 for _ in $(seq 400); do grep -q 'iteration=1 ' "$TMP/ck.err" && break; sleep 0.05; done
 kill -INT "$pid"

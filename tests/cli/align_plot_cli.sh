@@ -31,6 +31,15 @@ expect_eq html-root "$(xml_count "$TMP/all.html" root)" "{http://www.w3.org/1999
 expect_eq html-cells "$(xml_count "$TMP/all.html" "$CELLS")" 23
 expect_eq html-svgs "$(xml_count "$TMP/all.html" './/s:svg')" 3
 expect_eq html-headings "$(xml_count "$TMP/all.html" './/h:h2')" 3
+# The sentences above each heatmap read as detokenized text (pair 0's "das Haus￭ tür" is "das
+# Haustür"); its axes keep the tokens (the joiner shown as ▪).
+sentences=$("$PY" -c 'import sys, xml.etree.ElementTree as E
+h = "{http://www.w3.org/1999/xhtml}"
+p = E.parse(sys.argv[1]).getroot().find(".//" + h + "section/" + h + "p")
+print("|".join(t.strip() for t in p.itertext()))' "$TMP/all.html")
+expect_eq html-sentences-detokenized "$sentences" "source: das Haustür|target: the door"
+grep -q '>Haus▪</text>' "$TMP/all.html" && grep -q '>tür</text>' "$TMP/all.html" && ok ||
+  fail "html: the axes lost the subword tokens"
 expect_exit 0 html-some -- "$ALIGN" plot --soft "$D/soft.jsonl" --pairs 0,2 -o "$TMP/some.html"
 expect_eq html-some-cells "$(xml_count "$TMP/some.html" "$CELLS")" 17
 expect_exit 0 html-range -- "$ALIGN" plot --soft "$D/soft.jsonl" --pairs 1-2 -o "$TMP/range.html"

@@ -50,9 +50,11 @@ expect_no_temporaries() {
 # ---- A full disk -------------------------------------------------------------------------------
 # stdout on /dev/full for what the *_cli.sh scripts do not cover: 74 and one line.
 if [ -w /dev/full ]; then
-  for sub in detokenize learn-bpe vocab; do
-    expect_exit 74 "$sub-dev-full" -- sh -c "'$K' $sub -i '$TMP/src' > /dev/full"
-    expect_error_line tokenize "$sub-dev-full" "<stdout>.*No space left on device"
+  # learn-bpe asks for 50 merges: the tiny corpus runs out of pairs before its default 8,000, and
+  # the warning saying so would be a second stderr line.
+  for sub in detokenize "learn-bpe --merges 50" vocab; do
+    expect_exit 74 "${sub%% *}-dev-full" -- sh -c "'$K' $sub -i '$TMP/src' > /dev/full"
+    expect_error_line tokenize "${sub%% *}-dev-full" "<stdout>.*No space left on device"
   done
   expect_exit 74 score-dev-full -- sh -c "'$S' -r '$TMP/ref' --hyp '$TMP/ref' > /dev/full"
   expect_error_line score score-dev-full "<stdout>.*No space left on device"
@@ -205,7 +207,8 @@ sys.exit(128 - status if status < 0 else status)
 EOF
   local status=$?
   { [ "$status" = 0 ] || [ "$status" = 141 ]; } && ok || fail "$name: exit $status"
-  expect_eq "$name-stderr" "$(head -c 300 "$TMP/err")" ""
+  # Warnings about the data (the tiny corpus's <unk> rate) are not about the pipe; anything else is.
+  expect_eq "$name-stderr" "$(grep -v '] \[warning\] ' "$TMP/err" | head -c 300)" ""
 }
 if command -v python3 >/dev/null; then
   closed_stdout sigpipe-tokenize "$K" -i "$TMP/big"

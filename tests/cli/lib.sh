@@ -115,3 +115,25 @@ train_sample_model() {
     --bpe "$TMP/codes" --tokenizer-mode conservative --hidden 32 --embed 16 --max-steps "$1" \
     --threads 1 -q -o "$TMP/m"
 }
+
+# multi30k_sample DIR: the embedded English–French sample named as Multi30k's German–English
+# files (300 training pairs, 20 validation, 12 test), for the studies' workflows.
+multi30k_sample() {
+  local sample pair from to
+  sample=$(dirname "${BASH_SOURCE[0]}")/../../share/heed/sample
+  mkdir -p "$1"
+  for pair in "en de" "fr en"; do
+    read -r from to <<< "$pair"
+    head -300 "$sample/train.$from" > "$1/train.$to"
+    head -20 "$sample/valid.$from" > "$1/val.$to"
+    head -12 "$sample/test.$from" > "$1/test_2016_flickr.$to"
+  done
+}
+
+# need_snakemake: the studies' workflows need Snakemake (Debian's snakemake, 7.21); without it
+# the test is skipped, visibly (77).
+need_snakemake() {
+  command -v snakemake > /dev/null && return 0
+  echo "skipped: snakemake not found (apt-get install snakemake)"
+  exit 77
+}

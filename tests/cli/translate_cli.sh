@@ -194,6 +194,26 @@ printf 'chat\tcat\t2\n' > "$TMP/lex-bad.tsv"
 expect_exit 65 shortlist-bad-probability -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex-bad.tsv"
 expect_error_line translate shortlist-bad-probability \
   "lex-bad.tsv:1: the probability '2' is not a number in \\[0, 1\\]$"
+# Marian's shortlists (issue 64) are named, with what heed reads and how to convert: its text
+# one ('target source probability', space-separated; NULL entries), line and file named, and the
+# command the message gives makes a table that translates as heed's own; its binary one by the
+# 64-bit number it opens with.
+expect_exit 0 shortlist-reference -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex.tsv" \
+  --shortlist-frequent 10 --shortlist-best 5
+cp "$TMP/out" "$TMP/shortlist.out"
+{ echo "NULL house 0.1"; awk -F'\t' '{ print $2, $1, $3 }' "$TMP/lex.tsv"; } > "$TMP/lex.s2t"
+expect_exit 65 shortlist-marian-text -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex.s2t"
+expect_error_line translate shortlist-marian-text \
+  "lex.s2t:1: space-separated, as Marian's lexical shortlist writes 'target source probability'; heed reads 'source<TAB>target<TAB>probability', the source word first: convert with awk .* > table.tsv$"
+convert=$(sed -n 's/.*: convert with //p' "$TMP/err")
+(cd "$TMP" && eval "$convert") && ok || fail "shortlist-marian-text: the conversion failed: $convert"
+expect_exit 0 shortlist-converted -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/table.tsv" \
+  --shortlist-frequent 10 --shortlist-best 5
+expect_same shortlist-converted-same "$TMP/out" "$TMP/shortlist.out"
+printf '\xf5\x17\x34\x01\xd5\x48\x1a\xf1\x01\x00\x00\x00' > "$TMP/lex.bin"
+expect_exit 65 shortlist-marian-binary -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex.bin"
+expect_error_line translate shortlist-marian-binary \
+  "lex.bin:1: a binary Marian shortlist \\(marian-conv --shortlist\\); heed reads a lexical table of 'source<TAB>target<TAB>probability' text lines: .*heed-align ibm2 --lexical-table$"
 # An empty table is allowed (the frequent words alone) but said on stderr.
 : > "$TMP/lex-empty.tsv"
 expect_exit 0 shortlist-empty -- "$X" -m "$M" -i "$TMP/in" --shortlist "$TMP/lex-empty.tsv" \
@@ -205,7 +225,7 @@ expect_error_line translate shortlist-missing "nothing.tsv"
 expect_exit 64 shortlist-best-alone -- "$X" -m "$M" -i "$TMP/in" --shortlist-best 3
 expect_error_line translate shortlist-best-alone "--shortlist-best need --shortlist"
 
-# --sampling (with -b 1): one output line per input line; the same --seed gives the same output
+# --sampling (here with -b 1): one output line per input line; the same --seed gives the same output
 # whatever the batching and threads (each line draws from a stream of the seed and its line
 # number), another seed other samples, and a repeated line other samples each time; topk:1 is
 # greedy search; --print-config replays. Bad values: 64 and one line naming the option.
@@ -237,7 +257,23 @@ for bad in topk:0 topk:-2 topk:2.5 topk:99999999999 nucleus:0 nucleus:1.5 nucleu
   expect_exit 64 "sampling-$bad" -- "${S[@]}" --sampling "$bad"
   expect_error_line translate "sampling-$bad" "^heed-translate: error: --sampling"
 done
-expect_exit 64 sampling-beam -- "$X" -m "$M" -i "$TMP/in" --sampling topk:5
+# --sampling alone implies a beam of 1 (issue 64): the same lines as with -b 1, and its
+# --print-config writes beam-size = 1 and replays without -b (a config file's sampling alone
+# too); a beam given other than 1 is refused.
+S1=("$X" -m "$M" -i "$TMP/in40")
+expect_exit 0 sampling-implies-beam-1 -- "${S1[@]}" --sampling nucleus:0.95 --seed 3
+expect_same sampling-implies-beam-1-same "$TMP/out" "$TMP/sample3"
+expect_exit 0 sampling-implied-print-config -- "${S1[@]}" --sampling nucleus:0.95 --seed 3 --print-config
+expect_eq sampling-implied-print-config-beam "$(grep '^beam-size = ' "$TMP/out")" "beam-size = 1"
+cp "$TMP/out" "$TMP/implied.cfg"
+expect_exit 0 sampling-implied-replay -- "$X" --config "$TMP/implied.cfg"
+expect_same sampling-implied-replay-same "$TMP/out" "$TMP/sample3"
+grep -v '^beam-size' "$TMP/implied.cfg" > "$TMP/implied-no-beam.cfg"
+expect_exit 0 sampling-config-no-beam -- "$X" --config "$TMP/implied-no-beam.cfg"
+expect_same sampling-config-no-beam-same "$TMP/out" "$TMP/sample3"
+expect_exit 0 search-print-config -- "${S1[@]}" --print-config
+expect_eq search-print-config-beam "$(grep '^beam-size = ' "$TMP/out")" "beam-size = 5"
+expect_exit 64 sampling-beam -- "$X" -m "$M" -i "$TMP/in" --sampling topk:5 --beam-size 5
 expect_error_line translate sampling-beam \
   "--sampling draws one translation per line: it needs --beam-size 1, not 5$"
 expect_exit 64 sampling-n-best -- "${S[@]}" --sampling topk:5 --n-best 2

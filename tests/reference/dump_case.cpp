@@ -73,7 +73,7 @@ int run(int argc, char** argv) {
   config.encoder_layers = std::stoi(opt["encoder_layers"]);
   config.decoder_layers = std::stoi(opt["decoder_layers"]);
   config.bridge = heed::model::parse_bridge(opt["bridge"]);
-  config.attention_normalizer = opt["normalizer"];
+  config.attention_normalizer = heed::attention::parse_normalizer(opt["normalizer"]);
   config.attention_options = attention_options;
   config.embed = 8;
   config.hidden = 10;

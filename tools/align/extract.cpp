@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "align/subcommand.h"
+#include "common/progress.h"
 #include "common/shared_options.h"
 #include "heed/align/alignment_writer.h"
 #include "heed/align/soft_alignment.h"
@@ -147,6 +148,7 @@ class Extract final : public Subcommand {
     long long pairs = 0;
     bool more = true;
     long long batch_first = 1;
+    cli::Progress bar;  // on a terminal only: pairs done and their rate
     // Out of memory: the pairs already aligned are kept, as for bad input.
     try {
       while (more) {
@@ -182,6 +184,7 @@ class Extract final : public Subcommand {
           if (soft) write(*soft_writer, jsonl.input, pair, *soft);
         }
         pairs += static_cast<long long>(matrices.size());
+        bar.update_count(pairs, -1, "pairs");
         if (bad_pair) {
           if (soft) soft->keep_partial(soft->lines());
           throw DataError(bad_pair->what() + out.keep_partial(out.lines()));
@@ -194,6 +197,7 @@ class Extract final : public Subcommand {
                         "--max-length lower)" +
                         out.keep_partial(out.lines()));
     }
+    bar.clear();
     out.commit();
     if (soft) soft->commit();
     spdlog::info("[align] {} sentence pairs in {:.3f} s", pairs, timer.seconds());

@@ -5,12 +5,14 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "align/subcommand.h"
+#include "common/progress.h"
 #include "common/shared_options.h"
 #include "heed/common/error.h"
 #include "heed/common/timer.h"
@@ -129,14 +131,24 @@ class Ibm2Command : public align_tool::Subcommand {
     if (!checkpoint.empty()) restore_checkpoint(model, checkpoint, key);
     train::ignore_broken_pipes();
     const train::GracefulStop graceful;
+    // On a terminal only: EM updates done of those to make, and the ETA.
+    cli::Progress bar;
+    const int updates = std::max(options_.iterations - 1, 1);
+    const auto show = [&bar, updates](int done) {
+      bar.update(double(done) / updates,
+                 std::to_string(done) + " of " + std::to_string(updates) + " EM updates");
+    };
+    show(model.updates_done());
     const bool finished = model.train(
         [&](int iteration, const align::Ibm2Iteration& stats) {
           log_iteration(iteration, stats);
+          show(iteration);
           if (!checkpoint.empty() && iteration < options_.iterations - 1) {
             save_checkpoint(model, checkpoint, key);
           }
         },
         [] { return train::stop_signal() != 0; });
+    bar.clear();
     if (!finished) {
       if (checkpoint.empty()) {
         spdlog::warn("[ibm2] no checkpoint kept: write the links with -o FILE to keep one");

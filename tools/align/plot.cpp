@@ -16,6 +16,7 @@
 #include "heed/common/strings.h"
 #include "heed/io/line_reader.h"
 #include "heed/io/line_writer.h"
+#include "heed/text/tokenizer.h"
 
 namespace {
 
@@ -177,10 +178,15 @@ class Plot : public align_tool::Subcommand {
                         " are selected (choose some with --pairs)");
     }
 
+    // The sentences above the heatmaps read as text; the axes keep the model's tokens.
+    const text::Tokenizer detokenizer;
     io::LineWriter out(cfg_.output);
     out.write(format == "svg"
                   ? align::heatmap_svg(chosen.pairs[0], chosen.marks[0])
-                  : align::heatmap_html(chosen.pairs, chosen.marks, "Attention: " + soft_name));
+                  : align::heatmap_html(chosen.pairs, chosen.marks, "Attention: " + soft_name,
+                                        [&detokenizer](const std::vector<std::string>& tokens) {
+                                          return detokenizer.detokenize(tokens);
+                                        }));
     out.commit();
     spdlog::info("[plot] drew {} pair(s) to {}", selected, cfg_.output);
     return 0;

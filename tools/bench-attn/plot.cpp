@@ -22,9 +22,7 @@ constexpr double kFontSize = 12;
 // legend and the settings line are laid out with it so that they are never cut off.
 constexpr double kCharWidth = 0.62 * kFontSize;
 
-// Tableau 10; beyond ten series the colours repeat with another dash pattern.
-const char* const kColours[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+// Beyond ten series (svg::series_colour) the colours repeat with another dash pattern.
 const char* const kDashes[] = {"", "6 3", "2 2"};
 
 // A dimension of the grid besides the mechanism and the source length: its name in the title
@@ -217,7 +215,7 @@ std::string bench_plot_svg(const std::vector<BenchResult>& results) {
   text(w, legend_x, kTop + 4, "legend-title", "start", "mechanism: time exponent in S");
   for (size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
-    const std::string colour = kColours[i % 10], dash = kDashes[(i / 10) % 3];
+    const std::string colour(svg::series_colour(i)), dash = kDashes[(i / 10) % 3];
     svg::Attributes stroke = {{"stroke", colour}, {"stroke-width", 1.75}};
     if (!dash.empty()) stroke.push_back({"stroke-dasharray", dash});
     svg::Points points;

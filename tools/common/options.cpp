@@ -590,6 +590,11 @@ void CommandLine::positional(const std::string& name, int max_count) {
   positional_.add(name.c_str(), max_count);
 }
 
+void CommandLine::derived_default(std::string name,
+                                  std::function<std::optional<std::string>()> derive) {
+  derived_.emplace_back(std::move(name), std::move(derive));
+}
+
 int CommandLine::threads() const {
   if (common_.threads > 0) return common_.threads;
   unsigned n = std::thread::hardware_concurrency();
@@ -639,6 +644,17 @@ bool CommandLine::parse(int argc, char** argv) {
     return false;
   }
   po::notify(values_);
+  for (const auto& [name, derive] : derived_) {
+    if (given(name)) continue;
+    const std::optional<std::string> value = derive();
+    if (!value) continue;
+    const po::value_semantic& semantic = *all.find(name, false).semantic();
+    boost::any parsed;
+    semantic.parse(parsed, {*value}, true);
+    semantic.notify(parsed);
+    static_cast<std::map<std::string, po::variable_value>&>(values_)[name] =
+        po::variable_value(parsed, /*defaulted=*/true);
+  }
 
   LogLevel level = info_.default_level;
   if (values_["verbose"].as<bool>()) level = shift_log_level(level, 1);

@@ -17,6 +17,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,6 +86,12 @@ class CommandLine {
   // for a title adds to the same group.
   Group group(const std::string& title);
   void positional(const std::string& name, int max_count);
+  // A default that depends on other options (heed-translate's --beam-size is 1 with
+  // --sampling). When name is not given, derive() (called once the given values are stored in
+  // their targets) may return the value to use instead, as it would be written on the command
+  // line; it is checked and stored like a given one, and --print-config prints it, so a printed
+  // configuration replays.
+  void derived_default(std::string name, std::function<std::optional<std::string>()> derive);
   // Every group, "General" first: what --help prints (and tests/tools/common audit).
   const std::deque<po::options_description>& groups() const { return groups_; }
 
@@ -113,6 +120,7 @@ class CommandLine {
   std::string log_level_;
   std::string config_file_;
   std::string subcommand_;
+  std::vector<std::pair<std::string, std::function<std::optional<std::string>()>>> derived_;
 };
 
 // Text values. An option "absent unless given" has no default in --help or --print-config.

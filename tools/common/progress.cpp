@@ -70,6 +70,15 @@ void Progress::update(double fraction, const std::string& text) {
   drawn_ = line.size();
 }
 
+void Progress::update_count(long long done, double fraction, const char* what) {
+  if (!active_) return;
+  const double seconds = now() - started_;
+  char text[96];
+  std::snprintf(text, sizeof text, "%lld %s, %.0f %s/s", done, what,
+                seconds > 0 ? double(done) / seconds : 0.0, what);
+  update(fraction, text);
+}
+
 void Progress::clear() {
   if (!active_ || drawn_ == 0) return;
   std::fprintf(stderr, "\r%*s\r", static_cast<int>(drawn_), "");

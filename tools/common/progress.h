@@ -1,5 +1,5 @@
-// A one-line progress display on stderr for long work (training, benchmarks): redrawn in
-// place on a terminal, silent otherwise (the tools then log plain lines at intervals instead).
+// A one-line progress display on stderr for long work (training, benchmarks, the filters): redrawn
+// in place on a terminal, silent otherwise (the tools then log plain lines at intervals instead).
 // While active, every log message first clears the line, so a log line never starts at the end
 // of the progress line; the next update draws it again below.
 #pragma once
@@ -25,6 +25,9 @@ class Progress {
   // Redraws the line with text, a bar for fraction (0..1, or < 0 for none) and the ETA
   // estimated from the elapsed time; at most ~10 redraws a second.
   void update(double fraction, const std::string& text);
+  // A filter's progress: "N lines, R lines/s" (what names the unit), with a bar and the ETA
+  // when the share of the input done is known (fraction >= 0: a regular file's bytes read).
+  void update_count(long long done, double fraction, const char* what = "lines");
   // Clears the line (before a log message, or at the end).
   void clear();
 

@@ -3,10 +3,12 @@
 // times (--system: a hierarchical bootstrap over runs and segments, Clark et al. 2011).
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/progress.h"
 #include "common/run.h"
 #include "common/table.h"
 #include "heed/common/error.h"
@@ -27,6 +29,9 @@ namespace {
 
 using namespace heed;
 using score_tool::ScoreCliConfig;
+
+// Inputs from this many segments up show a progress line on a terminal.
+constexpr size_t kProgressSegments = 10000;
 
 // A reference or hypothesis file: its lines as text (per --on-invalid), up to the first line
 // that is not text when that is an error.
@@ -240,7 +245,11 @@ int score_main(int argc, char** argv) {
     if (cfg.bleu) bleu[s].resize(segments);
     if (cfg.chrf) chrf[s].resize(segments);
   }
-  parallel_for_chunks(segments, 64, cfg.threads, [&](size_t begin, size_t end, int) {
+  // On a terminal, for large inputs: the segments done (the progress line is drawn by one
+  // worker; the others only count).
+  cli::Progress bar(segments >= kProgressSegments);
+  std::atomic<size_t> done{0};
+  parallel_for_chunks(segments, 64, cfg.threads, [&](size_t begin, size_t end, int worker) {
     std::vector<std::string_view> seg_refs(refs.size());
     for (size_t i = begin; i < end; ++i) {
       for (size_t r = 0; r < refs.size(); ++r) seg_refs[r] = refs[r].lines[i];
@@ -258,7 +267,13 @@ int score_main(int argc, char** argv) {
         }
       }
     }
+    const size_t now_done = done += end - begin;
+    if (worker == 0) {
+      bar.update_count(static_cast<long long>(now_done), double(now_done) / double(segments),
+                       "segments");
+    }
   });
+  bar.clear();
   const auto bleu_score = [&cfg](const eval::SegmentStats& v) {
     return eval::bleu_from_stats(eval::bleu_stats_from_vector(v), cfg.bleu_options).score;
   };

@@ -71,6 +71,10 @@ int train_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // heed-train plot METRICS.tsv...: the curves of several runs (train/plot.cpp).
+  if (argc > 1 && std::string(argv[1]) == "plot") {
+    return heed::cli::run_tool(argc - 1, argv + 1, "train", heed::train_tool::plot_main);
+  }
   heed::cli::prefer_huge_pages(argv);
   return heed::train::finish_world(heed::cli::run_tool(argc, argv, "train", train_main));
 }

@@ -11,6 +11,7 @@
 #include "heed/attention/registry.h"
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
+#include "heed/model/tokenizer_record.h"
 #include "heed/text/bpe.h"
 
 namespace heed::train_tool {
@@ -44,12 +45,9 @@ std::string checked_bpe_codes(const std::string& path) {
 // new mechanism's options appear here without an edit. Values are checked against the chosen
 // mechanism when the model config is validated.
 void add_attention_options(cli::Group group, TrainCliConfig& cfg) {
-  const auto normalizer = [](const std::string& name) {
-    attention::parse_normalizer(name);
-    return name;
-  };
-  std::string& normalizer_name = cfg.train.model.attention_normalizer;
-  group("attention-normalizer", cli::choice(&normalizer_name, normalizer_name, normalizer),
+  attention::Normalizer& normalizer = cfg.train.model.attention_normalizer;
+  group("attention-normalizer",
+        cli::choice(&normalizer, attention::to_string(normalizer), attention::parse_normalizer),
         "softmax or sparsemax (mechanisms with a normaliser)");
   for (const attention::DeclaredOption& option : attention::declared_options()) {
     const attention::OptionSpec& spec = option.spec;
@@ -72,7 +70,9 @@ cli::ToolInfo tool_info() {
           "Trains an RNN encoder-decoder with attention on tokenized parallel text (one sentence "
           "per line, tokens separated by spaces, usually the output of heed-tokenize --bpe). "
           "Writes DIR/model.heed (the best model) and DIR/checkpoint.heed (the last state, for "
-          "--resume). Ctrl-C saves a checkpoint and exits 130.",
+          "--resume), and DIR/curves.svg (the learning curves, at every validation). Ctrl-C "
+          "saves a checkpoint and exits 130. 'heed-train plot METRICS.tsv...' draws several "
+          "runs' --metrics-file together (heed-train plot --help).",
           LogLevel::kInfo};
 }
 
@@ -101,7 +101,12 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cli_cfg) {
                           "drop training pairs with a side longer than this many tokens")
       ("bpe",             cli::text(&cli_cfg.bpe),
                           "BPE codes the data was encoded with (stored in the model for "
-                          "heed-translate)");
+                          "heed-translate)")
+      ("bpe-dropout",     cli::number(&cfg.bpe_dropout, cli::from_below(0, 1)),
+                          "BPE-dropout: the training and validation text is tokenized but not "
+                          "BPE-segmented, and every epoch segments the training text afresh "
+                          "with --bpe, each merge dropped with this probability (validation: "
+                          "plain BPE); 0 = off");
   cli::add_tokenizer_options(cl.group("Data"), &cli_cfg.tokenizer, cli::TokenizerUse::kRecord);
   cl.group("Model")
       ("attention",        cli::choice(&m.attention, m.attention,
@@ -265,7 +270,7 @@ bool parse_options(int argc, char** argv, TrainCliConfig& cli_cfg) {
   for (const char* option :
        {"attention", "decoder", "cell", "hidden", "embed", "attention-dim", "layers",
         "encoder-layers", "decoder-layers", "bridge", "dropout", "dropout-src", "dropout-trg",
-        "tie-embeddings", "unidirectional", "lr"}) {
+        "tie-embeddings", "unidirectional", "lr", "vocab-size", "vocab-min-count"}) {
     if (cl.given(option)) cfg.given.insert(option);
   }
   cli_cfg.threads = cl.threads();
@@ -275,11 +280,8 @@ bool parse_options(int argc, char** argv, TrainCliConfig& cli_cfg) {
   // raw text); without any of these options the model works on tokens as given.
   if (!cli_cfg.bpe.empty() || cl.given("tokenizer-mode") || cl.given("tokenizer-normalize") ||
       tok.lowercase || tok.case_feature) {
-    cfg.extra["tokenizer_mode"] = std::string(text::to_string(tok.mode));
-    cfg.extra["tokenizer_normalization"] = std::string(text::to_string(tok.normalization));
-    cfg.extra["tokenizer_lowercase"] = tok.lowercase ? "1" : "0";
-    cfg.extra["tokenizer_case_feature"] = tok.case_feature ? "1" : "0";
-    if (!cli_cfg.bpe.empty()) cfg.extra["bpe_codes"] = checked_bpe_codes(cli_cfg.bpe);
+    model::record_tokenizer(
+        {tok, cli_cfg.bpe.empty() ? std::string() : checked_bpe_codes(cli_cfg.bpe)}, cfg.extra);
   }
   cfg.kill_after_step = kill_after_step_from_environment();
   return true;

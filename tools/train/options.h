@@ -33,6 +33,10 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cfg);
 // --version, --print-config).
 bool parse_options(int argc, char** argv, TrainCliConfig& cfg);
 
+// heed-train plot METRICS.tsv... [-o FILE]: the --metrics-file of several runs drawn together
+// as learning curves (train/curves.h); its own option table, in plot.cpp.
+int plot_main(int argc, char** argv);
+
 // A test hook, not an option: HEED_TEST_KILL_AFTER_STEP=N makes heed-train kill itself with
 // SIGKILL right after update N, between checkpoints, as a crash or the OOM killer would
 // (tests/cli/train_cli.sh resumes from that; train_mpi_dead_rank.sh gives it to one rank). The

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/progress.h"
 #include "common/run.h"
 #include "heed/common/error.h"
 #include "heed/common/memory.h"
@@ -95,6 +96,7 @@ int translate_main(int argc, char** argv) {
   std::string repaired;
   size_t lines_since_trim = 0;
   std::pair<long long, long long> batch_lines;  // of the lines being translated
+  cli::Progress bar;  // on a terminal only: lines done, of a file's share, rate and ETA
   // Out of memory (a line too long for it, a batch that does not fit): the translations already
   // made are kept as for bad input, and the message names the line or the thing being built.
   try {
@@ -117,6 +119,7 @@ int translate_main(int argc, char** argv) {
       translator.translate(lines, first, reader.display_name(), outputs, too_long);
       for (const std::string& out : outputs) writer.write_line(out);
       writer.flush();
+      bar.update_count(reader.lines_read(), reader.fraction_read());
       // Every sentence brings buffers of new sizes; glibc keeps what they leave free inside its
       // heap, and a week-long stream's resident memory would creep up with the fragments (issue
       // 29).
@@ -140,6 +143,7 @@ int translate_main(int argc, char** argv) {
                       "--max-input-length)" +
                       writer.keep_partial(writer.lines()));
   }
+  bar.clear();
   writer.commit();
   // Throughput without the model load, as benchmarks of decoders report it (bench/).
   const double seconds = timer.seconds();
@@ -148,6 +152,14 @@ int translate_main(int argc, char** argv) {
       "(model loaded in {:.3f} s)",
       reader.lines_read(), translator.target_tokens(), seconds,
       double(translator.target_tokens()) / std::max(seconds, 1e-9), load_seconds);
+  // What the model's vocabulary lost of the input.
+  const long long source_tokens = translator.source_tokens();
+  spdlog::info(
+      "[translate] source <unk> rate: {:.2f}% ({} of {} input tokens not in the model's "
+      "vocabulary)",
+      source_tokens ? 100.0 * double(translator.unknown_source_tokens()) / double(source_tokens)
+                    : 0.0,
+      translator.unknown_source_tokens(), source_tokens);
   if (!cfg.translation.shortlist.table.empty()) {
     spdlog::info("[translate] shortlist: {:.0f} of {} target words scored per batch on average",
                  translator.mean_shortlist_size(), translator.model().config().tgt_vocab_size);

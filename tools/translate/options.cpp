@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 #include "common/shared_options.h"
@@ -55,7 +56,7 @@ void add_options(cli::CommandLine& cl, TranslateCliConfig& cfg) {
       ("input,i",           cli::text_with_default(&cfg.input), "input file ('-' = stdin)")
       ("output,o",          cli::text_with_default(&cfg.output), "output file ('-' = stdout)")
       ("beam-size,b",       cli::number(&d.beam_size, cli::between(1, 1000)),
-                            "beam size (1 = greedy)")
+                            "beam size (1 = greedy; 1 with --sampling)")
       ("n-best",            cli::number(&d.n_best, cli::between(1, 1000)),
                             "write the N best hypotheses per line as 'id ||| hypothesis ||| score'")
       ("batch-size",        cli::number(&t.batch_size, cli::at_least(1)),
@@ -88,7 +89,7 @@ void add_options(cli::CommandLine& cl, TranslateCliConfig& cfg) {
   cli::add_precision_option(cl.group("Translation"), &cfg.precision);
   cl.group("Sampling")
       ("sampling",          cli::checked(&cfg.sampling, sampling),
-                            "draw each token at random instead of searching (with --beam-size 1): "
+                            "draw each token at random instead of searching (the beam is 1): "
                             "full (the whole distribution), topk:K (the K most probable tokens) "
                             "or nucleus:P (the fewest most probable tokens holding probability "
                             "P); line N's draws depend on --seed and N alone")
@@ -109,6 +110,12 @@ void add_options(cli::CommandLine& cl, TranslateCliConfig& cfg) {
                              "first");
   // clang-format on
   cli::add_on_invalid(cl.group("Input"), &cfg.on_invalid, /*allow_skip=*/false);
+  // Sampling draws one translation per line: its beam is 1 unless one is given (which
+  // DecodeConfig::validate then holds to 1).
+  cl.derived_default("beam-size", [&cfg]() -> std::optional<std::string> {
+    if (!decode::parse_sampling(cfg.sampling).enabled()) return std::nullopt;
+    return "1";
+  });
 }
 
 bool parse_options(int argc, char** argv, TranslateCliConfig& cfg) {

@@ -1,6 +1,6 @@
 # What bench/marian_side_by_side.sh (speed) and experiments/marian/run.sh (quality) share: the
 # data both toolkits read, the two architectures, and the Marian build's description. Sourced,
-# not run; needs bench/machine.sh and experiments/multi30k/data.sh sourced first.
+# not run; needs bench/machine.sh sourced first.
 
 # The closest architectures (docs/benchmarks.md, "heed beside Marian", tables where they differ).
 # Marian's RNN encoder-decoder: bi-LSTM encoder 512 per direction (context 1,024), the
@@ -32,17 +32,26 @@ HEED_MARIAN_LIKE=(--decoder bahdanau --attention additive --cell lstm --hidden 5
 HEED_RECIPE_MODEL=(--decoder luong --attention general --cell lstm --hidden 512 --embed 256
                    --vocab-size 10000)
 
-# marian_prepare BIN MARIAN WORK THREADS: heed's Multi30k preparation (experiments/multi30k/
-# data.sh: lowercased aggressive tokenization, ONE joint BPE of 8,000 merges learnt by
-# heed-tokenize learn-bpe) into WORK, plus what Marian reads: WORK/test.bpe.de (test2016, the
-# same tokenization and BPE) and its vocabularies WORK/vocab.{de,en}.yml, made by marian-vocab
-# from the same segmented training text. Skipped when done.
+# marian_prepare BIN MARIAN WORK THREADS DATA: heed's Multi30k preparation (the recipe's rule
+# multi30k_prepare of experiments/common/multi30k.smk, run by Snakemake: lowercased aggressive
+# tokenization, ONE joint BPE of 8,000 merges learnt by heed-tokenize learn-bpe) into WORK, plus
+# what Marian reads: WORK/test.bpe.de (test2016, the same tokenization and BPE) and its
+# vocabularies WORK/vocab.{de,en}.yml, made by marian-vocab from the same segmented training
+# text. Skipped when done.
 marian_prepare() {
-  local bin=$1 marian=$2 work=$3 threads=$4 l
-  multi30k_prepare "$bin" "$DATA" "$work" "$threads"
+  local bin=$1 marian=$2 work=$3 threads=$4 data=$5 l
+  local root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+  command -v snakemake > /dev/null ||
+    { echo "marian: snakemake not found (apt-get install snakemake): it prepares the data" >&2; exit 69; }
+  mkdir -p "$work"
+  snakemake -s "$root/experiments/multi30k/Snakefile" -d "$work" \
+    --profile "$root/experiments/profiles/local" --cores "$threads" multi30k_prepare \
+    --config bin="$bin" data="$data" work="$work" threads="$threads" > "$work/prepare.log" 2>&1 ||
+    { echo "marian: preparing the data failed (Snakemake's log: $work/prepare.log)" >&2; tail -n 5 "$work/prepare.log" >&2; exit 70; }
   if [ ! -s "$work/test.bpe.de" ]; then
     "$bin/heed-tokenize" --mode aggressive --lowercase --threads "$threads" --bpe "$work/codes" \
-      -i "$DATA/test_2016_flickr.de" -o "$work/test.bpe.de.tmp"
+      -i "$data/test_2016_flickr.de" -o "$work/test.bpe.de.tmp"
     mv "$work/test.bpe.de.tmp" "$work/test.bpe.de"
   fi
   for l in de en; do

@@ -333,7 +333,11 @@ std::string heatmap_svg(const SoftAlignment& pair, const HeatmapMarks& marks) {
 }
 
 std::string heatmap_html(const std::vector<SoftAlignment>& pairs,
-                         const std::vector<HeatmapMarks>& marks, const std::string& title) {
+                         const std::vector<HeatmapMarks>& marks, const std::string& title,
+                         const SentenceText& sentence_text) {
+  const auto sentence = [&sentence_text](const std::vector<std::string>& tokens) {
+    return sentence_text ? xml_escape(sentence_text(tokens)) : join_tokens(tokens);
+  };
   if (marks.size() != pairs.size()) {
     throw InternalError("heatmap_html: " + std::to_string(pairs.size()) + " pairs but " +
                         std::to_string(marks.size()) + " sets of marks");
@@ -356,8 +360,8 @@ std::string heatmap_html(const std::vector<SoftAlignment>& pairs,
     const SoftAlignment& pair = pairs[k];
     const std::string id = std::to_string(pair.id);
     html += "<section id=\"pair-" + id + "\">\n<h2>pair " + id + "</h2>\n" +
-            "<p class=\"sentences\">source: " + join_tokens(pair.source) +
-            "<br/>\ntarget: " + join_tokens(pair.target) + "</p>\n" + heatmap_svg(pair, marks[k]) +
+            "<p class=\"sentences\">source: " + sentence(pair.source) +
+            "<br/>\ntarget: " + sentence(pair.target) + "</p>\n" + heatmap_svg(pair, marks[k]) +
             "</section>\n";
   }
   html += "</body>\n</html>\n";

@@ -12,6 +12,7 @@
 // squares, possible ones dashed squares; a key below the grid explains the marks drawn.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,10 +33,16 @@ struct HeatmapMarks {
 // inline in the HTML page).
 std::string heatmap_svg(const SoftAlignment& pair, const HeatmapMarks& marks);
 
+// How a pair's tokens read as a sentence above its heatmap (heed-align plot: the tokenizer's
+// detokenizer, so subwords and split punctuation are joined into words; the axes keep the
+// tokens). Without it, the tokens separated by spaces.
+using SentenceText = std::function<std::string(const std::vector<std::string>& tokens)>;
+
 // An HTML page (XHTML syntax) with a heading "pair ID", the two sentences and the heatmap of each
 // pair in turn. marks[k] belongs to pairs[k].
 std::string heatmap_html(const std::vector<SoftAlignment>& pairs,
-                         const std::vector<HeatmapMarks>& marks, const std::string& title);
+                         const std::vector<HeatmapMarks>& marks, const std::string& title,
+                         const SentenceText& sentence_text = {});
 
 // The fill of a cell with this weight: "#rrggbb", white at 0 and darker with every step up to
 // 1 (weights outside [0, 1] are clamped).

@@ -556,6 +556,14 @@ bool Ibm2::Impl::em_step(Impl& m, Ibm2Iteration& stats, const std::function<bool
     feature_sum += chunk_feature[c];
   }
   if (stats.target_tokens > 0) stats.null_posterior /= stats.target_tokens;
+  // Before the first update t is 1 everywhere: the posteriors only need t up to a factor, but
+  // as a probability the uniform t(f | e) is 1 / |V_f|, so the likelihood (and the perplexity
+  // logged from it, else 1) is that of the uniform model.
+  if (m.updates_done == 0) {
+    const size_t f_words =
+        m.options.reverse ? m.corpus.source_vocabulary_size() : m.corpus.target_vocabulary_size();
+    if (f_words > 0) stats.log_likelihood -= stats.target_tokens * std::log(double(f_words));
+  }
 
   // The tension: gradient steps on the expected log-likelihood per word, whose gradient is the
   // posterior feature minus the model's (skipped after the first update, whose posteriors come

@@ -170,6 +170,7 @@ void register_additive() {
       "bias [A], v [A])";
   info.aliases = {"mlp"};
   info.has_parameters = true;
+  info.traits.keeps_unit_activations = true;
   info.flops = additive_flops;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {

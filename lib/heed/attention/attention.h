@@ -62,6 +62,10 @@ struct AttentionTraits {
   bool uses_query = true;
   // Its weights come from the shared normaliser, so --attention-normalizer applies.
   bool normalizes = true;
+  // Its score keeps a value for every attention unit at every source position (additive's tanh
+  // over W·s + U·h): training holds N·T·S·A of them for the backward pass, not N·T·S
+  // (train/memory.cpp estimates from this).
+  bool keeps_unit_activations = false;
 };
 
 // What backward() needs from one forward(): owned by the caller (one per decoder step, reused

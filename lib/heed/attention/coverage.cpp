@@ -253,6 +253,7 @@ void register_coverage() {
       "W·Σ min(a, cov)";
   info.has_parameters = true;
   info.traits.stateful = true;
+  info.traits.keeps_unit_activations = true;
   // Default 0, Tu et al.'s translation form: with W = 1 from the first update (See et al.'s
   // weight, which they switch on only for a short final phase) a uniform start pays ~1 per
   // step, which the model avoids by sharpening its attention before it knows where to look —

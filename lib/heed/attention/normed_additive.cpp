@@ -16,6 +16,7 @@ void register_normed_additive() {
       "g·(v/|v|)·tanh(W q + U h + b) (TF normed_bahdanau; additive's parameters and scale [1] "
       "starting at sqrt(1/A), bias starting at 0)";
   info.has_parameters = true;
+  info.traits.keeps_unit_activations = true;
   info.flops = additive_flops;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {

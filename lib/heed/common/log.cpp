@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "heed/common/error.h"
@@ -43,6 +45,13 @@ bool log_finishing = false;  // finish_logging's flush: its caller says the fail
 
 }  // namespace
 
+bool log_in_colour() {
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && no_color[0] != '\0') return false;
+  const char* term = std::getenv("TERM");
+  return isatty(STDERR_FILENO) && !(term != nullptr && std::string(term) == "dumb");
+}
+
 void init_logging(const LogConfig& config) {
   {
     std::lock_guard<std::mutex> lock(log_failure_mutex);
@@ -50,8 +59,9 @@ void init_logging(const LogConfig& config) {
     log_finishing = false;
   }
   std::vector<spdlog::sink_ptr> sinks;
-  if (isatty(STDERR_FILENO)) {
-    sinks.push_back(std::make_shared<spdlog::sinks::ansicolor_stderr_sink_mt>());
+  if (log_in_colour()) {
+    sinks.push_back(
+        std::make_shared<spdlog::sinks::ansicolor_stderr_sink_mt>(spdlog::color_mode::always));
   } else {
     sinks.push_back(std::make_shared<spdlog::sinks::stderr_sink_mt>());
   }
@@ -63,7 +73,8 @@ void init_logging(const LogConfig& config) {
     }
   }
   auto logger = std::make_shared<spdlog::logger>(config.name, sinks.begin(), sinks.end());
-  logger->set_pattern("[%H:%M:%S.%e] [%n] [%l] %v");
+  // %^ … %$: the range the colour sink colours (the level); other sinks ignore the marks.
+  logger->set_pattern("[%H:%M:%S.%e] [%n] [%^%l%$] %v");
   logger->set_level(to_spdlog(config.level));
   logger->flush_on(spdlog::level::warn);
   // Only the file sink throws (the stderr sinks do not check their writes).

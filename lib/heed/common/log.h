@@ -13,7 +13,12 @@ struct LogConfig {
   std::string file;                  // optional extra log file
 };
 
-// Creates the process logger: stderr (colour only on a terminal) plus an optional file. A failure
+// Whether the log's level markers are coloured: stderr is a terminal (not TERM=dumb) and
+// NO_COLOR (no-color.org) is unset or empty.
+bool log_in_colour();
+
+// Creates the process logger: stderr (the level coloured when log_in_colour()) plus an optional
+// file, never coloured. A failure
 // to write the file (a full disk) is said once on stderr as it happens; the log goes on there.
 void init_logging(const LogConfig& config);
 

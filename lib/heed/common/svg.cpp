@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 #include "heed/common/error.h"
 #include "heed/common/strings.h"
@@ -11,6 +12,13 @@ namespace heed::svg {
 Attributes concat(Attributes first, const Attributes& second) {
   first.insert(first.end(), second.begin(), second.end());
   return first;
+}
+
+std::string_view series_colour(size_t i) {
+  static constexpr std::string_view kTableau10[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+                                                    "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+                                                    "#9c755f", "#bab0ac"};
+  return kTableau10[i % std::size(kTableau10)];
 }
 
 std::string Writer::number(double value) {

@@ -46,6 +46,9 @@ using Points = std::vector<std::pair<double, double>>;
 // first's attributes, then second's: a shared style added to an element's own.
 Attributes concat(Attributes first, const Attributes& second);
 
+// The colour of the i-th series of a chart: Tableau 10, repeating after ten.
+std::string_view series_colour(size_t i);
+
 class Writer {
  public:
   // The root element: <svg xmlns="http://www.w3.org/2000/svg" width="W" height="H"

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <map>
 
 #include "heed/common/error.h"
+#include "heed/common/strings.h"
 #include "heed/io/line_reader.h"
 #include "heed/text/input_check.h"
 
@@ -16,7 +18,47 @@ void ShortlistOptions::validate() const {
   if (columns_multiple < 1) throw ConfigError("the shortlist's columns multiple must be positive");
 }
 
+namespace {
+
+// How to turn Marian's text shortlist into heed's table: the columns swapped, TABs between
+// them, its NULL entries dropped.
+constexpr const char* kFromMarian =
+    "awk -v OFS='\\t' '$1 != \"NULL\" && $2 != \"NULL\" {print $2, $1, $3}'";
+
+// Marian's binary shortlist (marian-conv --shortlist) opens with this 64-bit number, written
+// little-endian.
+constexpr unsigned char kMarianBinaryMagic[8] = {0xf5, 0x17, 0x34, 0x01, 0xd5, 0x48, 0x1a, 0xf1};
+
+bool is_probability(std::string_view number) {
+  double probability = -1;
+  const auto [rest, error] =
+      std::from_chars(number.data(), number.data() + number.size(), probability);
+  return error == std::errc() && rest == number.data() + number.size() && probability >= 0 &&
+         probability <= 1;
+}
+
+// A line of Marian's text shortlist: "target source probability", space-separated.
+bool is_marian_line(std::string_view line) {
+  if (line.find('\t') != std::string_view::npos) return false;
+  const std::vector<std::string_view> fields = split_whitespace(line);
+  return fields.size() == 3 && is_probability(fields[2]);
+}
+
+}  // namespace
+
 LexicalTable LexicalTable::parse(std::string_view text, const std::string& name) {
+  if (text.size() >= sizeof kMarianBinaryMagic &&
+      std::equal(std::begin(kMarianBinaryMagic), std::end(kMarianBinaryMagic), text.begin(),
+                 [](unsigned char magic, char byte) { return magic == (unsigned char)byte; })) {
+    throw DataError(at_line(
+        name, 1,
+        "a binary Marian shortlist (marian-conv --shortlist); heed reads a lexical table of "
+        "'source<TAB>target<TAB>probability' text lines: convert Marian's text shortlist, the "
+        "one marian-conv read (" +
+            std::string(kFromMarian) +
+            " lex.s2t > table.tsv), or write one with heed-align ibm2 "
+            "--lexical-table"));
+  }
   std::map<std::string, std::vector<Translation>, std::less<>> by_word;
   io::TextLines lines(text);
   std::string_view line;
@@ -29,19 +71,24 @@ LexicalTable LexicalTable::parse(std::string_view text, const std::string& name)
     const size_t tab1 = line.find('\t');
     const size_t tab2 = tab1 == std::string_view::npos ? tab1 : line.find('\t', tab1 + 1);
     if (tab2 == std::string_view::npos || line.find('\t', tab2 + 1) != std::string_view::npos) {
+      if (is_marian_line(line)) {
+        refuse(
+            "space-separated, as Marian's lexical shortlist writes 'target source probability'; "
+            "heed reads "
+            "'source<TAB>target<TAB>probability', the source word first: convert with " +
+            std::string(kFromMarian) + " " + name + " > table.tsv");
+      }
       refuse("expected 'source<TAB>target<TAB>probability'");
     }
     const std::string_view source = line.substr(0, tab1);
     const std::string_view target = line.substr(tab1 + 1, tab2 - tab1 - 1);
     const std::string_view number = line.substr(tab2 + 1);
     if (source.empty() || target.empty()) refuse("empty word");
-    double probability = -1;
-    const auto [rest, error] =
-        std::from_chars(number.data(), number.data() + number.size(), probability);
-    if (error != std::errc() || rest != number.data() + number.size() ||
-        !(probability >= 0 && probability <= 1)) {
+    if (!is_probability(number)) {
       refuse("the probability '" + std::string(number) + "' is not a number in [0, 1]");
     }
+    double probability = 0;
+    std::from_chars(number.data(), number.data() + number.size(), probability);
     auto found = by_word.find(source);
     if (found == by_word.end()) {
       found = by_word.emplace(std::string(source), std::vector<Translation>()).first;

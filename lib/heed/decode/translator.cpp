@@ -11,6 +11,7 @@
 #include "heed/decode/model_scorer.h"
 #include "heed/model/batch.h"
 #include "heed/model/serialize.h"
+#include "heed/model/tokenizer_record.h"
 #include "heed/text/bpe.h"
 
 namespace heed::decode {
@@ -58,26 +59,13 @@ Translator::Translator(model::ModelFile file, const std::string& path, Translati
   model_ = model::load_seq2seq(file, path, precision);
   src_vocab_ = std::move(file.src_vocab);
   tgt_vocab_ = std::move(file.tgt_vocab);
-  const auto& extra = file.extra;
-  if (!options_.pretokenized && !extra.count("tokenizer_mode")) {
+  // load_model has checked the record.
+  const std::optional<model::TokenizerRecord> recorded = model::recorded_tokenizer(file.extra);
+  if (!options_.pretokenized && !recorded) {
     spdlog::info("[translate] the model records no tokenizer: input is taken as tokens");
   }
-  if (!options_.pretokenized && extra.count("tokenizer_mode")) {
-    const auto flag = [&](const char* key) { return extra.count(key) && extra.at(key) == "1"; };
-    text::TokenizerOptions tokenizer;
-    tokenizer.mode = text::parse_tokenize_mode(extra.at("tokenizer_mode"));
-    // Models before the form was recorded were all trained on heed-tokenize's default, NFC.
-    if (extra.count("tokenizer_normalization")) {
-      tokenizer.normalization = text::parse_normalization(extra.at("tokenizer_normalization"));
-    }
-    tokenizer.lowercase = flag("tokenizer_lowercase");
-    tokenizer.case_feature = flag("tokenizer_case_feature");
-    std::shared_ptr<const text::Bpe> bpe;
-    if (extra.count("bpe_codes")) {
-      bpe = std::make_shared<const text::Bpe>(
-          text::BpeCodes::parse(extra.at("bpe_codes"), path + " (BPE codes)"));
-    }
-    tokenizer_ = std::make_unique<text::Tokenizer>(tokenizer, bpe);
+  if (!options_.pretokenized && recorded) {
+    tokenizer_ = model::make_tokenizer(*recorded, path);
   }
   if (!options_.shortlist.table.empty()) {
     const LexicalTable table = LexicalTable::load(options_.shortlist.table);
@@ -181,6 +169,9 @@ void Translator::translate(const std::vector<std::string>& lines, long long firs
       break;
     }
     examples[i].src = source_ids(sources[i]);
+    source_tokens_ += static_cast<long long>(examples[i].src.size());
+    unknown_source_tokens_ +=
+        std::count(examples[i].src.begin(), examples[i].src.end(), text::Vocab::kUnkId);
     nonempty.push_back(i);
   }
   const std::vector<size_t> order = longest_first(nonempty, examples);

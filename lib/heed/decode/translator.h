@@ -79,6 +79,9 @@ class Translator {
 
   // Decoder steps of the written best hypotheses (</s> included): throughput in logs.
   long long target_tokens() const { return target_tokens_; }
+  // Source tokens read so far, and how many of them the model's vocabulary maps to <unk>.
+  long long source_tokens() const { return source_tokens_; }
+  long long unknown_source_tokens() const { return unknown_source_tokens_; }
   // With a shortlist: the mean number of target words scored per batch so far (0 before any).
   double mean_shortlist_size() const {
     return shortlist_batches_ ? double(shortlist_words_) / double(shortlist_batches_) : 0.0;
@@ -102,6 +105,7 @@ class Translator {
   std::unique_ptr<align::AlignmentWriter> alignment_writer_;  // null: no alignment
   align::AlignmentInput alignment_input_ = align::AlignmentInput::kLinks;
   long long target_tokens_ = 0;
+  long long source_tokens_ = 0, unknown_source_tokens_ = 0;
   long long shortlist_words_ = 0, shortlist_batches_ = 0;
 };
 

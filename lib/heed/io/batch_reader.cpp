@@ -23,6 +23,7 @@ BatchReader::BatchReader(const std::string& path) : path_(path) {
   }
   struct stat info {};
   regular_ = ::fstat(fd_, &info) == 0 && S_ISREG(info.st_mode);
+  if (regular_) size_ = static_cast<long long>(info.st_size);
 }
 
 BatchReader::~BatchReader() {
@@ -90,7 +91,9 @@ bool BatchReader::take_line(std::string& line) {
   std::string_view text(buffer_.data() + start_, stop - start_);
   if (lines_read_ == 0) text = without_bom(text);
   line.assign(text);
-  start_ = newline != std::string::npos ? newline + 1 : buffer_.size();
+  const size_t next = newline != std::string::npos ? newline + 1 : buffer_.size();
+  bytes_returned_ += static_cast<long long>(next - start_);
+  start_ = next;
   scanned_ = 0;
   ++lines_read_;
   return true;

@@ -25,6 +25,11 @@ class BatchReader {
 
   // Number of lines returned so far (the last line's 1-based number).
   long long lines_read() const { return lines_read_; }
+  // The share of a regular file's bytes returned as lines so far (0 … 1), for progress; -1 for
+  // a pipe or terminal, whose size is not known.
+  double fraction_read() const {
+    return size_ > 0 ? double(bytes_returned_) / double(size_) : size_ == 0 ? 1.0 : -1.0;
+  }
   std::string display_name() const;
 
  private:
@@ -40,6 +45,8 @@ class BatchReader {
   size_t start_ = 0;    // first unread byte of buffer_
   size_t scanned_ = 0;  // bytes after start_ known to hold no line end
   long long lines_read_ = 0;
+  long long size_ = -1;  // a regular file's size in bytes; -1 for a stream
+  long long bytes_returned_ = 0;
   bool regular_ = false;              // a regular file (else lines are capped: kMaxStreamLineBytes)
   std::exception_ptr pending_error_;  // raised by the next call, after the lines before it
 };

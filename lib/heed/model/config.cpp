@@ -95,7 +95,7 @@ attention::ResolvedAttention ModelConfig::validate() {
   ac.query_size = hidden;
   ac.key_size = key_size();
   ac.attention_dim = attention_dim;
-  ac.normalizer = attention::parse_normalizer(attention_normalizer);
+  ac.normalizer = attention_normalizer;
   ac.options = attention_options;
   attention::ResolvedAttention resolved = attention::resolve_attention(attention, std::move(ac));
   attention = resolved.name();
@@ -130,7 +130,7 @@ std::string ModelConfig::to_json() const {
                       {"embed", embed},
                       {"hidden", hidden},
                       {"attention_dim", attention_dim},
-                      {"attention_normalizer", attention_normalizer},
+                      {"attention_normalizer", attention::to_string(attention_normalizer)},
                       {"attention_options", attention_options},
                       {"bridge", to_string(bridge)},
                       {"dropout", dropout},
@@ -177,7 +177,8 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
     number("hidden", &c.hidden);
     number("attention_dim", &c.attention_dim);
     if (j.contains("attention_normalizer")) {
-      c.attention_normalizer = j.at("attention_normalizer").get<std::string>();
+      c.attention_normalizer =
+          attention::parse_normalizer(j.at("attention_normalizer").get<std::string>());
     }
     if (j.contains("attention_options")) {
       c.attention_options = j.at("attention_options").get<std::map<std::string, double>>();
@@ -212,7 +213,9 @@ std::string ModelConfig::summary() const {
     std::snprintf(text, sizeof text, " %s=%g", name.c_str(), value);
     options += text;
   }
-  if (attention_normalizer != "softmax") options += " normalizer=" + attention_normalizer;
+  if (attention_normalizer != attention::Normalizer::kSoftmax) {
+    options += " normalizer=" + attention::to_string(attention_normalizer);
+  }
   return "cell=" + to_string(cell) + " attention=" + attention + options +
          " decoder=" + to_string(decoder) + " input_feeding=" + (input_feeding ? "on" : "off") +
          " bidirectional=" + (bidirectional ? "on" : "off") +

@@ -18,17 +18,17 @@ inline constexpr int kMaxLayers = 64;
 inline constexpr int kMaxWidth = 65536;
 
 struct ModelConfig {
-  CellType cell = CellType::kLstm;               // recurrent cell of encoder and decoder
-  std::string attention = "general";             // attention registry name (docs/attention.md)
-  DecoderType decoder = DecoderType::kLuong;     // the arrangement around the attention (docs)
-  bool input_feeding = true;                     // Luong only: feed h̃_{t-1} into the RNN input
-  bool bidirectional = true;                     // encoder reads both ways, hidden/2 per direction
-  int encoder_layers = 1;                        // stacked encoder RNN layers
-  int decoder_layers = 1;                        // stacked decoder RNN layers
-  int embed = 256;                               // embedding width (source and target)
-  int hidden = 512;                              // decoder state and encoder output width
-  int attention_dim = 0;                         // additive attention width A; 0 = hidden
-  std::string attention_normalizer = "softmax";  // softmax or sparsemax
+  CellType cell = CellType::kLstm;            // recurrent cell of encoder and decoder
+  std::string attention = "general";          // attention registry name (docs/attention.md)
+  DecoderType decoder = DecoderType::kLuong;  // the arrangement around the attention (docs)
+  bool input_feeding = true;                  // Luong only: feed h̃_{t-1} into the RNN input
+  bool bidirectional = true;                  // encoder reads both ways, hidden/2 per direction
+  int encoder_layers = 1;                     // stacked encoder RNN layers
+  int decoder_layers = 1;                     // stacked decoder RNN layers
+  int embed = 256;                            // embedding width (source and target)
+  int hidden = 512;                           // decoder state and encoder output width
+  int attention_dim = 0;                      // additive attention width A; 0 = hidden
+  attention::Normalizer attention_normalizer = attention::Normalizer::kSoftmax;
   std::map<std::string, double> attention_options;  // the mechanism's own (--heads, …)
   BridgeType bridge = BridgeType::kDense;           // decoder initial state (bridge.h)
   float dropout = 0.3f;                             // on embeddings, between layers, on outputs

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "heed/common/error.h"
-#include "heed/text/tokenizer.h"
+#include "heed/model/tokenizer_record.h"
 
 namespace heed::model {
 namespace {
@@ -35,37 +35,6 @@ void save_model(const std::string& path, const ModelFile& model) {
   out.set_checksums();
   out.save(path);
 }
-
-namespace {
-
-// The tokenizer heed-train records (tools/train/options.cpp) is read back by heed-translate and
-// heed-align: a value heed-train never writes is refused here, naming the file, rather than
-// taken as a user's option (a mode) or silently as "off" (a flag).
-template <class Fail>
-void check_tokenizer_metadata(const std::map<std::string, std::string>& extra, Fail fail) {
-  const auto value = [&](const char* key) {
-    const auto it = extra.find(key);
-    return it == extra.end() ? nullptr : &it->second;
-  };
-  const auto parsed = [&](const char* key, auto parse) {
-    const std::string* text = value(key);
-    try {
-      if (text) parse(*text);
-    } catch (const ConfigError& e) {
-      throw fail(std::string("is invalid: ") + key + ": " + e.what());
-    }
-  };
-  parsed("tokenizer_mode", text::parse_tokenize_mode);
-  parsed("tokenizer_normalization", text::parse_normalization);
-  for (const char* key : {"tokenizer_lowercase", "tokenizer_case_feature"}) {
-    const std::string* flag = value(key);
-    if (flag && *flag != "0" && *flag != "1") {
-      throw fail(std::string("is invalid: ") + key + " is '" + *flag + "', not 0 or 1");
-    }
-  }
-}
-
-}  // namespace
 
 ModelFile load_model(const std::string& path) {
   ModelFile model;
@@ -119,7 +88,13 @@ ModelFile load_model(const std::string& path) {
     for (const char* r : kReserved) reserved = reserved || key == r;
     if (!reserved) model.extra[key] = value;
   }
-  check_tokenizer_metadata(model.extra, fail);
+  // The tokenizer heed-train records is read back by heed-translate and heed-align: a value
+  // heed-train never writes is refused here, naming the file.
+  try {
+    (void)recorded_tokenizer(model.extra);
+  } catch (const ConfigError& e) {
+    throw fail(std::string("is invalid: ") + e.what());
+  }
   return model;
 }
 

@@ -11,4 +11,5 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/model_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rnn_stack.cpp
   ${CMAKE_CURRENT_LIST_DIR}/seq2seq.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/serialize.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/serialize.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tokenizer_record.cpp)

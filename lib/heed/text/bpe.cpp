@@ -1,5 +1,6 @@
 #include "heed/text/bpe.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -178,6 +179,8 @@ struct Bpe::Impl {
   std::unordered_map<std::string, int32_t> symbol_ids;
   std::unordered_map<uint64_t, int32_t> ranks;
   std::vector<int32_t> merged_by_rank;
+  std::vector<uint8_t> is_merged;          // by symbol id: the result of a merge
+  size_t longest_merged = 0;               // bytes of the longest merge result, "</w>" not counted
   std::array<int32_t, 128> ascii_inner{};  // id of an ASCII character inside a word
   std::array<int32_t, 128> ascii_final{};  // ... at the end of a word (0.2: with "</w>")
   int32_t end_of_word = -1;
@@ -351,6 +354,16 @@ Bpe::Bpe(BpeCodes codes, BpeOptions options) : impl_(std::make_unique<Impl>()) {
     // A repeated merge keeps its first (best) rank, as subword-nmt's table does.
     m.ranks.emplace(pair_key(left, right), static_cast<int32_t>(rank));
   }
+  m.is_merged.assign(m.symbol_ids.size(), 0);
+  for (const int32_t id : m.merged_by_rank) m.is_merged[static_cast<size_t>(id)] = 1;
+  for (const auto& [symbol, id] : m.symbol_ids) {
+    if (!m.is_merged[static_cast<size_t>(id)]) continue;
+    const bool final =
+        symbol.size() >= kEndOfWord.size() &&
+        symbol.compare(symbol.size() - kEndOfWord.size(), kEndOfWord.size(), kEndOfWord) == 0;
+    m.longest_merged =
+        std::max(m.longest_merged, symbol.size() - (final ? kEndOfWord.size() : size_t{0}));
+  }
   std::string symbol, buffer;
   for (size_t c = 0; c < 128; ++c) {
     symbol.assign(1, static_cast<char>(c));
@@ -379,6 +392,36 @@ void Bpe::encode(std::string_view word, std::vector<std::string_view>& pieces, R
     pieces.push_back(word.substr(pos, n));
     pos += n;
   });
+}
+
+void Bpe::possible_pieces(std::string_view word, std::vector<std::string_view>& pieces) const {
+  const Impl& m = *impl_;
+  std::vector<size_t> starts;  // byte offset of each character, then word.size()
+  for (size_t i = 0; i < word.size();) {
+    starts.push_back(i);
+    i += std::min(utf8_sequence_length(static_cast<unsigned char>(word[i])), word.size() - i);
+  }
+  starts.push_back(word.size());
+  const auto merged = [&m](const std::string& symbol) {
+    const auto it = m.symbol_ids.find(symbol);
+    return it != m.symbol_ids.end() && m.is_merged[static_cast<size_t>(it->second)];
+  };
+  std::string symbol;
+  const size_t n = starts.size() - 1;
+  for (size_t i = 0; i < n; ++i) {
+    pieces.push_back(word.substr(starts[i], starts[i + 1] - starts[i]));
+    for (size_t j = i + 2; j <= n && starts[j] - starts[i] <= m.longest_merged; ++j) {
+      symbol.assign(word.substr(starts[i], starts[j] - starts[i]));
+      // Inside the word a symbol has no "</w>"; at its end it has (0.2: always; 0.1: when the
+      // "</w>" symbol was merged into it).
+      bool possible = j < n || m.end_of_word_symbol ? merged(symbol) : false;
+      if (!possible && j == n) {
+        symbol.append(kEndOfWord);
+        possible = merged(symbol);
+      }
+      if (possible) pieces.push_back(word.substr(starts[i], starts[j] - starts[i]));
+    }
+  }
 }
 
 const BpeCodes& Bpe::codes() const {

@@ -84,6 +84,13 @@ class Bpe {
   // Same, as views into word (no allocation once pieces has grown).
   void encode(std::string_view word, std::vector<std::string_view>& pieces,
               Rng* rng = nullptr) const;
+  // Every piece some BPE-dropout draw can cut from word, appended to pieces as views into word
+  // (one per place: the same text at two places comes twice): each character, and each
+  // substring that is the result of a merge of the codes (a word-final one only at the end of
+  // word). A superset — a merge result counts even where the merges before it cannot build it —
+  // so that a vocabulary holding these maps no segmentation to <unk>. Cost: O(n·L) lookups for
+  // a word of n characters and merge results of up to L bytes.
+  void possible_pieces(std::string_view word, std::vector<std::string_view>& pieces) const;
 
   const BpeCodes& codes() const;
   const BpeOptions& options() const;

@@ -1,5 +1,7 @@
 #include "heed/text/bpe_learner.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <queue>
 #include <string>
@@ -77,9 +79,22 @@ class Learner {
       heap_.pop();
       auto it = pair_counts_.find(top.key);
       if (it == pair_counts_.end() || it->second != top.count) continue;  // stale entry
-      if (top.count < options.min_frequency) break;
+      if (top.count < options.min_frequency) {
+        spdlog::warn(
+            "[learn-bpe] stopped after {} of {} merges: the most frequent pair left occurs {} "
+            "time{}, fewer than --min-frequency {}",
+            merges.size(), options.merges, top.count, top.count == 1 ? "" : "s",
+            options.min_frequency);
+        return merges;
+      }
       merges.push_back({symbols_[left_of(top.key)], symbols_[right_of(top.key)]});
       merge(top.key);
+    }
+    if (static_cast<int>(merges.size()) < options.merges) {
+      spdlog::warn(
+          "[learn-bpe] stopped after {} of {} merges: no pair of symbols is left (every word is "
+          "one symbol)",
+          merges.size(), options.merges);
     }
     return merges;
   }

@@ -987,6 +987,74 @@ void emit_word(std::string_view word, bool lead, bool trail, const TokenizerOpti
   }
 }
 
+// The tokens emit_word can give for word under any BPE-dropout draw, appended to out: every
+// possible piece of each part (Bpe::possible_pieces) marked as emit_word marks a piece at its
+// place. Where emit_word's choice depends on the draw (an uppercase part whose pieces do not
+// uppercase back), both choices' tokens are given.
+void possible_word_tokens(std::string_view word, bool lead, bool trail, const TokenizerOptions& o,
+                          const Bpe& bpe, std::vector<std::string>& out) {
+  Scratch& s = scratch();
+  const auto add = [&out](std::string_view text, bool first, bool last, bool lead_, bool trail_,
+                          char mark) {
+    std::string token;
+    Emitter(token).put(text, lead_ && first, !last || trail_, mark);
+    out.push_back(std::move(token));
+  };
+  std::vector<std::string_view> pieces;
+  const bool plain_word = !has_reserved_mark(word);
+  if (!o.case_feature) {
+    if (!plain_word) return add(word, true, true, lead, trail, 0);
+    bpe.possible_pieces(word, pieces);
+    for (std::string_view piece : pieces) {
+      const size_t begin = static_cast<size_t>(piece.data() - word.data());
+      add(piece, begin == 0, begin + piece.size() == word.size(), lead, trail, 0);
+    }
+    return;
+  }
+  const size_t part_count = split_case(word, s.parts);
+  const std::vector<CasePart>& parts = s.parts;
+  std::string tmp;
+  const auto sub_mark = [&tmp](std::string_view text, char mark) {
+    return mark != 0 && mark_is_identity(text, mark, tmp) ? char{0} : mark;
+  };
+  for (size_t p = 0; p < part_count; ++p) {
+    const CasePart& part = parts[p];
+    const bool first_part = p == 0, last_part = p + 1 == part_count;
+    if (!plain_word) {
+      add(part.text, first_part, last_part, lead, trail, sub_mark(part.text, part.mark));
+      continue;
+    }
+    const auto add_pieces = [&](std::string_view text, char mark) {
+      pieces.clear();
+      bpe.possible_pieces(text, pieces);
+      for (std::string_view piece : pieces) {
+        const size_t begin = static_cast<size_t>(piece.data() - text.data());
+        const char piece_mark = mark == 'U' || (mark == 'C' && begin == 0) ? mark : 0;
+        add(piece, first_part && begin == 0, last_part && begin + piece.size() == text.size(), lead,
+            trail, sub_mark(piece, piece_mark));
+      }
+    };
+    add_pieces(part.text, part.mark);
+    if (part.mark == 'U' && !is_ascii(part.text)) add_pieces(part.original, 0);
+  }
+}
+
+// Calls f(kind, raw text, lead, trail) for each piece of text, with the joiners it takes: on the
+// punctuation side ("Hello ￭, world ￭!", "(￭ a ￭)", "2 ￭,￭ 000"); between two words (CJK,
+// aggressive splits) on the second one.
+template <class F>
+void for_each_piece(std::string_view text, const std::vector<Piece>& pieces, F f) {
+  const size_t n = pieces.size();
+  for (size_t i = 0; i < n; ++i) {
+    const Piece& p = pieces[i];
+    const bool other = p.kind == Kind::kOther;
+    const bool lead = p.glued && (other || pieces[i - 1].kind != Kind::kOther);
+    const bool trail =
+        other && i + 1 < n && pieces[i + 1].glued && pieces[i + 1].kind != Kind::kOther;
+    f(p.kind, text.substr(p.begin, p.end - p.begin), lead, trail);
+  }
+}
+
 void emit_whole(std::string_view raw, bool lead, bool trail, const TokenizerOptions& o,
                 Emitter& emit) {
   if (!o.case_feature) {
@@ -1112,17 +1180,8 @@ void Tokenizer::append_tokenized(std::string_view line, std::string& out, Rng* r
   pieces.clear();
   segment(text, options_, pieces);
   Emitter emit(out);
-  const size_t n = pieces.size();
-  for (size_t i = 0; i < n; ++i) {
-    const Piece& p = pieces[i];
-    // Joiners go on the punctuation side: "Hello ￭, world ￭!", "(￭ a ￭)", "2 ￭,￭ 000";
-    // between two words (CJK, aggressive splits) on the second one.
-    const bool other = p.kind == Kind::kOther;
-    const bool lead = p.glued && (other || pieces[i - 1].kind != Kind::kOther);
-    const bool trail =
-        other && i + 1 < n && pieces[i + 1].glued && pieces[i + 1].kind != Kind::kOther;
-    const std::string_view raw = text.substr(p.begin, p.end - p.begin);
-    switch (p.kind) {
+  for_each_piece(text, pieces, [&](Kind kind, std::string_view raw, bool lead, bool trail) {
+    switch (kind) {
       case Kind::kPlaceholder:
         emit.put_placeholder(raw, lead, trail);
         break;
@@ -1134,7 +1193,30 @@ void Tokenizer::append_tokenized(std::string_view line, std::string& out, Rng* r
         emit_whole(raw, lead, trail, options_, emit);
         break;
     }
+  });
+}
+
+void Tokenizer::append_possible_tokens(std::string_view line, std::vector<std::string>& out) const {
+  if (!bpe_) {
+    for (std::string& token : tokenize(line)) out.push_back(std::move(token));
+    return;
   }
+  Scratch& s = scratch();
+  normalize_into(line, options_, s.normalized);
+  const std::string text = s.normalized;  // a copy: what the calls below do with the scratch
+  std::vector<Piece> pieces;
+  segment(text, options_, pieces);
+  for_each_piece(text, pieces, [&](Kind kind, std::string_view raw, bool lead, bool trail) {
+    if (kind == Kind::kWord) return possible_word_tokens(raw, lead, trail, options_, *bpe_, out);
+    std::string token;
+    Emitter emit(token);
+    if (kind == Kind::kPlaceholder) {
+      emit.put_placeholder(raw, lead, trail);
+    } else {
+      emit_whole(raw, lead, trail, options_, emit);
+    }
+    out.push_back(std::move(token));
+  });
 }
 
 std::string Tokenizer::tokenize_line(std::string_view line, Rng* rng) const {

@@ -54,6 +54,14 @@ class Tokenizer {
   // Same, appended to out (which may hold earlier text; a space is not added before it).
   void append_tokenized(std::string_view line, std::string& out, Rng* rng = nullptr) const;
 
+  // Every token tokenize(line, rng) can give for some draw of BPE-dropout, appended to out (a
+  // token may come more than once): each word's possible pieces (Bpe::possible_pieces) in the
+  // form the piece takes at its place — a joiner after every piece that does not end its word,
+  // the word's leading joiner on a piece that starts it, its case mark as the tokenizer puts it —
+  // and every other token as it is. A superset (Bpe::possible_pieces is), and without BPE the
+  // tokens of line.
+  void append_possible_tokens(std::string_view line, std::vector<std::string>& out) const;
+
   // The inverse: joins tokens honouring joiners, escapes and case marks.
   std::string detokenize(const std::vector<std::string>& tokens) const;
   // Same for a line of tokens separated by spaces.

@@ -20,12 +20,16 @@ using model::Example;
 
 struct Pairs {
   std::vector<std::vector<std::string>> src, tgt;
-  std::vector<long long> lines;  // the line number of each pair kept
+  std::vector<std::string> src_text, tgt_text;  // BPE-dropout: the text of each pair kept
+  std::vector<long long> lines;                 // the line number of each pair kept
   long long dropped = 0;
   long long total_lines = 0;  // pairs read, kept or not
 };
 
-Pairs read_pairs(io::ParallelReader& reader, int max_length, bool filter) {
+// Pairs of tokens; with dropout, lines of unsegmented tokens checked and kept as text, and
+// their plain BPE segmentation as the tokens (what the length filter measures).
+Pairs read_pairs(io::ParallelReader& reader, int max_length, bool filter,
+                 const BpeDropout* dropout) {
   Pairs pairs;
   std::string s, t;
   while (reader.next(s, t)) {
@@ -45,6 +49,13 @@ Pairs read_pairs(io::ParallelReader& reader, int max_length, bool filter) {
       throw DataError(name + ":" + std::to_string(reader.line_number()) +
                       ": empty line (every training pair needs both sides)");
     }
+    std::string src_text, tgt_text;
+    if (dropout) {
+      src_text = dropout->text_of(src, reader.source_name(), reader.line_number());
+      tgt_text = dropout->text_of(tgt, reader.target_name(), reader.line_number());
+      src = dropout->plain(src_text);
+      tgt = dropout->plain(tgt_text);
+    }
     if (filter &&
         (static_cast<int>(src.size()) > max_length || static_cast<int>(tgt.size()) > max_length)) {
       ++pairs.dropped;
@@ -52,6 +63,10 @@ Pairs read_pairs(io::ParallelReader& reader, int max_length, bool filter) {
     }
     pairs.src.push_back(std::move(src));
     pairs.tgt.push_back(std::move(tgt));
+    if (dropout) {
+      pairs.src_text.push_back(std::move(src_text));
+      pairs.tgt_text.push_back(std::move(tgt_text));
+    }
     pairs.lines.push_back(reader.line_number());
   }
   pairs.total_lines = reader.line_number();
@@ -108,6 +123,21 @@ text::Vocab build_vocab(const std::vector<std::vector<std::string>>& sentences,
   return text::Vocab::from_counts(text::sorted_counts(counts), options);
 }
 
+// BPE-dropout: the tokens of the plain segmentation with their counts, then every other token a
+// segmentation of the texts can give, count 0; no cap (a token left out would be <unk>).
+text::Vocab build_dropout_vocab(const std::vector<std::vector<std::string>>& sentences,
+                                const std::vector<std::string>& texts, const BpeDropout& dropout) {
+  text::WordCounts counts;
+  for (const auto& sentence : sentences) {
+    for (const auto& token : sentence) ++counts[token];
+  }
+  for (const std::string& text : texts) dropout.add_possible_tokens(text, counts);
+  text::VocabOptions options;
+  options.max_size = 0;
+  options.min_count = 0;
+  return text::Vocab::from_counts(counts, options);
+}
+
 std::vector<int32_t> to_ids(const std::vector<std::string>& tokens, const text::Vocab& vocab) {
   std::vector<int32_t> ids;
   ids.reserve(tokens.size());
@@ -124,11 +154,37 @@ std::vector<Example> to_examples(const Pairs& pairs, const text::Vocab& src,
   }
   return data;
 }
+
+// What the vocabulary loses: the share of the corpus's tokens on one side read as <unk>.
+void report_unknown_rate(const char* side, const std::vector<Example>& data,
+                         std::vector<int32_t> Example::*tokens, const text::Vocab& vocab) {
+  long long total = 0, unknown = 0;
+  for (const Example& example : data) {
+    for (const int32_t id : example.*tokens) unknown += id == text::Vocab::kUnkId;
+    total += static_cast<long long>((example.*tokens).size());
+  }
+  const double percent = total > 0 ? 100.0 * double(unknown) / double(total) : 0.0;
+  spdlog::info("[data] {} <unk> rate: {:.2f}% ({} of {} training tokens, vocabulary {})", side,
+               percent, unknown, total, vocab.size());
+  if (percent > 1.0) {
+    spdlog::warn(
+        "[data] {:.2f}% of the {} training tokens are <unk> at this vocabulary (above 1%): "
+        "raise --vocab-size or lower --vocab-min-count, or apply BPE",
+        percent, side);
+  }
+}
 }  // namespace
 
 TrainingData load_training_data(const TrainConfig& config, const text::Vocab* src_vocab,
                                 const text::Vocab* tgt_vocab) {
   TrainingData data;
+  if (config.bpe_dropout > 0) {
+    BpeDropoutOptions options;
+    options.p = config.bpe_dropout;
+    options.seed = config.seed;
+    options.max_length = config.max_length;
+    data.dropout = std::make_unique<BpeDropout>(config.extra, options);
+  }
   Pairs pairs;
   {
     std::unique_ptr<io::ParallelReader> reader;
@@ -137,7 +193,7 @@ TrainingData load_training_data(const TrainConfig& config, const text::Vocab* sr
     } else {
       reader = std::make_unique<io::ParallelReader>(config.train_src, config.train_tgt);
     }
-    pairs = read_pairs(*reader, config.max_length, true);
+    pairs = read_pairs(*reader, config.max_length, true, data.dropout.get());
   }
   if (pairs.src.empty()) {
     throw DataError("no training pairs left after the length filter (--max-length " +
@@ -148,6 +204,9 @@ TrainingData load_training_data(const TrainConfig& config, const text::Vocab* sr
   if (src_vocab && tgt_vocab) {
     data.src_vocab = *src_vocab;
     data.tgt_vocab = *tgt_vocab;
+  } else if (data.dropout) {
+    data.src_vocab = build_dropout_vocab(pairs.src, pairs.src_text, *data.dropout);
+    data.tgt_vocab = build_dropout_vocab(pairs.tgt, pairs.tgt_text, *data.dropout);
   } else {
     data.src_vocab = config.src_vocab_file.empty() ? build_vocab(pairs.src, config)
                                                    : text::Vocab::load(config.src_vocab_file);
@@ -156,6 +215,16 @@ TrainingData load_training_data(const TrainConfig& config, const text::Vocab* sr
   }
   spdlog::info("vocabularies: source {}, target {}", data.src_vocab.size(), data.tgt_vocab.size());
   data.train = to_examples(pairs, data.src_vocab, data.tgt_vocab);
+  report_unknown_rate("source", data.train, &Example::src, data.src_vocab);
+  report_unknown_rate("target", data.train, &Example::tgt, data.tgt_vocab);
+  if (data.dropout) {
+    spdlog::info(
+        "BPE-dropout {}: every epoch segments the training text afresh (a side longer than {} "
+        "tokens keeps its plain segmentation); the vocabularies hold every token a segmentation "
+        "can give",
+        config.bpe_dropout, config.max_length);
+    data.dropout->set_pairs(std::move(pairs.src_text), std::move(pairs.tgt_text));
+  }
   if (!config.guided_alignment.empty()) {
     add_guide_links(config.guided_alignment, pairs, data.train);
     spdlog::info("guided alignment: links from {}, weight {}", config.guided_alignment,
@@ -163,7 +232,7 @@ TrainingData load_training_data(const TrainConfig& config, const text::Vocab* sr
   }
   if (!config.valid_src.empty()) {
     io::ParallelReader reader(config.valid_src, config.valid_tgt);
-    Pairs v = read_pairs(reader, config.max_length, false);
+    Pairs v = read_pairs(reader, config.max_length, false, data.dropout.get());
     data.valid = to_examples(v, data.src_vocab, data.tgt_vocab);
     const text::Tokenizer detok;
     for (const auto& tokens : v.tgt) data.valid_refs.push_back(detok.detokenize(tokens));

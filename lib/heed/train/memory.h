@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "heed/attention/registry.h"
 #include "heed/model/batch.h"
 #include "heed/model/config.h"
 #include "heed/train/batcher.h"
@@ -27,14 +28,20 @@ struct BatchBound {
 };
 BatchBound largest_batch(const std::vector<model::Example>& examples,
                          const BatcherOptions& options);
+// The same for `count` examples with sources of up to src_len tokens and targets of up to
+// tgt_len (</s> counted).
+BatchBound largest_batch(int64_t count, int64_t src_len, int64_t tgt_len,
+                         const BatcherOptions& options);
 
 // Bytes of the activations a teacher-forced update keeps for its backward pass on a batch within
 // the bound:
 // per target token the output layer's logits, probabilities and their gradient over the
 // vocabulary, the decoder layers' gates and states, the attention's scores and weights (and
-// additive's tanh over every source position and attention unit); per source token the
+// the additive family's tanh over every source position and attention unit:
+// AttentionTraits::keeps_unit_activations); per source token the
 // embeddings, the encoder layers' gates and states, the keys and their projection. A double:
 // absurd sizes give absurd numbers instead of overflowing.
-double activation_bytes(const model::ModelConfig& config, const BatchBound& batch);
+double activation_bytes(const model::ModelConfig& config,
+                        const attention::ResolvedAttention& attention, const BatchBound& batch);
 
 }  // namespace heed::train

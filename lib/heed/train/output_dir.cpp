@@ -156,7 +156,10 @@ int remove_stale_temporaries(const std::string& dir) {
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (!is_run_file(io::temporary_file_target(name)) || !entry.is_regular_file(ec)) continue;
+    const std::string target = io::temporary_file_target(name);
+    if (!(is_run_file(target) || target == kCurvesFileName) || !entry.is_regular_file(ec)) {
+      continue;
+    }
     if (fs::remove(entry.path(), ec)) ++removed;
   }
   return removed;

@@ -45,8 +45,12 @@ class OutputDirLock {
 bool is_run_file(const std::string& name, int64_t* step = nullptr);
 // "model.step-K.heed".
 std::string kept_model_name(int64_t step);
+// The learning curves a run redraws at every validation (train/curves.h). Not a run file: a new
+// run replaces it at its first validation.
+inline constexpr const char* kCurvesFileName = "curves.svg";
 
-// Removes dir's temporary files of run files (io::temporary_file_target): what the atomic
+// Removes dir's temporary files of run files and of the curves (io::temporary_file_target): what
+// the atomic
 // writers leave when a run is killed in the middle of a save. Only call it holding the lock:
 // then no writer of this directory is alive. Any other file is left alone, whatever its name.
 // Returns how many went.

@@ -1,7 +1,9 @@
 list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/adam.cpp
   ${CMAKE_CURRENT_LIST_DIR}/batcher.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bpe_dropout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/corpus.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/curves.cpp
   ${CMAKE_CURRENT_LIST_DIR}/output_dir.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory.cpp

@@ -22,8 +22,11 @@
 #include "heed/model/model_file.h"
 #include "heed/model/seq2seq.h"
 #include "heed/model/serialize.h"
+#include "heed/model/tokenizer_record.h"
+#include "heed/onednn/context.h"
 #include "heed/train/communicator.h"
 #include "heed/train/corpus.h"
+#include "heed/train/curves.h"
 #include "heed/train/memory.h"
 #include "heed/train/metrics.h"
 #include "heed/train/moving_average.h"
@@ -68,9 +71,14 @@ std::unique_ptr<model::Seq2Seq> build_model(const model::ModelConfig& config,
         limit.max_values);
   }
   auto model = std::make_unique<model::Seq2Seq>(config, train.precision, std::move(limit));
-  const BatchBound batch = largest_batch(data.train, train.batching);
+  BatchBound batch = largest_batch(data.train, train.batching);
+  if (data.dropout) {
+    // Each epoch segments afresh: a side may be as long as --max-length (bpe_dropout.h).
+    batch = largest_batch(int64_t(data.train.size()), train.max_length, train.max_length + 1,
+                          train.batching);
+  }
   const double parameters = kTrainingBytesPerParameter * double(model->parameters().numel());
-  const double activations = activation_bytes(model->config(), batch);
+  const double activations = activation_bytes(model->config(), model->attention(), batch);
   spdlog::info("memory: about {:.1f} MiB (parameters and optimizer {:.1f}, activations {:.1f})",
                (parameters + activations) / (1 << 20), parameters / (1 << 20),
                activations / (1 << 20));
@@ -102,6 +110,8 @@ class Trainer {
 
  private:
   TrainResult run_training();
+  // With BPE-dropout, the training pairs segmented for state_.epoch (as every run segments it).
+  void segment_epoch();
   void start();  // data, model, optimizer, schedule, and the checkpoint's state with --resume
   void step(const std::vector<size_t>& global_batch);
   // Returns true when early stopping says stop.
@@ -109,6 +119,10 @@ class Trainer {
   // A metrics row of the updates since the last one, without validation.
   void log_metrics(float lr);
   MetricsRow metrics_row(float lr);
+  // Writes row to the metrics file and keeps it for the curves (in the checkpoint's state).
+  void record(const MetricsRow& row);
+  // DIR/curves.svg from the rows so far, atomically; a failure is said once and training goes on.
+  void draw_curves();
   // Exponential smoothing (TrainConfig::ema_decay): the average follows each update; f runs with
   // the averaged weights in the model (the live ones are put back after).
   void update_average();
@@ -149,6 +163,7 @@ class Trainer {
   std::string checkpoint_path_, model_path_;
   std::unique_ptr<OutputDirLock> lock_;  // rank 0's: one run per output directory
   Window window_;
+  bool curves_failed_ = false;
   int64_t last_saved_ = 0;
   int64_t steps_before_ = 0;  // at the start of this run
   double tokens_trained_ = 0;
@@ -257,14 +272,31 @@ MetricsRow Trainer::metrics_row(float lr) {
   return row;
 }
 
+void Trainer::record(const MetricsRow& row) {
+  metrics_.write(row);
+  state_.curve.push_back(curve_point(row));
+}
+
+void Trainer::draw_curves() {
+  if (!writer_ || curves_failed_) return;
+  const std::string path = (fs::path(config_.output) / kCurvesFileName).string();
+  try {
+    io::write_file_atomically(path, learning_curves_svg({{config_.output, state_.curve}}));
+  } catch (const WriteError& e) {
+    curves_failed_ = true;
+    spdlog::warn("{}; training goes on, without curves", e.what());
+  }
+}
+
 void Trainer::log_metrics(float lr) {
-  metrics_.write(metrics_row(lr));
+  record(metrics_row(lr));
 }
 
 bool Trainer::validate(bool scheduled, float lr) {
   MetricsRow row = metrics_row(lr);
   if (validator_->empty()) {
-    metrics_.write(row);
+    record(row);
+    draw_curves();
     return false;
   }
   std::vector<double> scores(2);
@@ -305,7 +337,8 @@ bool Trainer::validate(bool scheduled, float lr) {
         state_.best_bleu, model_path_);
   }
   for (const std::string& e : events) row.event += (row.event.empty() ? "" : ",") + e;
-  metrics_.write(row);
+  record(row);
+  draw_curves();
   return stop;
 }
 
@@ -556,6 +589,17 @@ void Trainer::step(const std::vector<size_t>& global_batch) {
   tokens_trained_ += double(result.sums.tokens);
 }
 
+void Trainer::segment_epoch() {
+  if (!data_.dropout) return;
+  long long plain_kept = 0;
+  data_.train = data_.dropout->epoch(state_.epoch, data_.src_vocab, data_.tgt_vocab,
+                                     onednn::threads(), &plain_kept);
+  spdlog::info(
+      "[bpe-dropout] epoch {}: {} pairs segmented afresh, {} sides over --max-length {} "
+      "kept their plain segmentation",
+      state_.epoch + 1, data_.train.size(), plain_kept, config_.max_length);
+}
+
 double Trainer::fraction_done(size_t plan_size) const {
   double f = 0;
   if (config_.max_steps > 0) f = std::max(f, double(state_.step) / double(config_.max_steps));
@@ -598,6 +642,7 @@ TrainResult Trainer::run_training() {
       reason = "max-epochs";
       break;
     }
+    segment_epoch();
     const std::vector<std::vector<size_t>> plan =
         plan_epoch(data_.train, config_.batching, config_.seed, state_.epoch);
     while (state_.next_batch < int64_t(plan.size())) {
@@ -705,6 +750,35 @@ void TrainConfig::validate() {
     throw ConfigError(
         "--overwrite and --resume contradict each other: --resume continues the "
         "run in the directory, --overwrite starts a new one there");
+  }
+  if (!(bpe_dropout >= 0.f && bpe_dropout < 1.f)) {
+    throw ConfigError("--bpe-dropout must be in [0, 1) (0 = off)");
+  }
+  if (bpe_dropout > 0.f) {
+    if (!extra.count(model::kBpeCodesKey)) {
+      throw ConfigError(
+          "--bpe-dropout needs --bpe CODES: the codes it segments the tokenized training text "
+          "with");
+    }
+    if (!src_vocab_file.empty()) {
+      throw ConfigError(
+          "--bpe-dropout builds the vocabularies itself, to hold every token a segmentation with "
+          "dropped merges can give: a vocabulary file (--src-vocab, --tgt-vocab) would map "
+          "some of them to <unk>");
+    }
+    for (const char* option : {"vocab-size", "vocab-min-count"}) {
+      if (given.count(option)) {
+        throw ConfigError(std::string("--") + option +
+                          " does not apply with --bpe-dropout: the vocabularies hold every token "
+                          "a segmentation with dropped merges can give (their size follows from "
+                          "the BPE codes: fewer merges, fewer tokens)");
+      }
+    }
+    if (!guided_alignment.empty()) {
+      throw ConfigError(
+          "--guided-alignment with --bpe-dropout is not supported yet: the links would have to "
+          "follow each epoch's segmentation");
+    }
   }
   if (valid_src.empty()) {
     // Options that act on validation would be ignored without its data.

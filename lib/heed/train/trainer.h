@@ -41,6 +41,12 @@ struct TrainConfig {
   long long vocab_size = 8000;                 // built vocabularies: ids in all (0 = no cap)
   long long vocab_min_count = 1;
   int max_length = 100;  // pairs with a side longer (in tokens) are dropped, and counted
+  // BPE-dropout (Provilkov et al. 2020; bpe_dropout.h): training and validation text are
+  // tokenized but not BPE-segmented, and are segmented here with the BPE codes extra records
+  // (heed-train --bpe) — the training text afresh for every epoch, each merge dropped with this
+  // probability, the validation text plainly. The vocabularies are built to hold every token a
+  // segmentation can give. 0 = off: the text is taken as given.
+  float bpe_dropout = 0.f;
 
   model::ModelConfig model;
   BatcherOptions batching;
@@ -77,7 +83,8 @@ struct TrainConfig {
   // removed first). Without it they are refused; with --resume, a contradiction.
   bool overwrite = false;
   // The architecture and schedule options the user gave (names without "--"): on --resume the
-  // checkpoint's values win, and each given one that differs is named in a warning.
+  // checkpoint's values win, and each given one that differs is named in a warning. Also
+  // vocab-size and vocab-min-count, which --bpe-dropout refuses.
   std::set<std::string> given;
   std::string metrics_file;  // TSV; empty = none
   // Metadata stored in every model file (the tokenizer options and BPE codes of the data).

@@ -61,6 +61,11 @@ std::string TrainingState::to_text() const {
       << "\nbad_validations " << bad_validations << "\nbest_step " << best_step << "\nworld_size "
       << world_size << "\nkept " << kept_steps.size();
   for (const int64_t kept : kept_steps) out << ' ' << kept;
+  out << "\ncurve " << curve.size();
+  for (const CurvePoint& p : curve) {
+    out << ' ' << p.step << ' ' << p.loss << ' ' << p.lr << ' ' << p.valid_ppl << ' '
+        << p.valid_bleu;
+  }
   out << "\nrng " << rng << '\n';
   return out.str();
 }
@@ -116,6 +121,25 @@ TrainingState TrainingState::from_text(const std::string& text, const std::strin
     if (kept.bad() || !kept.eof() || s.kept_steps.size() != count) {
       throw FormatError(source + ": malformed trainer state (kept '" + get("kept") + "')");
     }
+  }
+  if (fields.count("curve")) {
+    std::istringstream curve(get("curve"));
+    const auto bad = [&] {
+      return FormatError(source + ": malformed trainer state (curve '" + get("curve") + "')");
+    };
+    size_t count = 0;
+    if (!(curve >> count)) throw bad();
+    std::string a, b, c, d, e;
+    while (curve >> a >> b >> c >> d >> e) {
+      CurvePoint p;
+      p.step = int64_t(number(a, "curve", source));
+      p.loss = number(b, "curve", source);
+      p.lr = number(c, "curve", source);
+      p.valid_ppl = number(d, "curve", source);
+      p.valid_bleu = number(e, "curve", source);
+      s.curve.push_back(p);
+    }
+    if (!curve.eof() || s.curve.size() != count) throw bad();
   }
   s.rng = get("rng");
   return s;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "heed/train/curves.h"
+
 namespace heed::train {
 
 struct TrainingState {
@@ -28,6 +30,8 @@ struct TrainingState {
   // The steps of this run's kept models (--keep-models), oldest first: the files it may prune.
   std::vector<int64_t> kept_steps;
   bool kept_steps_recorded = true;  // false: read from a checkpoint that predates the field
+  // The metrics rows so far, as DIR/curves.svg draws them (empty from older checkpoints).
+  std::vector<CurvePoint> curve;
 
   std::string to_text() const;
   // FormatError naming source for malformed text, a missing field or a newer format.

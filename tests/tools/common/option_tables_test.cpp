@@ -6,6 +6,9 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -148,4 +151,46 @@ TEST_CASE("option tables: heed-train's kill hook comes from HEED_TEST_KILL_AFTER
     CHECK_THROWS_AS(train_tool::kill_after_step_from_environment(), ConfigError);
   }
   ::unsetenv(kName);
+}
+
+TEST_CASE("option tables: a derived default is stored, printed and yields to a given value",
+          "[options][fast]") {
+  int beam = 5;
+  std::string sampling = "none";
+  const auto command_line = [&] {
+    auto cl = std::make_unique<cli::CommandLine>(cli::ToolInfo{"test", "", ""});
+    cl->group("Test")("beam", cli::number(&beam, cli::between(1, 1000)), "a number")(
+        "sampling", cli::text_with_default(&sampling), "a text");
+    cl->derived_default("beam", [&]() -> std::optional<std::string> {
+      if (sampling == "none") return std::nullopt;
+      return "1";
+    });
+    return cl;
+  };
+  {
+    auto cl = command_line();
+    CHECK(parse_error(*cl, {}).empty());
+    CHECK(beam == 5);
+  }
+  {
+    auto cl = command_line();
+    CHECK(parse_error(*cl, {"--sampling", "full"}).empty());
+    CHECK(beam == 1);
+    CHECK_FALSE(cl->given("beam"));
+  }
+  {
+    auto cl = command_line();
+    CHECK(parse_error(*cl, {"--sampling", "full", "--beam", "4"}).empty());
+    CHECK(beam == 4);
+  }
+  {
+    // --print-config writes the derived value, so that the configuration replays.
+    auto cl = command_line();
+    std::ostringstream printed;
+    std::streambuf* const stdout_buffer = std::cout.rdbuf(printed.rdbuf());
+    const std::string error = parse_error(*cl, {"--sampling", "full", "--print-config"});
+    std::cout.rdbuf(stdout_buffer);
+    CHECK(error.empty());
+    CHECK(printed.str().find("beam = 1\n") != std::string::npos);
+  }
 }

@@ -210,6 +210,14 @@ TEST_CASE("heatmap: joiners are shown as a square fonts have, tooltips keep them
   const std::string html = align::heatmap_html({pair}, {{}}, "t");
   CHECK(html.find("source: Haus\u25AA \u25AAt\u25AA<br/>") != std::string::npos);
   CHECK(count(html, "\uFFED") == count(svg, "\uFFED"));  // only in the tooltips
+  // Given a way to read tokens as text (heed-align plot: the detokenizer), the sentences use it,
+  // escaped; the axes keep the tokens.
+  const std::string page =
+      align::heatmap_html({pair}, {{}}, "t", [](const std::vector<std::string>& tokens) {
+        return tokens.size() == 2 ? std::string("Haus<t>") : std::string("house");
+      });
+  CHECK(page.find("source: Haus&lt;t&gt;<br/>\ntarget: house</p>") != std::string::npos);
+  CHECK(page.find(">Haus\u25AA</text>") != std::string::npos);
 }
 
 TEST_CASE("heatmap: an HTML page holds each pair under its heading", "[align][fast]") {

@@ -105,6 +105,9 @@ TEST_CASE("ibm2: Model 1 EM on two pairs, worked by hand", "[align][fast]") {
   // x goes wholly to a. Counts a: x 0.5 + 1, y 0.5; b: x 0.5, y 0.5.
   align::Ibm2Iteration first = model.em_step();
   CHECK(first.target_tokens == 3);
+  // Its likelihood is the uniform model's, t(f | e) = 1 / |V_f| = 1/2 for each of the 3 words
+  // (not 1, which logged perplexity=1 for the first iteration).
+  CHECK(first.log_likelihood == Approx(3 * std::log(0.5)).epsilon(1e-12));
   CHECK(t(model, corpus, "a", "x") == Approx(0.75));
   CHECK(t(model, corpus, "a", "y") == Approx(0.25));
   CHECK(t(model, corpus, "b", "x") == Approx(0.5));

@@ -55,7 +55,7 @@ TEST_CASE("shortlist: a malformed table line is refused naming file and line", "
   CHECK(parse_error("a\tb\t0.5\na\tb\n") ==
         "lex.tsv:2: expected 'source<TAB>target<TAB>probability'");
   CHECK(parse_error("a\tb\t0.5\tx\n") == "lex.tsv:1: expected 'source<TAB>target<TAB>probability'");
-  CHECK(parse_error("a b 0.5\n") == "lex.tsv:1: expected 'source<TAB>target<TAB>probability'");
+  CHECK(parse_error("a b c\n") == "lex.tsv:1: expected 'source<TAB>target<TAB>probability'");
   CHECK(parse_error("\n\n\tb\t0.5\n") == "lex.tsv:3: empty word");
   CHECK(parse_error("a\t\t0.5\n") == "lex.tsv:1: empty word");
   CHECK(parse_error("a\tb\thigh\n") ==
@@ -67,6 +67,21 @@ TEST_CASE("shortlist: a malformed table line is refused naming file and line", "
   CHECK(parse_error("a\tb\t\n") == "lex.tsv:1: the probability '' is not a number in [0, 1]");
   const std::string invalid = parse_error("a\tb\t0.5\n\xff\tb\t0.5\n");
   CHECK(invalid.rfind("lex.tsv:2: ", 0) == 0);
+}
+
+TEST_CASE("shortlist: Marian's shortlists are named, with the conversion", "[decode][fast]") {
+  // Its text shortlist: "target source probability", space-separated.
+  const std::string text = parse_error("a\tb\t0.5\nmaison house 0.8\n");
+  CHECK(text.rfind("lex.tsv:2: space-separated, as Marian's lexical shortlist writes 'target "
+                   "source probability'; heed reads 'source<TAB>target<TAB>probability'",
+                   0) == 0);
+  CHECK(text.find("{print $2, $1, $3}' lex.tsv > table.tsv") != std::string::npos);
+  // Its binary shortlist, by the 64-bit number it opens with.
+  const std::string binary =
+      parse_error(std::string("\xf5\x17\x34\x01\xd5\x48\x1a\xf1\x00\x01\x02", 11));
+  CHECK(binary.rfind("lex.tsv:1: a binary Marian shortlist (marian-conv --shortlist); heed reads",
+                     0) == 0);
+  CHECK(binary.find("--lexical-table") != std::string::npos);
 }
 
 TEST_CASE("shortlist: candidates are the specials, the frequent words and each source word's best",

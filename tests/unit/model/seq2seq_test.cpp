@@ -188,7 +188,7 @@ TEST_CASE(
       c.bridge = BridgeType::kFeedForwardPool;
       c.decoder_layers = 2;
     }
-    if (variant == 7) c.attention_normalizer = "sparsemax";
+    if (variant == 7) c.attention_normalizer = heed::attention::Normalizer::kSparsemax;
     if (variant == 8 || variant == 9) {  // one matrix embeds and projects: both gradients add up
       c.embed = c.hidden;
       c.tie_target_embeddings = true;

@@ -1,5 +1,6 @@
 #include "heed/text/bpe.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <set>
@@ -273,4 +274,40 @@ TEST_CASE("bpe: the word cache gives the same answers from two threads", "[text]
   CHECK(encode(cached, "newest") == V{"newest"});
   CHECK(encode(none, "newest") == V{"n", "e", "w", "e", "s", "t"});
   CHECK(encode(cached, "newest") == V{"newest"});
+}
+
+TEST_CASE("bpe: possible pieces hold every piece a dropout draw gives, and no other text",
+          "[text][fast]") {
+  const BpeCodes codes = BpeCodes::parse(kToyCodes, "toy");
+  Bpe half(codes, with_dropout(0.5f));
+  Rng rng = make_rng(9);
+  for (const char* word : {"newest", "widest", "lowest", "lower", "st", "tsst", "løwé"}) {
+    std::vector<std::string_view> possible;
+    half.possible_pieces(word, possible);
+    std::set<std::pair<size_t, std::string>> places;  // (offset, piece)
+    for (std::string_view piece : possible) {
+      places.emplace(static_cast<size_t>(piece.data() - word), std::string(piece));
+    }
+    for (int draw = 0; draw < 300; ++draw) {
+      size_t offset = 0;
+      for (const std::string& piece : encode(half, word, &rng)) {
+        CHECK(places.count({offset, piece}) == 1);
+        offset += piece.size();
+      }
+    }
+    // Plain BPE's pieces too.
+    size_t offset = 0;
+    for (const std::string& piece : encode(half, word)) {
+      CHECK(places.count({offset, piece}) == 1);
+      offset += piece.size();
+    }
+  }
+  // "st" merges only at the end of a word (s t</w>): inside "tsst" it is no piece.
+  std::vector<std::string_view> pieces;
+  half.possible_pieces("stt", pieces);
+  CHECK(std::find(pieces.begin(), pieces.end(), "st") == pieces.end());
+  pieces.clear();
+  half.possible_pieces("tst", pieces);
+  CHECK(std::find(pieces.begin(), pieces.end(), "st") != pieces.end());
+  CHECK(std::find(pieces.begin(), pieces.end(), "tst") == pieces.end());  // no merge makes it
 }

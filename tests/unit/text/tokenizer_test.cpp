@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -397,4 +398,56 @@ TEST_CASE("tokenizer: BPE applies to words with characters U+F000-U+FFFF that ar
   CHECK(tokenizer.tokenize_line("\xEF\xBC\xA1\xEF\xBC\xA2") == "\xEF\xBC\xA1\xEF\xBC\xA2");
   CHECK(tokenizer.tokenize_line("\xEF\xBC\xA1\xEF\xBC\xA2\xEF\xBC\xA3") ==
         "\xEF\xBC\xA1\xEF\xBF\xAD \xEF\xBC\xA2\xEF\xBF\xAD \xEF\xBC\xA3");
+}
+
+TEST_CASE("tokenizer: possible tokens hold every token of every BPE-dropout draw", "[text][fast]") {
+  // Atoms that put words in every place a piece can take: glued to punctuation on either side,
+  // joined words (CJK, aggressive splits), case humps, uppercase words (also non-ASCII ones,
+  // whose pieces may not uppercase back), escapes and placeholders BPE leaves alone.
+  const std::vector<std::string> atoms = {
+      "lower",  "Lower", "LOWER", "newest", "NeWest", "McLowest", "ŁÓWEST", "wider", "low2er",
+      "中文",   "(",     ")",     ",",      "'",      "-",        " ",      " ",     "％",
+      "｟lo｠", "ǅlow",  "ßlow",  "x.com",  "lo-w",   "...",      "İlo",    "wé",    "ÉTÉ"};
+  auto codes = BpeCodes::parse(
+      "#version: 0.2\nl o\nlo w\ne r</w>\nlow er</w>\nn e\ne s\nes t</w>\nw i\nwi d\n"
+      "ne w\nnew est</w>\nw é</w>\nt é</w>\n",
+      "codes");
+  BpeOptions half;
+  half.dropout = 0.5f;
+  auto bpe = std::make_shared<const Bpe>(codes, half);
+  std::mt19937 pick_rng(5);
+  std::uniform_int_distribution<size_t> pick(0, atoms.size() - 1), length(1, 12);
+  int failures = 0;
+  for (TokenizeMode mode : {TokenizeMode::kConservative, TokenizeMode::kAggressive}) {
+    for (int casing = 0; casing < 2; ++casing) {
+      TokenizerOptions o;
+      o.mode = mode;
+      o.case_feature = casing == 1;
+      const Tokenizer t(o, bpe);
+      for (int round = 0; round < 200; ++round) {
+        std::string line;
+        for (size_t n = length(pick_rng); n > 0; --n) line += atoms[pick(pick_rng)];
+        Tokens possible;
+        t.append_possible_tokens(line, possible);
+        const std::set<std::string> set(possible.begin(), possible.end());
+        Rng rng = make_rng(static_cast<uint64_t>(round));
+        for (int draw = 0; draw <= 20; ++draw) {
+          // The last draw is plain BPE (no rng).
+          for (const std::string& token : t.tokenize(line, draw < 20 ? &rng : nullptr)) {
+            if (!set.count(token) && ++failures <= 5) {
+              FAIL_CHECK("line '" << line << "' (mode " << to_string(mode) << ", case "
+                                  << o.case_feature << "): token '" << token
+                                  << "' is not among the possible tokens");
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(failures == 0);
+  // Without BPE the possible tokens are the tokens.
+  const Tokenizer plain;
+  Tokens tokens;
+  plain.append_possible_tokens("Hello, world!", tokens);
+  CHECK(tokens == plain.tokenize("Hello, world!"));
 }

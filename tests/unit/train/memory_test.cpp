@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "heed/common/error.h"
 #include "heed/common/rng.h"
@@ -62,15 +63,43 @@ TEST_CASE("training memory: activations grow with the batch, the lengths and the
   const auto bound = [](int64_t rows, int64_t src_len, int64_t tgt_len) {
     return train::BatchBound{rows, src_len, tgt_len, rows * src_len, rows * tgt_len};
   };
-  const double base = train::activation_bytes(config, bound(64, 50, 51));
+  const attention::ResolvedAttention attention = config.validate();
+  const auto bytes = [&](const train::BatchBound& batch) {
+    return train::activation_bytes(config, attention, batch);
+  };
+  const double base = bytes(bound(64, 50, 51));
   CHECK(base > 4.0 * 64 * 51 * 3 * 8000);  // at least the output layer's three [N·T, V] tensors
-  CHECK(train::activation_bytes(config, bound(128, 50, 51)) == Approx(2 * base));
-  CHECK(train::activation_bytes(config, bound(64, 100, 51)) > base);
+  CHECK(bytes(bound(128, 50, 51)) == Approx(2 * base));
+  CHECK(bytes(bound(64, 100, 51)) > base);
   config.tgt_vocab_size = 16000;
-  CHECK(train::activation_bytes(config, bound(64, 50, 51)) > base);
+  CHECK(bytes(bound(64, 50, 51)) > base);
   // Absurd sizes give a large number, not an overflow.
   const int64_t huge = int64_t(1) << 40;
-  CHECK(train::activation_bytes(config, {huge, huge, huge, huge, huge}) > 1e20);
+  CHECK(bytes({huge, huge, huge, huge, huge}) > 1e20);
+}
+
+TEST_CASE("training memory: every additive-family mechanism is estimated with its tanh per unit",
+          "[train][fast]") {
+  // The estimate asks the mechanism's traits, not its name: normed-additive and coverage keep
+  // additive's N·T·S·A activations too (a comparison with "additive" missed them).
+  const train::BatchBound batch{64, 50, 51, 64 * 50, 64 * 51};
+  const auto bytes = [&](const std::string& name) {
+    model::ModelConfig config;
+    config.src_vocab_size = config.tgt_vocab_size = 8000;
+    config.attention = name;
+    const attention::ResolvedAttention attention = config.validate();
+    return train::activation_bytes(config, attention, batch);
+  };
+  const double dot = bytes("dot");
+  const double per_unit = 4.0 * 64 * 51 * 50 * double(model::ModelConfig().hidden);
+  for (const std::string name : {"additive", "mlp", "normed-additive", "coverage"}) {
+    INFO(name);
+    CHECK(bytes(name) >= dot + per_unit);
+  }
+  for (const std::string name : {"general", "scaled-dot", "location"}) {
+    INFO(name);
+    CHECK(bytes(name) < dot + per_unit);
+  }
 }
 
 TEST_CASE("parameter limit: a model past it is refused before it is allocated", "[train][fast]") {

@@ -102,10 +102,10 @@ TEST_CASE("output_dir: the run's files, and only their temporaries are stale", "
   TempDir dir;
   for (const char* name :
        {"checkpoint.heed.tmp-AbC123", "model.step-40.heed.tmp-x1Y2z3", "notes.tmp-keep",
-        "corpus.txt.tmp-AbC123", "model.heed.tmp-short", "model.heed"}) {
+        "corpus.txt.tmp-AbC123", "model.heed.tmp-short", "model.heed", "curves.svg.tmp-Q1w2E3"}) {
     write_file(dir.path(name), "x");
   }
-  CHECK(train::remove_stale_temporaries(dir.root().string()) == 2);
+  CHECK(train::remove_stale_temporaries(dir.root().string()) == 3);
   CHECK(dir.entries() == 4);
   CHECK(fs::exists(dir.path("notes.tmp-keep")));
   CHECK(fs::exists(dir.path("corpus.txt.tmp-AbC123")));

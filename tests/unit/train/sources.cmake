@@ -1,5 +1,6 @@
 list(APPEND HEED_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/batcher_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bpe_dropout_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/moving_average_test.cpp

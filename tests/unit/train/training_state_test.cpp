@@ -98,3 +98,33 @@ TEST_CASE("training state: the kept models' steps round-trip; older checkpoints 
                       Catch::Contains("ck: malformed trainer state (kept"));
   }
 }
+
+TEST_CASE("training state: the curves' rows round-trip, NaN included; older checkpoints have none",
+          "[train][fast]") {
+  TrainingState s;
+  s.rng = "1 2";
+  train::CurvePoint logged;
+  logged.step = 10;
+  logged.loss = 5.25;
+  logged.lr = 0.001;
+  train::CurvePoint validated = logged;
+  validated.step = 20;
+  validated.valid_ppl = 120.5;
+  validated.valid_bleu = 3.75;
+  s.curve = {logged, validated};
+  const TrainingState r = TrainingState::from_text(s.to_text(), "ck");
+  REQUIRE(r.curve.size() == 2);
+  CHECK(r.curve[0].step == 10);
+  CHECK(r.curve[0].loss == 5.25);
+  CHECK(std::isnan(r.curve[0].valid_ppl));
+  CHECK(r.curve[1].valid_ppl == 120.5);
+  CHECK(r.curve[1].valid_bleu == 3.75);
+  std::string older = s.to_text();
+  const size_t at = older.find("curve ");
+  older.erase(at, older.find('\n', at) + 1 - at);
+  CHECK(TrainingState::from_text(older, "ck").curve.empty());
+  std::string bad = older;
+  bad.insert(bad.find("rng "), "curve 2 10 1 1 nan nan\n");
+  CHECK_THROWS_WITH(TrainingState::from_text(bad, "ck"),
+                    Catch::Contains("ck: malformed trainer state (curve"));
+}
