@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Speed and memory, heed beside Marian (issue 65), in interleaved rounds on this machine.
 #
-# Both read Multi30k de→en segmented by ONE joint BPE (heed-tokenize learn-bpe, as
-# experiments/multi30k/run.sh prepares it); Marian with its own vocabularies made by marian-vocab
-# from the same files. Three systems (bench/peers/marian/common.sh):
+# Both read Multi30k de→en segmented by ONE joint BPE (heed-tokenize learn-bpe), Marian with its
+# own vocabularies made by marian-vocab from the same files: the quality study's rules make them
+# (experiments/marian/Snakefile, run by Snakemake: the Multi30k recipe's multi30k_prepare,
+# test2016's BPE, marian-vocab), into WORK. Three systems (bench/peers/marian/systems.yaml):
 #   marian            --type s2s, bi-LSTM 512+512, conditional LSTM decoder 512, MLP attention
 #   heed-marian-like  --decoder bahdanau --attention additive, bi-LSTM 256+256, LSTM 512
 #   heed-recipe       heed's Multi30k recipe's model: Luong + input feeding, general attention
+# (heed's: the recipe's model_options without its dropout, and the system's own.)
 # Where they differ and what it does to FLOPs per target token: docs/benchmarks.md.
 #
 # Parts, each in every round, the systems one after the other (heed, Marian, heed ...):
@@ -21,10 +23,10 @@
 #           marian-conv --gemm-type intgemm8, when marian-conv is built; heed: bf16 where the CPU
 #           has it, else none beyond f32): output tokens (+1 </s> a sentence) per second of the
 #           whole process (start and model load included, the same for both), and its peak RSS.
-# Decoding uses the models of the quality study when they exist (MODELS_DIR, seed 1 of
-# experiments/marian/run.sh at equal updates), else the first training round's, copied once so
-# that every round decodes the same model (a model of UPDATES updates: its outputs' lengths are
-# not a trained model's; the TSV says which).
+# Decoding uses the models of the quality study when its runs have finished (MODELS_DIR, its
+# WORK: seed 1 of experiments/marian at equal updates), else the first training round's, copied
+# once so that every round decodes the same model (a model of UPDATES updates: its outputs'
+# lengths are not a trained model's; the TSV says which).
 #
 #   bash bench/marian_side_by_side.sh [BUILD_DIR] [MARIAN_BUILD_DIR]
 #   QUICK=1 bash bench/marian_side_by_side.sh /tmp/heed-build /work/peers/marian-build
@@ -36,7 +38,7 @@
 # Environment: ROUNDS (5), THREADS (2), UPDATES (300), WINDOW (50), SENTENCES (1000),
 # BATCH1_SENTENCES (200), SYSTEMS ("heed-marian-like marian heed-recipe"), WORK
 # (/tmp/heed-marian), DATA (../shared/data/multi30k/raw), RESULTS
-# (bench/results/marian_side_by_side.tsv), MODELS_DIR (WORK/quality), QUICK=1 (ROUNDS 2,
+# (bench/results/marian_side_by_side.tsv), MODELS_DIR (WORK), QUICK=1 (ROUNDS 2,
 # UPDATES 20, WINDOW 5, SENTENCES 64, BATCH1_SENTENCES 8, WORK /tmp/heed-marian-quick and the
 # result in WORK, never in bench/results: a test of the pipeline, not a result).
 set -euo pipefail
@@ -66,7 +68,7 @@ SYSTEMS=${SYSTEMS:-heed-marian-like marian heed-recipe}
 WORK=${WORK:-/tmp/heed-marian}
 DATA=${DATA:-$root/../shared/data/multi30k/raw}
 RESULTS=${RESULTS:-$here/results/marian_side_by_side.tsv}
-MODELS_DIR=${MODELS_DIR:-$WORK/quality}
+MODELS_DIR=${MODELS_DIR:-$WORK}
 for v in ROUNDS THREADS UPDATES WINDOW SENTENCES BATCH1_SENTENCES; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die 64 "$v '${!v}' is not a positive count"
 done
@@ -104,12 +106,11 @@ measured() {
   printf '%s\t%s\n' "$(echo "$end - $start" | bc -l)" "$(tail -n 1 "$times.rss")" > "$times"
 }
 
-heed_model_options() {  # SYSTEM
-  case $1 in
-    heed-marian-like) printf '%s\n' "${HEED_MARIAN_LIKE[@]}" ;;
-    heed-recipe) printf '%s\n' "${HEED_RECIPE_MODEL[@]}" ;;
-  esac
-}
+# The systems' model options (systems.yaml): Marian's architecture; heed's, its dropout aside.
+declare -A model_options
+for s in $SYSTEMS; do
+  model_options[$s]=$(marian_system_options "$s" --no-dropout) || die 70 "systems.py $s failed"
+done
 
 # --- training ------------------------------------------------------------------------------
 train_settings() {  # SYSTEM: the precisions it trains in here
@@ -122,7 +123,10 @@ train_once() {  # ROUND SYSTEM SETTING
   rm -rf "$dir"; mkdir -p "$dir"
   echo "marian_side_by_side: round $round: training $system ($setting, $UPDATES updates)" >&2
   if [ "$system" = marian ]; then
-    OPENBLAS_NUM_THREADS=1 measured "$dir/time" "$MARIAN/marian" "${MARIAN_ARCH[@]}" $(marian_dim_vocabs "$WORK") \
+    local arch
+    mapfile -t arch <<< "${model_options[marian]}"
+    # shellcheck disable=SC2046
+    OPENBLAS_NUM_THREADS=1 measured "$dir/time" "$MARIAN/marian" "${arch[@]}" $(marian_dim_vocabs "$WORK") \
       -t "$WORK/train.bpe.de" "$WORK/train.bpe.en" -v "$WORK/vocab.de.yml" "$WORK/vocab.en.yml" \
       -m "$dir/model.npz" --mini-batch 64 --maxi-batch 100 --after-batches "$UPDATES" \
       --disp-freq "$WINDOW" --save-freq 1000000 --valid-freq 1000000 --optimizer adam \
@@ -136,8 +140,8 @@ train_once() {  # ROUND SYSTEM SETTING
     tps=$(heed_median $windows)
   else
     local options
-    mapfile -t options < <(heed_model_options "$system")
-    OMP_WAIT_POLICY=passive measured "$dir/time" "$BIN/heed-train" "${options[@]}" \
+    mapfile -t options <<< "${model_options[$system]}"
+    OMP_WAIT_POLICY=passive measured "$dir/time" "$BIN/heed-train" "${options[@]}" --vocab-size 10000 \
       --train-src "$WORK/train.bpe.de" --train-tgt "$WORK/train.bpe.en" --batch-size 64 \
       --max-steps "$UPDATES" --log-every "$WINDOW" --valid-every 0 --save-every 1000000 \
       --lr 0.001 --lr-schedule constant --clip 5 --dropout 0 --label-smoothing 0 \
@@ -153,21 +157,29 @@ train_once() {  # ROUND SYSTEM SETTING
 }
 
 # --- decoding ------------------------------------------------------------------------------
-# The model each system decodes with: the quality study's seed-1 model at equal updates, else
-# the last training round's f32 model.
+# quality_model SYSTEM → the quality study's seed-1 model at equal updates (the best on
+# validation), when that run has finished (its train.done).
+quality_model() {
+  if [ "$1" = marian ]; then
+    [ -f "$MODELS_DIR/marian/updates/s1/train.done" ] &&
+      echo "$MODELS_DIR/marian/updates/s1/model.npz.best-cross-entropy.npz"
+  else
+    [ -f "$MODELS_DIR/runs/$1-updates/s1/train.done" ] && echo "$MODELS_DIR/runs/$1-updates/s1/model.heed"
+  fi
+  return 0
+}
 # model_of SYSTEM → path: the quality study's model, else a copy of the first training round's
 # model, frozen, so that every round decodes the same model (each round retrains, and two barely
 # trained models can differ in their outputs' lengths by 100×).
 model_of() {
   local q trained frozen
+  q=$(quality_model "$1")
   if [ "$1" = marian ]; then
-    q=$MODELS_DIR/marian-updates-s1/model.npz.best-cross-entropy.npz
     trained=$speed/train.marian.f32/model.npz frozen=$speed/decode.marian.npz
   else
-    q=$MODELS_DIR/$1-updates-s1/run/model.heed
     trained=$speed/train.$1.f32/run/model.heed frozen=$speed/decode.$1.heed
   fi
-  [ -f "$q" ] && { echo "$q"; return; }
+  [ -n "$q" ] && [ -f "$q" ] && { echo "$q"; return; }
   [ -f "$frozen" ] || { cp "$trained" "$frozen.tmp" && mv "$frozen.tmp" "$frozen"; }
   echo "$frozen"
 }
@@ -234,7 +246,7 @@ done
 
 # --- the summary: medians over the rounds, min–max beside ------------------------------------
 models="the first training round's models, frozen ($UPDATES updates: not a trained model's output lengths)"
-[ "$(model_of marian)" = "$MODELS_DIR/marian-updates-s1/model.npz.best-cross-entropy.npz" ] &&
+[ -n "$(quality_model marian)" ] && [ "$(model_of marian)" = "$(quality_model marian)" ] &&
   models="experiments/marian seed 1, equal updates ($MODELS_DIR)"
 {
   heed_machine_report

@@ -1,13 +1,16 @@
-# What bench/marian_side_by_side.sh (speed) and experiments/marian/run.sh (quality) share: the
-# data both toolkits read, the two architectures, and the Marian build's description. Sourced,
-# not run; needs bench/machine.sh sourced first.
+# shellcheck shell=bash
+# What bench/marian_side_by_side.sh (speed) and experiments/marian/Snakefile (quality) share
+# in bash: the systems' options (systems.yaml, read by systems.py), Marian's vocabulary sizes,
+# the data both toolkits read (prepared by the quality study's rules), and the Marian build's
+# description. Sourced, not run; marian_builds_report needs bench/machine.sh sourced first.
+MARIAN_PEER=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# The closest architectures (docs/benchmarks.md, "heed beside Marian", tables where they differ).
-# Marian's RNN encoder-decoder: bi-LSTM encoder 512 per direction (context 1,024), the
-# conditional LSTM decoder (cell 1 on the previous word, MLP attention queried by its output,
-# cell 2 on the context), deep output tanh(W[emb; state; context]) of dim-emb, then the vocabulary.
-MARIAN_ARCH=(--type s2s --enc-type bidirectional --enc-cell lstm --dec-cell lstm --dim-rnn 512
-             --dim-emb 256 --enc-depth 1 --dec-depth 1)
+# marian_system_options SYSTEM [--no-dropout]: SYSTEM's model options, one a line (systems.yaml:
+# Marian's architecture; heed's: the Multi30k recipe's model_options and the system's own).
+marian_system_options() {
+  /usr/bin/python3 "$MARIAN_PEER/systems.py" "$@"
+}
+
 # marian_dim_vocabs WORK: Marian's --dim-vocabs for WORK/vocab.{de,en}.yml. Given a size, Marian
 # makes its embeddings and output layer that wide even when the vocabulary is smaller (with
 # "--dim-vocabs 10000 10000" on Multi30k's 4,369 English types it computed a softmax over 10,000),
@@ -24,42 +27,30 @@ marian_dim_vocabs() {
   done
   echo "--dim-vocabs ${dims[*]}"
 }
-# heed's nearest: Bahdanau's arrangement (the query is the previous state, the context is fed
-# into the one RNN) with additive (MLP) attention, encoder 256 per direction, decoder 512.
-HEED_MARIAN_LIKE=(--decoder bahdanau --attention additive --cell lstm --hidden 512 --embed 256
-                  --vocab-size 10000)
-# heed's own recipe's model (experiments/multi30k/run.sh): Luong with input feeding, general.
-HEED_RECIPE_MODEL=(--decoder luong --attention general --cell lstm --hidden 512 --embed 256
-                   --vocab-size 10000)
 
-# marian_prepare BIN MARIAN WORK THREADS DATA: heed's Multi30k preparation (the recipe's rule
-# multi30k_prepare of experiments/common/multi30k.smk, run by Snakemake: lowercased aggressive
-# tokenization, ONE joint BPE of 8,000 merges learnt by heed-tokenize learn-bpe) into WORK, plus
-# what Marian reads: WORK/test.bpe.de (test2016, the same tokenization and BPE) and its
-# vocabularies WORK/vocab.{de,en}.yml, made by marian-vocab from the same segmented training
-# text. Skipped when done.
+# marian_prepare BIN MARIAN WORK THREADS DATA: the data both read, in WORK, made by the quality
+# study's rules (experiments/marian/Snakefile, run by Snakemake with WORK its working directory):
+# the Multi30k recipe's preparation (multi30k_prepare: lowercased aggressive tokenization, ONE
+# joint BPE of 8,000 merges learnt by heed-tokenize learn-bpe, WORK/{train,val}.bpe.{de,en}),
+# test2016 in the same tokenization and BPE (WORK/test.bpe.de), and Marian's vocabularies
+# WORK/vocab.{de,en}.yml, made by marian-vocab from the same segmented training text. Nothing is
+# made again that is up to date. Exits 69 without snakemake, 70 when a step fails.
 marian_prepare() {
-  local bin=$1 marian=$2 work=$3 threads=$4 data=$5 l
-  local root
-  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+  local bin marian work threads=$4 data root
+  bin=$(realpath -m "$1") marian=$(realpath -m "$2") work=$(realpath -m "$3") data=$(realpath -m "$5")
+  root=$(cd "$MARIAN_PEER/../../.." && pwd)
   command -v snakemake > /dev/null ||
     { echo "marian: snakemake not found (apt-get install snakemake): it prepares the data" >&2; exit 69; }
   mkdir -p "$work"
-  snakemake -s "$root/experiments/multi30k/Snakefile" -d "$work" \
-    --profile "$root/experiments/profiles/local" --cores "$threads" multi30k_prepare \
-    --config bin="$bin" data="$data" work="$work" threads="$threads" > "$work/prepare.log" 2>&1 ||
-    { echo "marian: preparing the data failed (Snakemake's log: $work/prepare.log)" >&2; tail -n 5 "$work/prepare.log" >&2; exit 70; }
-  if [ ! -s "$work/test.bpe.de" ]; then
-    "$bin/heed-tokenize" --mode aggressive --lowercase --threads "$threads" --bpe "$work/codes" \
-      -i "$data/test_2016_flickr.de" -o "$work/test.bpe.de.tmp"
-    mv "$work/test.bpe.de.tmp" "$work/test.bpe.de"
+  if ! snakemake -s "$root/experiments/marian/Snakefile" -d "$work" \
+         --profile "$root/experiments/profiles/local" --cores "$threads" \
+         "$work/test.bpe.de" "$work/vocab.de.yml" "$work/vocab.en.yml" \
+         --config bin="$bin" marian="$marian" work="$work" threads="$threads" data="$data" \
+         > "$work/prepare.log" 2>&1; then
+    echo "marian: preparing the data failed (Snakemake's log: $work/prepare.log):" >&2
+    grep -m 3 -i 'error\|exception' "$work/prepare.log" >&2 || tail -n 3 "$work/prepare.log" >&2
+    exit 70
   fi
-  for l in de en; do
-    if [ ! -s "$work/vocab.$l.yml" ]; then
-      "$marian/marian-vocab" < "$work/train.bpe.$l" > "$work/vocab.$l.yml.tmp" 2>> "$work/marian-vocab.log"
-      mv "$work/vocab.$l.yml.tmp" "$work/vocab.$l.yml"
-    fi
-  done
 }
 
 # marian_require MARIAN: exits 69 unless MARIAN holds the binaries of bench/peers/marian/build.sh.

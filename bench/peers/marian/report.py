@@ -3,7 +3,7 @@
 
 Reads the speed summary of bench/marian_side_by_side.sh (bench/results/marian_side_by_side.tsv:
 "# key: value" lines, then part, system, setting, case, tokens_per_s, its min and max,
-peak_rss_mib, rounds) and the quality study of experiments/marian/run.sh (its results folder:
+peak_rss_mib, rounds) and the quality study of experiments/marian/Snakefile (its results folder:
 rows.tsv and compare-MODE-beamK.tsv, heed-score --system's TSV), and replaces the text between
 the page's two marker lines with: the machine and both commits, where the architectures differ
 and their forward FLOPs per target token (computed here from the sizes), the training and
@@ -11,11 +11,14 @@ decoding tables, and the quality tables. A missing input leaves its part saying 
 
     /usr/bin/python3 bench/peers/marian/report.py [--speed TSV] [--quality DIR] [--page PAGE]
 
+(the quality study's rule `page` runs it: snakemake page in experiments/marian).
+
 Only the Python standard library (Debian's /usr/bin/python3).
 """
 import csv
 import io
 import pathlib
+import re
 import statistics
 import sys
 
@@ -127,7 +130,7 @@ def quality_section(folder):
     rows_path = folder / "rows.tsv"
     if not rows_path.exists():
         return [f"No quality results yet (`{folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder}`: "
-                "run `experiments/marian/run.sh`)."]
+                "run the workflow of `experiments/marian`)."]
     meta, rows = read_commented_tsv(rows_path)
     out = []
     if "QUICK" in meta:
@@ -135,8 +138,10 @@ def quality_section(folder):
     for key in ("date", "cpu", "heed", "marian", "updates", "marian options"):
         if key in meta:
             out.append(f"- {key}: {meta[key]}")
-    out += ["", "test2016 BLEU (lowercased) per budget, mean ± standard deviation over seeds; minutes are wall clock:", "",
-            "| budget | system | seeds | updates | minutes | best val ppl | greedy | beam 5 |",
+    beam = re.search(r"\bbeam: (\d+)", meta.get("updates", ""))
+    out += ["", "test2016 BLEU (lowercased) per budget, mean ± standard deviation over seeds; minutes "
+            "are heed-train's clock (its metrics) and Marian's wall clock:", "",
+            f"| budget | system | seeds | updates | minutes | best val ppl | greedy | beam {beam.group(1) if beam else 5} |",
             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
 
     def ms(values, digits=2):
@@ -154,7 +159,7 @@ def quality_section(folder):
                 continue
             out.append(f"| {mode} | {NAMES[system]} | {len(group)} | {ms((r['updates'] for r in group), 0)} | "
                        f"{ms((r['minutes'] for r in group), 1)} | {ms(r['best_val_ppl'] for r in group)} | "
-                       f"{ms(r['test2016_greedy'] for r in group)} | {ms(r['test2016_beam5'] for r in group)} |")
+                       f"{ms(r['test2016_greedy'] for r in group)} | {ms(r.get('test2016_beam', r.get('test2016_beam5')) for r in group)} |")
     for path in sorted(folder.glob("compare-*.tsv")):
         text = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
         if not text:
