@@ -141,6 +141,7 @@ train_once() {  # ROUND SYSTEM SETTING
   else
     local options
     mapfile -t options <<< "${model_options[$system]}"
+    # --vocab-size: the recipe's cap (experiments/common/multi30k.smk), not reached on Multi30k
     OMP_WAIT_POLICY=passive measured "$dir/time" "$BIN/heed-train" "${options[@]}" --vocab-size 10000 \
       --train-src "$WORK/train.bpe.de" --train-tgt "$WORK/train.bpe.en" --batch-size 64 \
       --max-steps "$UPDATES" --log-every "$WINDOW" --valid-every 0 --save-every 1000000 \
@@ -157,12 +158,15 @@ train_once() {  # ROUND SYSTEM SETTING
 }
 
 # --- decoding ------------------------------------------------------------------------------
-# quality_model SYSTEM → the quality study's seed-1 model at equal updates (the best on
-# validation), when that run has finished (its train.done).
+# quality_model SYSTEM → the quality study's seed-1 model at equal updates, the one it scores
+# (the best on validation; Marian's last without a validation), once that run has finished (its
+# train.done).
 quality_model() {
+  local run=$MODELS_DIR/marian/updates/s1
   if [ "$1" = marian ]; then
-    [ -f "$MODELS_DIR/marian/updates/s1/train.done" ] &&
-      echo "$MODELS_DIR/marian/updates/s1/model.npz.best-cross-entropy.npz"
+    [ -f "$run/train.done" ] || return 0
+    if [ -f "$run/model.npz.best-cross-entropy.npz" ]; then echo "$run/model.npz.best-cross-entropy.npz"
+    else echo "$run/model.npz"; fi
   else
     [ -f "$MODELS_DIR/runs/$1-updates/s1/train.done" ] && echo "$MODELS_DIR/runs/$1-updates/s1/model.heed"
   fi
@@ -213,8 +217,9 @@ decode_once() {  # ROUND SYSTEM SETTING BEAM BATCH
     [ "$batch" -gt 1 ] && sort=(--maxi-batch 100 --maxi-batch-sort src)
     OPENBLAS_NUM_THREADS=1 measured "$out.time" "$MARIAN/marian-decoder" -m "$model" \
       -v "$WORK/vocab.de.yml" "$WORK/vocab.en.yml" --beam-size "$beam" --mini-batch "$batch" \
-      "${sort[@]}" --normalize 0.6 --cpu-threads "$THREADS" --quiet -i "$input" -o "$out" \
-      2> "$out.log" || die 70 "marian-decoder failed: $(tail -n 1 "$out.log")"
+      "${sort[@]}" --normalize 0.6 --cpu-threads "$THREADS" --quiet --log "$out.log" -i "$input" \
+      -o "$out" 2>> "$out.log" ||
+      die 70 "marian-decoder failed: $(grep -m1 'Error:' "$out.log" || tail -n 1 "$out.log")"
   else
     OMP_WAIT_POLICY=passive measured "$out.time" "$BIN/heed-translate" -m "$(model_of "$system")" \
       --pretokenized --beam-size "$beam" --batch-size "$batch" --precision "$setting" \

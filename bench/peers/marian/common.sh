@@ -14,9 +14,11 @@ marian_system_options() {
 # marian_dim_vocabs WORK: Marian's --dim-vocabs for WORK/vocab.{de,en}.yml. Given a size, Marian
 # makes its embeddings and output layer that wide even when the vocabulary is smaller (with
 # "--dim-vocabs 10000 10000" on Multi30k's 4,369 English types it computed a softmax over 10,000),
-# so each is the vocabulary's own size rounded up to a multiple of 32: intgemm's int8 kernels need
-# the output layer's columns in multiples of 32 (marian-decoder asserts `cols % RegisterElems == 0`
-# on 4,369), and 15 unused rows at most cost Marian under 0.4 % more output work than heed's
+# so each is the vocabulary's own size, a multiple of 32: intgemm's int8 kernels need the output
+# layer's columns in multiples of 32 (marian-decoder asserts `cols % RegisterElems == 0` on
+# 4,369). The study's rule marian_vocab pads the vocabularies with placeholder words to that size
+# (an id without a word makes marian-decoder abort when a model chooses it); the sizes are rounded
+# up here too. 31 unused rows at most cost Marian under 0.8 % more output work than heed's
 # vocabularies of the same types (heed's --vocab-size 10000 is a cap it does not reach).
 marian_dim_vocabs() {
   local l n dims=()
@@ -48,7 +50,7 @@ marian_prepare() {
          --config bin="$bin" marian="$marian" work="$work" threads="$threads" data="$data" \
          > "$work/prepare.log" 2>&1; then
     echo "marian: preparing the data failed (Snakemake's log: $work/prepare.log):" >&2
-    grep -m 3 -i 'error\|exception' "$work/prepare.log" >&2 || tail -n 3 "$work/prepare.log" >&2
+    grep -m 3 '^marian: \|^multi30k: \|Error\|Exception' "$work/prepare.log" >&2 || tail -n 3 "$work/prepare.log" >&2
     exit 70
   fi
 }
