@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The quality study heed beside Marian (experiments/marian/Snakefile) planned, not run (Marian
+# is not built in CI, and a dry run needs none of its binaries): on the embedded sample, two
+# seeds plan a training per heed system, budget and seed through the recipe's rule and one per
+# budget and seed of Marian's, its vocabularies and test2016's BPE, and a comparison per budget
+# and search; quick=1 loads quick.yaml (40 updates, warm-up 10, a minute, the first 40 test
+# sentences) under the command line's settings; one seed plans no comparison; a system that
+# bench/peers/marian/systems.yaml lacks is refused; systems.py gives the speed bench the same
+# architectures. Skipped (77) without snakemake.
+#   tests/cli/marian_workflow.sh BIN_DIR SOURCE_DIR
+source "$(dirname "$0")/lib.sh"
+ROOT=${DATA:?usage: marian_workflow.sh BIN_DIR SOURCE_DIR}
+need_snakemake
+C=$TMP/corpus
+multi30k_sample "$C"
+study=(snakemake -s "$ROOT/experiments/marian/Snakefile" -d "$TMP/wd"
+       --profile "$ROOT/experiments/profiles/local" -n -p)
+config=(bin="$BIN" data="$C" work="$TMP/work" marian="$TMP/no-marian" results="$TMP/results")
+count() { grep -cE "^(local)?(rule|checkpoint) $1:" "$TMP/out"; }  # RULE: its planned jobs
+
+# The plan: 2 heed systems × 2 budgets × 2 seeds, Marian 2 × 2, a comparison per budget and search.
+expect_exit 0 plan -- "${study[@]}" --config "${config[@]}" 'seeds=[1, 2]'
+expect_eq heed-trainings "$(count multi30k_train)" 8
+expect_eq marian-trainings "$(count marian_train)" 4
+expect_eq vocabularies "$(count marian_vocab)" 2
+expect_eq test-bpe "$(count marian_test_bpe)" 1
+expect_eq comparisons "$(count compare)" 4
+for f in runs/heed-marian-like-minutes/s2/train.done marian/updates/s1/train.done; do
+  grep -q "$TMP/work/$f" "$TMP/out" && ok || fail "plan: no $f"
+done
+grep -q -- "--time-limit 1800 " "$TMP/out" && ok || fail "plan: no 30-minute limit for heed"
+grep -q -- "--decoder bahdanau --attention additive" "$TMP/out" && ok || fail "plan: no marian-like heed"
+for f in compare-updates-beam1.tsv compare-minutes-beam5.tsv; do
+  grep -q "$TMP/results/$f" "$TMP/out" && ok || fail "plan: no $f"
+done
+
+# quick=1: quick.yaml's settings, the command line's work and results still.
+expect_exit 0 quick -- "${study[@]}" --config "${config[@]}" quick=1
+expect_eq quick-heed-trainings "$(count multi30k_train)" 8
+grep -q -- "--max-steps 40 .*--warmup-steps 10 .*--time-limit 60 " "$TMP/out" && ok ||
+  fail "quick: heed-train's budget: $(grep -m1 -o -- '--max-steps.*' "$TMP/out" | head -c 300)"
+grep -q -- "--after-batches 40 " "$TMP/out" && ok || fail "quick: Marian's budget"
+grep -q "$TMP/work/test2016-first40.bpe.de" "$TMP/out" && ok || fail "quick: no test subset"
+
+# One seed: no comparison over seeds; heed's systems alone: no Marian at all.
+expect_exit 0 one-seed -- "${study[@]}" --config "${config[@]}" 'seeds=[1]'
+expect_eq one-seed-comparisons "$(count compare)" 0
+expect_exit 0 heed-only -- "${study[@]}" --config "${config[@]}" 'systems=[heed-recipe, heed-marian-like]' \
+  'seeds=[1, 2]'
+expect_eq heed-only-marian "$(grep -cE '^(local)?rule marian_' "$TMP/out")" 0
+expect_eq heed-only-comparisons "$(count compare)" 4
+
+# A system systems.yaml does not define.
+expect_exit 1 unknown-system -- "${study[@]}" --config "${config[@]}" 'systems=[marian, nope]'
+grep -q "marian: systems: no system 'nope'" "$TMP/err" "$TMP/out" && ok ||
+  fail "unknown system: $(tail -3 "$TMP/err")"
+
+# The bench's architectures: the same file, heed's on the recipe's model options.
+systems=$ROOT/bench/peers/marian/systems.py
+expect_eq bench-marian-like "$(/usr/bin/python3 "$systems" heed-marian-like --no-dropout | tr '\n' ' ')" \
+  "--hidden 512 --embed 256 --decoder bahdanau --attention additive "
+expect_eq bench-recipe "$(/usr/bin/python3 "$systems" heed-recipe | tr '\n' ' ')" \
+  "--hidden 512 --embed 256 --dropout 0.3 "
+expect_eq bench-marian "$(/usr/bin/python3 "$systems" marian | tr '\n' ' ' | cut -d' ' -f1-4)" \
+  "--type s2s --enc-type bidirectional"
+finish
