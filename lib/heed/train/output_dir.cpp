@@ -66,7 +66,20 @@ OutputDirLock::OutputDirLock(const std::string& dir)
   }
   for (int attempt = 0; attempt < kLockAttempts; ++attempt) {
     std::error_code ec;
+    // A directory this run makes, and its lock file, are named to the stop handler before they
+    // exist: a signal between making the lock file and the end of this loop (a stop at any time
+    // before the first update leaves nothing) would otherwise leave a directory holding a lock.
+    if (!made_dir_ && !fs::exists(dir_)) {
+      remove_lock_on_stop_ =
+          std::make_unique<io::RemovedOnStop>(path_, io::RemovedOnStop::Kind::kFile);
+      remove_dir_on_stop_ =
+          std::make_unique<io::RemovedOnStop>(dir_, io::RemovedOnStop::Kind::kEmptyDirectory);
+    }
     if (fs::create_directories(dir_, ec)) made_dir_ = true;
+    if (!made_dir_) {
+      remove_lock_on_stop_.reset();  // another process made it: its files are not ours
+      remove_dir_on_stop_.reset();
+    }
     if (ec || !fs::is_directory(dir_)) {
       throw WriteError(dir_ + ": cannot create the output directory" +
                        (ec ? ": " + ec.message() : std::string(": not a directory")));
@@ -115,12 +128,6 @@ OutputDirLock::OutputDirLock(const std::string& dir)
       const int err = errno;
       abandon();
       throw WriteError(path_ + ": cannot write the lock file: " + errno_message(err));
-    }
-    if (made_dir_) {
-      remove_lock_on_stop_ =
-          std::make_unique<io::RemovedOnStop>(path_, io::RemovedOnStop::Kind::kFile);
-      remove_dir_on_stop_ =
-          std::make_unique<io::RemovedOnStop>(dir_, io::RemovedOnStop::Kind::kEmptyDirectory);
     }
     return;
   }
