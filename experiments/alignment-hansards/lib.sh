@@ -1,67 +1,18 @@
-# Sourced by the Hansards recipes (run.sh, study.sh in this folder): the corpus, the classical
-# aligners on it, the joint BPE and the neural models' training files. Every step is skipped when
+# Sourced by the Hansards recipe (run.sh in this folder; the study is the Snakefile): the corpus,
+# the classical aligners on it, the joint BPE and the neural models' training files. Every step is skipped when
 # its output exists, so a stopped recipe resumes. The functions read the caller's BIN (heed
 # binaries), DATA (the shared data), WORK (scratch), THREADS, FAST_ALIGN (fast_align's build
 # directory, optional), HANSARDS_COPIES and IBM2_EXTRA (see run.sh).
 #
-# Tokenizing "the Hansards way" (what the test files show): words and punctuation split apart,
-# hyphens inside words made tokens ("peut - être", "two - thirds"), numbers kept whole ("1,122",
-# "3.5"), a few abbreviations keep their period ("mr.", "hon."); English clitics split before the
-# apostrophe ("john 's", "do n't"); French elisions expanded (l' → le, d' → de, qu' → que,
-# s' → se, ...: "le homme", "ce ne est") and the contractions au, aux, du, des written
-# "à le", "à les", "de le", "de les" (not in compounds: "au - dessus"); another apostrophe is split after ("aujourd' hui").
-# A perl filter does it (hansards_tokenize below); heed-tokenize's reversible tokenizer keeps
-# joiner marks and does not expand elisions.
-
 hansards_log() { echo "align-hansards: $*" >&2; }
 
 # The gold set: 447 test sentences (lines 1-447 of the corpus), then 37 trial sentences.
 hansards_gold_dir() { echo "$DATA/hansards-naacl2003-en-fr"; }
 
-# hansards_tokenize en|fr: raw text on stdin, one sentence a line, tokenized and lowercased.
+# hansards_tokenize en|fr: raw text on stdin, one sentence a line, tokenized the Hansards way
+# and lowercased (tokenize.pl, which the Snakefile's corpus rule runs too).
 hansards_tokenize() {
-  perl -CSD -Mutf8 -e '
-    use strict;
-    my $lang = shift;
-    my %keeps_period = map { $_ => 1 } qw(mr mrs ms dr st hon messrs jr sr mm mme mlle no vs etc);
-    my %elided = (l => "le", d => "de", j => "je", m => "me", t => "te", s => "se", n => "ne",
-                  c => "ce", qu => "que", jusqu => "jusque", lorsqu => "lorsque",
-                  puisqu => "puisque", quoiqu => "quoique");
-    my %contracted = (au => "à le", aux => "à les", du => "de le", des => "de les");
-    while (my $line = <STDIN>) {
-      chomp $line;
-      $_ = lc $line;
-      s/[\x{00A0}\x{202F}\x{2009}\t]/ /g;
-      s/\x{200B}//g;
-      s/[\x{2018}\x{2019}\x{02BC}`]/\x27/g;
-      s/[\x{201C}\x{201D}]/"/g;
-      s/\x{2026}/.../g;
-      s/([!?;:()«»"\[\]{}%\$&\/*+=<>\x{2013}\x{2014}])/ $1 /g;
-      s/(?<!\d),|,(?!\d)/ , /g;
-      s/\.\.\.+/ ... /g;
-      s/(?<=\w)-(?=\w)/ - /g;
-      if ($lang eq "en") {
-        s/(\w)n\x27t\b/$1 n\x27t/g;
-        s/(\w)\x27(s|re|ve|ll|d|m)\b/$1 \x27$2/g;
-      } else {
-        s/\b(jusqu|lorsqu|puisqu|quoiqu|qu|[ldjmtsnc])\x27(?=\w)/$elided{$1} /g;
-        s/\x27(?=\w)/\x27 /g;
-      }
-      my @tokens = split " ";
-      my @out;
-      for my $k (0 .. $#tokens) {
-        my $token = $tokens[$k];
-        my $next = $k < $#tokens ? $tokens[$k + 1] : "";
-        if ($token =~ /^(.*\w)\.$/ && !$keeps_period{$1} && $1 !~ /^(\w\.)+\w$/) {
-          push @out, $1, ".";
-        } elsif ($lang eq "fr" && exists $contracted{$token} && $next ne "-") {
-          push @out, $contracted{$token};
-        } else {
-          push @out, $token;
-        }
-      }
-      print join(" ", @out), "\n";
-    }' "$1"
+  perl -CSD "$(dirname "${BASH_SOURCE[0]}")/tokenize.pl" "$1"
 }
 
 # hansards_corpus: the Hansards test and trial sentences (as distributed: EGYPT-tokenized), then
@@ -188,15 +139,6 @@ hansards_transpose() {
   awk '{ for (i = 1; i <= NF; i++) { split($i, p, "-"); $i = p[2] "-" p[1] } print }' "$1" \
     > "$2.tmp"
   mv "$2.tmp" "$2"
-}
-
-# hansards_diagonal SRC TGT > LINKS: every target word j of a pair linked to the source word at
-# the same relative position, ⌊(j + ½)·|src|/|tgt|⌋: the baseline that needs no training.
-hansards_diagonal() {
-  paste -d '\t' "$1" "$2" | awk -F'\t' '{
-    ns = split($1, s, " "); nt = split($2, t, " "); line = ""
-    for (j = 0; j < nt && ns > 0; j++) line = line (j ? " " : "") int((j + 0.5) * ns / nt) "-" j
-    print line }'
 }
 
 # hansards_bpe: one joint BPE of 8,000 merges learnt on both sides of the corpus, $WORK/codes,

@@ -34,8 +34,9 @@
 #   (heed-align agree). Scores of 6 and 7 join $WORK/scores.tsv, one row per system, direction
 #   or method.
 #
-# The corpus, the aligners, the BPE and the tokenization "the Hansards way" are in lib.sh (also
-# sourced by study.sh, the comparison of attention mechanisms of docs/alignment.md).
+# The corpus, the aligners, the BPE and the training files are in lib.sh; the tokenization "the
+# Hansards way" is tokenize.pl (also the Snakefile's, the comparison of attention mechanisms of
+# docs/alignment.md).
 #
 # Budgets are updates (batches of 64 pairs), never seconds, so that the load of the machine cannot
 # change a result. The recipe used to take minutes of training (MINUTES=5, GUIDED_MINUTES=20); on
