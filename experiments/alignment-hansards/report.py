@@ -66,14 +66,10 @@ def read_tsv(path):
 
 
 def study_defaults():
-    """The plan's queue and directions, as config.yaml sets them ("MECHANISM:SEED ...", "fwd
-    rev"): its lines "  - MECHANISM:SEED" under queue:, and directions: [fwd, rev]."""
-    text = (HERE / "config.yaml").read_text(encoding="utf-8")
-    queue = re.search(r"^queue:.*\n((?:  - .*\n|\s*#.*\n)+)", text, re.M)
-    items = re.findall(r"^  - ([^\s#]+)", queue.group(1), re.M) if queue else []
-    directions = re.search(r"^directions: \[([^]]*)\]", text, re.M)
-    return (" ".join(items),
-            directions.group(1).replace(",", " ") if directions else "fwd rev")
+    """The plan's queue and directions, as config.yaml sets them ("MECHANISM:SEED ...", "fwd rev")."""
+    import yaml  # python3-yaml, which Snakemake needs too
+    plan = yaml.safe_load((HERE / "config.yaml").read_text(encoding="utf-8"))
+    return " ".join(plan["queue"]), " ".join(plan["directions"])
 
 
 def read_table(directory, table):

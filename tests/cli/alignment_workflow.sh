@@ -46,6 +46,12 @@ expect_exit 0 plan -- "${hansards[@]}" -n --config bin="$BIN" work="$TMP/plan" r
 queue=$(sed -n '/^queue:/,/^directions:/p' "$study/config.yaml" | grep -c '^  - ')
 expect_eq trainings "$(grep -c '^checkpoint train:' "$TMP/out")" $((2 * queue))
 grep -q "$TMP/plan/models/dot-s1.rev/train.done" "$TMP/out" && ok || fail "plan: no dot-s1.rev"
+# The same plan for SLURM (experiments/profiles/slurm, a dry run): a training asks for 4 GB and
+# 30 minutes plus one per 100 updates.
+expect_exit 0 slurm-plan -- nice -n 10 snakemake -s "$study/Snakefile" -d "$TMP/wd" -n \
+  --profile "$ROOT/experiments/profiles/slurm" --config bin="$BIN" work="$TMP/plan" results="$TMP/plan-results"
+grep -A8 '^checkpoint train:' "$TMP/out" | grep -q 'resources: .*mem_mb=4000.*runtime=90' && ok ||
+  fail "slurm plan: $(grep -A8 '^checkpoint train:' "$TMP/out" | grep resources | head -1)"
 
 # A tiny study: the gold set, Tatoeba and Multi30k stood in for by the embedded sample; a gold
 # that links the i-th words (sure) and the next (possible).

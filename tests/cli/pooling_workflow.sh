@@ -39,8 +39,14 @@ for table in "$study"/results/*.tsv; do
 done | sort -u > "$TMP/committed"
 expect_eq cells "$(wc -l < "$TMP/planned")" 100
 expect_same plan-cells "$TMP/committed" "$TMP/planned"
-expect_eq jobs "$(grep -E '^(table|side_table|best_rate) ' "$TMP/out" | tr -s ' ' | cut -d' ' -f1,2 | sort -u | tr '\n' ' ')" \
-  "best_rate 4 side_table 2 table 16 "
+expect_eq jobs "$(grep -E '^(table|best_rate) ' "$TMP/out" | tr -s ' ' | cut -d' ' -f1,2 | sort -u | tr '\n' ' ')" \
+  "best_rate 4 table 18 "
+# The same plan for SLURM (experiments/profiles/slurm, a dry run): a cell asks for its memory and
+# a time limit from its T, model, rates and budget (controls-long, dense-mean at T = 5,000: 430 min).
+expect_exit 0 slurm-plan -- nice -n 10 snakemake -s "$study/Snakefile" -d "$TMP/wd" -n \
+  --profile "$ROOT/experiments/profiles/slurm" --config bin="$BIN" work="$TMP/plan" results="$TMP/plan-results"
+grep -A8 'controls-long/addition-T5000-dense-mean/rows.tsv' "$TMP/out" | grep -q 'resources: .*mem_mb=4000.*runtime=430' &&
+  ok || fail "slurm plan: $(grep -A8 'controls-long/addition-T5000-dense-mean/rows.tsv' "$TMP/out" | grep resources)"
 
 # A tiny plan end to end: the parts' names the page knows, sizes of a second.
 cat > "$TMP/tiny.yaml" <<'EOF'
