@@ -8,7 +8,8 @@
 # a made-up gold), two mechanisms in both directions: every unit's rows in results/, the
 # baselines', the heatmaps, the comparisons by heed-align score --system and the page, then
 # nothing to do; the recipe (snakemake recipe: plain and guided models beside ibm2) on the same
-# corpus, its table of scores, then nothing to do. Skipped (77) without snakemake, python3-matplotlib or python3-jinja2.
+# corpus, its table of scores, then nothing to do; Ctrl-C in the middle of a training, then the
+# same command resumes it from its checkpoint. Skipped (77) without snakemake, python3-matplotlib or python3-jinja2.
 #   tests/cli/alignment_workflow.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 ROOT=${DATA:?usage: alignment_workflow.sh BIN_DIR SOURCE_DIR}
@@ -138,4 +139,31 @@ expect_eq recipe-scored "$(tail -n +2 "$scores" | awk -F'\t' '$10 != 6' | wc -l)
 expect_eq recipe-seconds "$(awk -F'\t' '$1 == "ibm2" && $2 ~ /^(fwd|rev)$/ && $3 ~ /^[0-9.]+$/' "$scores" | wc -l)" 2
 expect_exit 0 recipe-done -- "${hansards[@]}" recipe -n --config "${settings[@]}"
 grep -q 'Nothing to be done' "$TMP/out" && ok || fail "recipe again: $(tail -5 "$TMP/out")"
+
+# Ctrl-C (SIGINT to Snakemake's process group, as a terminal sends it) once a training of 600
+# updates has saved its first checkpoint: no train.done; the same command resumes it from the
+# checkpoint (its metrics go on) to the end.
+model=$TMP/work/models/dot-s2.fwd
+longer=("${hansards[@]}" "$model/train.done" --config "${settings[@]}" 'queue=["dot:2"]'
+        'directions=[fwd]' updates=600 save_every=100 valid_every=100)
+setsid "${longer[@]}" > "$TMP/first.out" 2> "$TMP/first.err" &
+pid=$!
+for _ in $(seq 1200); do
+  [ -f "$model/checkpoint.heed" ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -INT -- "-$pid" 2>/dev/null
+wait "$pid"
+[ $? != 0 ] && ok || fail "interrupted: exit 0 (the interrupt came too late?)"
+[ ! -e "$model/train.done" ] && ok || fail "interrupted: train.done written"
+[ -f "$model/checkpoint.heed" ] && ok || fail "interrupted: no checkpoint; $(tail -3 "$TMP/first.err")"
+before=$(tail -n +2 "$model/metrics.tsv" | cut -f1 | tr '\n' ' ')
+expect_exit 0 resumed -- "${longer[@]}"
+grep -q 'alignment-hansards: dot-s2.fwd: resuming from its checkpoint' "$TMP/err" && ok ||
+  fail "no resume: $(grep -i 'error\|alignment-hansards' "$TMP/err" | head -5)"
+after=$(tail -n +2 "$model/metrics.tsv" | cut -f1 | tr '\n' ' ')
+expect_eq metrics-kept "${after:0:${#before}}" "$before"
+[ -f "$model/model.step-600.heed" ] || grep -q early-stop "$model/metrics.tsv" && ok ||
+  fail "resumed: not trained to the end: $after"
 finish
