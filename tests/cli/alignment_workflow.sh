@@ -47,6 +47,9 @@ expect_exit 0 plan -- "${hansards[@]}" -n --config bin="$BIN" work="$TMP/plan" r
 queue=$(sed -n '/^queue:/,/^directions:/p' "$study/config.yaml" | grep -c '^  - ')
 expect_eq trainings "$(grep -c '^checkpoint train:' "$TMP/out")" $((2 * queue))
 grep -q "$TMP/plan/models/dot-s1.rev/train.done" "$TMP/out" && ok || fail "plan: no dot-s1.rev"
+# The plan's units are the committed ones: a row file per mechanism and seed of the queue.
+expect_eq committed-units "$(cd "$study/results/training" && ls | sed 's/\.tsv$//' | sort | tr '\n' ' ')" \
+  "$(sed -n '/^queue:/,/^directions:/s/^  - \([a-z-]*\):\([0-9]*\).*/\1-s\2/p' "$study/config.yaml" | sort | tr '\n' ' ')"
 # The same plan for SLURM (experiments/profiles/slurm, a dry run): a training asks for 4 GB and
 # 30 minutes plus one per 100 updates.
 expect_exit 0 slurm-plan -- nice -n 10 snakemake -s "$study/Snakefile" -d "$TMP/wd" -n \
