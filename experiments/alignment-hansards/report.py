@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""The tables of the Hansards attention study (study.sh), spliced into docs/alignment.md.
+"""The tables of the Hansards attention study (its Snakefile), spliced into docs/alignment.md.
 
-Reads RESULTS/aer.tsv (every reading of each model's best model, and the baselines),
-trial.tsv (the same readings on the 37 trial sentences), checkpoints.tsv (the same readings of
-the kept models along training), training.tsv,
-silver.tsv and reference.tsv (runs measured before the study, transcribed with their source),
+Reads RESULTS/aer/UNIT.tsv (every reading of each model's best model, and the baselines; UNIT
+is MECHANISM-sSEED or the baseline's name), trial/UNIT.tsv (the same readings on the 37 trial
+sentences), checkpoints/UNIT.tsv (the same readings of the kept models along training),
+training/UNIT.tsv, silver.tsv and reference.tsv (runs measured before the study, transcribed with their source),
 and replaces the text between the page's two marker lines with:
 
 1. one table: AER per system (mechanism and seed, then the baselines) and reading, the best
@@ -17,7 +17,7 @@ and replaces the text between the page's two marker lines with:
    one row per test pair), linked;
 5. silver links against gold, and against each other;
 6. the differences the page's claims rest on, with 95 % intervals over seeds and sentences
-   (RESULTS/compare/FAMILY.tsv: heed-align score --system, written by study.sh's compare stage).
+   (RESULTS/compare/FAMILY.tsv: heed-align score --system, written by the workflow's compare rule).
 
 --choices prints, per system and seed, the reading the trial sentences choose (system, seed,
 run, reading, its trial and test AER; TSV): the compare stage reads each system that way.
@@ -66,12 +66,18 @@ def read_tsv(path):
 
 
 def study_defaults():
-    """QUEUE and DIRECTIONS as study.sh sets them for the full study."""
-    text = (HERE / "study.sh").read_text(encoding="utf-8")
-    # The last of each: --quick's defaults come first in study.sh, the full study's after them.
-    queue = re.findall(r'^  QUEUE=\$\{QUEUE:-([^}]*)\}', text, re.M)
-    directions = re.findall(r'^  DIRECTIONS=\$\{DIRECTIONS:-([^}]*)\}', text, re.M)
-    return (queue[-1] if queue else "", directions[-1] if directions else "fwd rev")
+    """The plan's queue and directions, as config.yaml sets them ("MECHANISM:SEED ...", "fwd rev")."""
+    import yaml  # python3-yaml, which Snakemake needs too
+    plan = yaml.safe_load((HERE / "config.yaml").read_text(encoding="utf-8"))
+    return " ".join(plan["queue"]), " ".join(plan["directions"])
+
+
+def read_table(directory, table):
+    """The rows of every RESULTS/TABLE/*.tsv (a unit's), in the order of their names."""
+    rows = []
+    for path in sorted(glob.glob(os.path.join(directory, table, "*.tsv"))):
+        rows += read_tsv(path)
+    return rows
 
 
 def number(value):
@@ -87,15 +93,15 @@ class Results:
         self.queue = [(item.split(":")[0], item.split(":")[1]) for item in queue.split()]
         self.directions = directions.split()
         self.cells = {}       # (system, seed) -> {(run, reading): row}
-        for row in read_tsv(os.path.join(directory, "aer.tsv")):
+        for row in read_table(directory, "aer"):
             key = (row["system"], row["seed"])
             self.cells.setdefault(key, {})[(row["run"], row["reading"])] = row
         self.trial = {}       # (system, seed) -> {(run, reading): aer on the trial sentences}
-        for row in read_tsv(os.path.join(directory, "trial.tsv")):
+        for row in read_table(directory, "trial"):
             self.trial.setdefault((row["system"], row["seed"]), {})[(row["run"], row["reading"])] = \
                 float(row["aer"])
         self.curves = {}      # (system, seed) -> {(run, reading): {step: aer}}
-        for row in read_tsv(os.path.join(directory, "checkpoints.tsv")):
+        for row in read_table(directory, "checkpoints"):
             self.curves.setdefault((row["system"], row["seed"]), {}).setdefault(
                 (row["run"], row["reading"]), {})[int(row["step"])] = float(row["aer"])
         self.compare = {}     # family -> [rows of heed-align score --system's TSV]
@@ -107,7 +113,7 @@ class Results:
             self.compare[family] = read_tsv(path)
             if family != "left-out" and not common.runs_rescaled(path):
                 self.compare_unscaled.append(family)
-        self.training = read_tsv(os.path.join(directory, "training.tsv"))
+        self.training = read_table(directory, "training")
         self.silver = read_tsv(os.path.join(directory, "silver.tsv"))
         self.reference = {}   # system -> {"note": ..., (run, reading): aer}
         for row in read_tsv(os.path.join(directory, "reference.tsv")):
@@ -439,7 +445,7 @@ def unscaled_note(results):
 
 
 def choices(results):
-    """Per system and seed of aer.tsv, the reading chosen on the trial sentences (TSV)."""
+    """Per system and seed of aer/, the reading chosen on the trial sentences (TSV)."""
     lines = ["system\tseed\trun\treading\ttrial_aer\ttest_aer"]
     for system, seed in results.cells:
         chosen = results.chosen_on_trial(system, seed)
@@ -458,11 +464,11 @@ def render(results, page_dir, hansards):
     root = os.path.dirname(page_dir)
     where = os.path.relpath(where, root) if where.startswith(root + os.sep) else where
     parts = [f"{done} of {planned} models trained (`{where}/`; "
-             "the queue is in `study.sh`). AER in percent on the 447 test pairs, lower is better; "
+             "the plan is in `config.yaml`). AER in percent on the 447 test pairs, lower is better; "
              "the lowest of each column in bold; \"best\" is the row's lowest reading (chosen on "
              "the test set: an upper bound of what one fixed reading gives); \"chosen on trial\" "
              "is the test AER of the reading that is lowest on the 37 trial sentences of the "
-             "same gold set (`trial.tsv`), a choice made without the test set (with 37 "
+             "same gold set (`trial/`), a choice made without the test set (with 37 "
              "sentences, a noisy one).",
              main_table(results)]
     spread = seed_spread(results)
@@ -505,8 +511,8 @@ def main():
     parser = common.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", help="the result files (experiments/alignment-hansards/results)")
     parser.add_argument("--page", help="splice into this page (default: print)")
-    parser.add_argument("--queue", help="MECHANISM:SEED ... (default: study.sh's)")
-    parser.add_argument("--directions", help="fwd and/or rev (default: study.sh's)")
+    parser.add_argument("--queue", help="MECHANISM:SEED ... (default: config.yaml's)")
+    parser.add_argument("--directions", help="fwd and/or rev (default: config.yaml's)")
     parser.add_argument("--hansards", help="the gold set's folder, for the sentences of the "
                         "heatmap page (default: ../shared/data/hansards-naacl2003-en-fr)")
     parser.add_argument("--choices", action="store_true",
