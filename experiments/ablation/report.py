@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Writes docs/ablation.md and its plots from the ablation's result files (run.sh, stage "report").
+"""Writes docs/ablation.md and its plots from the ablation's result files (the Snakefile's page).
 
-Every number in the page comes from RESULTS (run.sh's header lists the files): settings.tsv,
+Every number in the page comes from RESULTS (README.md and the Snakefile's rules say what writes
+each file): settings.tsv,
 plan.tsv, runs.tsv, scores.tsv, curves/*.tsv, lr-choice.tsv, compare/FAMILY.SET.tsv (heed-score
 --system --format tsv), skipped.tsv, and when the cost stage ran cost-length.tsv, cost-hidden.tsv,
 stats.tsv and machine.txt, when the probes ran saturation.tsv, parameters.tsv, long.tsv,
@@ -11,8 +12,8 @@ study (and the pooling study's tables, experiments/pooling/results/, for questio
 experiments/alignment-hansards/results: silver.tsv for how silver links agree with gold,
 compare/*.tsv for the mechanisms' attention against each other on gold). The page is regenerated
 after every finished run, so a configuration without runs yet prints "—" or is left out of a
-table, and a comparison without both sides is not made; a result file that run.sh always writes
-and that is missing is an error naming it.
+table, and a comparison without both sides is not made; a result file that the workflow always
+writes and that is missing is an error naming it.
 
 The page is the Jinja2 template ablation.md.j2, rendered with
   r        a Results: r.status, r.settings.updates, r.tests (the test sets and "pooled"),
@@ -81,8 +82,9 @@ PACKAGES = {"jinja2": "python3-jinja2", "matplotlib": "python3-matplotlib"}
 MECHANISMS = ["none", "dot", "scaled-dot", "general", "additive", "multi-head", "location",
               "local-m", "local-p", "linear"]
 METRICS = {"BLEU": "BLEU", "chrF2": "chrF"}
-# Result files run.sh always writes, and the stage that writes them.
-REQUIRED = {"settings.tsv": "any", "plan.tsv": "any", "runs.tsv": "runs", "scores.tsv": "runs"}
+# Result files the workflow always writes, and the Snakefile's rule that writes them.
+REQUIRED = {"settings.tsv": "ablation_settings", "plan.tsv": "plan", "runs.tsv": "ablation_run",
+            "scores.tsv": "ablation_run"}
 DASH = "—"
 ALPHA = 0.05
 # A verdict resting on this many runs a side or fewer is marked provisional: a seed part from two
@@ -114,8 +116,7 @@ def read_lines(path, required=True):
         if not required:
             return None
         stage = REQUIRED.get(os.path.basename(path))
-        where = ("" if stage is None else " (run.sh writes it)" if stage == "any"
-                 else f" (run.sh's stage \"{stage}\" writes it)")
+        where = "" if stage is None else f" (the Snakefile's rule {stage} writes it)"
         raise MissingInput(f"{path} not found{where}") from None
 
 
@@ -393,7 +394,7 @@ class Results:
                 config["stage"] = row["stage"]
                 config["seeds"].add(row["seed"])
         # family → [ids]: the baseline (the configuration that names it with a '+', else the
-        # first, as run.sh's family_ids) first, then the others, their own or joined, in order
+        # first, as plan.py's family_ids) first, then the others, their own or joined, in order
         self.families = {family: [] for config in self.configs.values()
                          for family in config["families"][:1]}  # the own ones first, in order
         for family in sorted({f for c in self.configs.values() for f in c["families"][1:]}):
@@ -535,7 +536,7 @@ class Results:
 
     @property
     def planned(self):
-        # plan.tsv, not settings.tsv's planned_runs: `run.sh --plan` rewrites the plan alone when
+        # plan.tsv, not settings.tsv's planned_runs: `snakemake plan` rewrites the plan alone when
         # runs are added, and the page must count them at once.
         return len(self.plan)
 
