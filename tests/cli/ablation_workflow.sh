@@ -104,8 +104,10 @@ grep -qE '^\| `dot-h24` \| 24 \| [0-9.e-]+ \(`dot`.s\) \| ' "$R/page.md" && ok |
 
 echo "ablation_workflow: the learning-rate rules checked (${SECONDS}s)"
 
-# The quick try-out: Ctrl-C (SIGINT to Snakemake's process group, as a terminal sends it) once
-# a training has logged a validation; heed-train saves its checkpoint, the job fails.
+# The quick try-out: Ctrl-C (SIGINT to Snakemake's process group, as a terminal sends it) between
+# a training's first checkpoint and its second (100 updates apart: a signal while heed-train
+# writes its checkpoint can abort it, exit 134, which the workflow records as a failed run);
+# heed-train saves its checkpoint, the job fails.
 Q=$TMP/quick
 quick=("${ablation[@]}" --config quick=1 bin="$BIN" data="$C" "$tests" work="$Q")
 setsid "${quick[@]}" > "$TMP/first.out" 2> "$TMP/first.err" &
@@ -115,6 +117,7 @@ for _ in $(seq 3000); do
   kill -0 "$pid" 2> /dev/null || break
   sleep 0.1
 done
+sleep 2
 kill -INT -- "-$pid" 2> /dev/null
 wait "$pid"
 code=$?
