@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""What a trained model's attention learned in its scorer's own parameters (run.sh, stage "probes").
+"""What a trained model's attention learned in its scorer's own parameters (the Snakefile's probes).
 
 The mechanistic checks ask two things of the weights themselves, not only of the translations:
 did `scaled-dot` with a learned temperature undo the 1/√K, and did `general` (from the identity

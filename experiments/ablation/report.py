@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Writes docs/ablation.md and its plots from the ablation's result files (run.sh, stage "report").
+"""Writes docs/ablation.md and its plots from the ablation's result files (the Snakefile's page).
 
-Every number in the page comes from RESULTS (run.sh's header lists the files): settings.tsv,
+Every number in the page comes from RESULTS (README.md and the Snakefile's rules say what writes
+each file): settings.tsv,
 plan.tsv, runs.tsv, scores.tsv, curves/*.tsv, lr-choice.tsv, compare/FAMILY.SET.tsv (heed-score
 --system --format tsv), skipped.tsv, and when the cost stage ran cost-length.tsv, cost-hidden.tsv,
 stats.tsv and machine.txt, when the probes ran saturation.tsv, parameters.tsv, long.tsv,
@@ -11,8 +12,8 @@ study (and the pooling study's tables, experiments/pooling/results/, for questio
 experiments/alignment-hansards/results: silver.tsv for how silver links agree with gold,
 compare/*.tsv for the mechanisms' attention against each other on gold). The page is regenerated
 after every finished run, so a configuration without runs yet prints "—" or is left out of a
-table, and a comparison without both sides is not made; a result file that run.sh always writes
-and that is missing is an error naming it.
+table, and a comparison without both sides is not made; a result file that the workflow always
+writes and that is missing is an error naming it.
 
 The page is the Jinja2 template ablation.md.j2, rendered with
   r        a Results: r.status, r.settings.updates, r.tests (the test sets and "pooled"),
@@ -42,12 +43,7 @@ Needs Debian's python3-jinja2 and python3-matplotlib: run it with /usr/bin/pytho
 says whether they are there. Exits 69 naming a missing package, 66 naming a missing result file,
 65 for a template that asks for what the results do not hold.
 """
-import copy
-import csv
-import functools
 import glob
-import gzip
-import itertools
 import math
 import os
 import re
@@ -56,16 +52,21 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 import page as common  # noqa: E402  (experiments/common/page.py)
-import importlib.util
+# heed-score's and heed-align score's --system files, read as every study reads them.
+from comparisons import METRICS, read_comparisons, read_comparisons_rows  # noqa: E402
+from comparisons import Comparison  # noqa: E402,F401  (report.Comparison, for the tests)
 import traceback
 
-# Question 3's tables are the pooling study's own (experiments/pooling/report.py), imported by
-# path: both scripts are named report.py.
-_spec = importlib.util.spec_from_file_location(
-    "pooling_report", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pooling",
-                                   "report.py"))
-POOLING_REPORT = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(POOLING_REPORT)
+# The Results class, split by concern: the study's runs, scores and comparisons here; the cost of
+# attention, the probes, the attention as alignment and the pooling study's tables (question 3,
+# the pooling study's own report's) each in a module of its own beside this file.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from figures_base import *  # noqa: E402,F401,F403  (the result files' readers and the formats)
+from figures_alignment import AlignmentFigures  # noqa: E402
+from figures_cost import CostFigures  # noqa: E402
+from figures_pooling import POOLING_REPORT, PoolingFigures  # noqa: E402
+from figures_probes import (ProbeFigures, learned, long_length_parts,  # noqa: E402
+                            long_sentence_ends)
 
 try:
     import jinja2
@@ -78,27 +79,6 @@ except ImportError:
 
 # The Python modules the report needs and the Debian packages that hold them.
 PACKAGES = {"jinja2": "python3-jinja2", "matplotlib": "python3-matplotlib"}
-MECHANISMS = ["none", "dot", "scaled-dot", "general", "additive", "multi-head", "location",
-              "local-m", "local-p", "linear"]
-METRICS = {"BLEU": "BLEU", "chrF2": "chrF"}
-# Result files run.sh always writes, and the stage that writes them.
-REQUIRED = {"settings.tsv": "any", "plan.tsv": "any", "runs.tsv": "runs", "scores.tsv": "runs"}
-DASH = "—"
-ALPHA = 0.05
-# A verdict resting on this many runs a side or fewer is marked provisional: a seed part from two
-# or three runs is too uncertain for a bootstrap to show (t's 97.5 % point over seeds alone is
-# 12.7 with two runs, 4.3 with three).
-PROVISIONAL_RUNS = 3
-
-
-class ReportError(Exception):
-    """Something the template asks for that the results cannot give (exit 65)."""
-    exit_code = 65
-
-
-class MissingInput(ReportError):
-    """A result file or the template not there (exit 66)."""
-    exit_code = 66
 
 
 def missing_packages():
@@ -106,85 +86,8 @@ def missing_packages():
     return [package for module, package in PACKAGES.items() if modules[module] is None]
 
 
-def read_lines(path, required=True):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.readlines()
-    except FileNotFoundError:
-        if not required:
-            return None
-        stage = REQUIRED.get(os.path.basename(path))
-        where = ("" if stage is None else " (run.sh writes it)" if stage == "any"
-                 else f" (run.sh's stage \"{stage}\" writes it)")
-        raise MissingInput(f"{path} not found{where}") from None
-
-
-def read_tsv(path, required=True):
-    """Rows of a TSV file as dicts, '#' comment lines skipped; None for an optional file absent."""
-    lines = read_lines(path, required)
-    if lines is None:
-        return None
-    lines = [line for line in lines if line.strip() and not line.startswith("#")]
-    return list(csv.DictReader(lines, delimiter="\t"))
-
-
-def number(text):
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
-
-
-def numbers(rows, column):
-    """COLUMN's values in ROWS that are numbers ('n/a', '-' and empty cells left out)."""
-    return [v for v in (number(row.get(column)) for row in rows) if v is not None]
-
-
-def pvalue(text):
-    """heed-score's p-value: (value, is_bound) — "< 0.001" is below the resampling floor."""
-    if text is None:
-        return None, False
-    text = text.strip()
-    if text.startswith("<"):
-        return number(text[1:]), True
-    return number(text), False
-
-
 # --- formatting: the template's filters, also used by the tables ----------------------------------
 
-def num(value, digits=2):
-    return DASH if value is None else f"{value:.{digits}f}"
-
-
-def sig(value, digits=2):
-    return DASH if value is None else f"{value:.{digits}g}"
-
-
-def thousands(value):
-    """A number with thousands separators; text that is no number as written."""
-    if isinstance(value, str):
-        return value if number(value) is None else f"{float(value):,.0f}"
-    return DASH if value is None else f"{value:,.0f}"
-
-
-def pm(values, digits=2, signed=False):
-    """The mean ± standard deviation of the seeds' values; one seed's value alone. SIGNED: the
-    mean with its sign, as a difference is written."""
-    if not values:
-        return DASH
-    sign = "+" if signed else ""
-    if len(values) == 1:
-        return f"{values[0]:{sign}.{digits}f}"
-    return f"{statistics.mean(values):{sign}.{digits}f} ± {statistics.stdev(values):.{digits}f}"
-
-
-def mean(values):
-    return statistics.mean(values) if values else None
-
-
-# Student's t, 0.975 quantile, by degrees of freedom (index 0 unused).
-T_975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
 
 FILTERS = {"num": num, "sig": sig, "thousands": thousands, "pm": pm, "mean": mean}
 
@@ -201,166 +104,10 @@ def finalize(value):
 
 # --- the figures ----------------------------------------------------------------------------------
 
-def p_phrase(label, text):
-    """"p = 0.0040", or "p < 0.001" for heed-score's "< 0.001" (below the resampling floor)."""
-    text = text.strip()
-    return f"{label} {text}" if text.startswith("<") else f"{label} = {text}"
 
-
-class Comparison:
-    """One row of heed-score --system's TSV: a configuration against its family's baseline."""
-
-    def __init__(self, row, baseline, margin):
-        self.system = row["system"]
-        self.metric = row["metric"]
-        self.baseline = baseline
-        self.runs = int(row["runs"])
-        self.baseline_runs = None
-        self.baseline_seeded = True  # False: a baseline without seeds (the diagonal), one run
-        self.difference = number(row["difference"])
-        self.low, self.high = number(row["ci95_low"]), number(row["ci95_high"])
-        self.p_text, self.p_holm_text, self.tost_text = row["p_value"], row["p_holm"], row["tost_p"]
-        self.p_holm, self.p_holm_bound = pvalue(row["p_holm"])
-        # heed-score from 2026-12-04 on: the TOST p Holm-adjusted over the family as the
-        # differences are, "equivalent" decided by it, and Welch's interval over the runs' scores
-        # alone (seeds, not sentences) beside the hierarchical one; "-" where a side has one run.
-        # Older files lack the columns: the unadjusted TOST, no seed-level interval.
-        self.tost_adjusted = "tost_p_holm" in row
-        if self.tost_adjusted:
-            self.tost_text = row["tost_p_holm"]
-        self.equivalent = row["equivalent"] == "yes"
-        self.seed_low, self.seed_high = number(row.get("welch_low")), number(row.get("welch_high"))
-        self.seed_p_holm_text = row.get("welch_p_holm")
-        self.margin = margin
-
-    @property
-    def significant(self):
-        if self.p_holm is None:
-            return False
-        # "< x": below the resampling floor x, so below ALPHA whenever x is at most ALPHA.
-        return self.p_holm <= ALPHA if self.p_holm_bound else self.p_holm < ALPHA
-
-    @property
-    def interval(self):
-        return f"{self.difference:+.2f} [{self.low:+.2f}, {self.high:+.2f}]"
-
-    @property
-    def seed_interval(self):
-        """Welch's 95 % interval over the runs' scores alone, "[low, high]" (None: a side has one
-        run, or the file is older than the column)."""
-        if self.seed_low is None or self.seed_high is None:
-            return None
-        return f"[{self.seed_low:+.2f}, {self.seed_high:+.2f}]"
-
-    def flipped(self):
-        """The same comparison read the other way round (the baseline minus this system): the
-        difference and both intervals negated; p-values and verdicts are symmetric."""
-        other = copy.copy(self)
-        other.difference, other.low, other.high = -self.difference, -self.high, -self.low
-        if self.seed_low is not None and self.seed_high is not None:
-            other.seed_low, other.seed_high = -self.seed_high, -self.seed_low
-        other.system, other.baseline = self.baseline, self.system
-        return other
-
-    @property
-    def provisional(self):
-        """A verdict on at most PROVISIONAL_RUNS runs a side (a seeded baseline's counted): its
-        seed part rests on so few runs that it is marked, whatever its p."""
-        sides = [self.runs] + ([self.baseline_runs or 0] if self.baseline_seeded else [])
-        return min(sides) <= PROVISIONAL_RUNS
-
-    @property
-    def runs_text(self):
-        """"5 and 5 runs", the two sides' (one side for a baseline without seeds)."""
-        if not self.baseline_seeded:
-            return f"{self.runs} run{'s' * (self.runs != 1)}"
-        return f"{self.runs} and {self.baseline_runs} runs"
-
-    @property
-    def verdict(self):
-        """The comparison in words, from the statistics (the page's wording never hard-codes it)."""
-        unit = METRICS.get(self.metric, self.metric)
-        margin = f"±{self.margin:g} {unit}"
-        holm, tost = p_phrase("Holm p", self.p_holm_text), p_phrase("TOST p", self.tost_text)
-        if self.equivalent and self.significant:
-            text = (f"level: within {margin} ({tost}), though not identical: {self.interval}, "
-                    f"{holm}")
-        elif self.equivalent:
-            text = f"level: within {margin} ({tost}); {self.interval}"
-        elif self.significant:
-            side = "higher" if self.difference > 0 else "lower"
-            text = (f"differs: {abs(self.difference):.2f} {unit} {side} "
-                    f"[{self.low:+.2f}, {self.high:+.2f}] ({holm})")
-        else:
-            text = (f"undecided: {self.interval}; neither a difference ({holm}) nor equivalence "
-                    f"within {margin} ({tost})")
-        if self.seed_interval:
-            text += f"; over seeds alone {self.seed_interval}"
-        if self.runs < 2 or (self.baseline_seeded and (self.baseline_runs or 0) < 2):
-            text += " (†)"
-        elif self.provisional:
-            text += f" (provisional: {self.runs_text})"
-        return text
-
-    @property
-    def verdict_word(self):
-        """"differs", "level" or "undecided", with "provisional" after it where it is."""
-        word = self.verdict.split(":", 1)[0]
-        return f"{word}, provisional" if self.provisional and not self.one_run else word
-
-    @property
-    def one_run(self):
-        return self.runs < 2 or (self.baseline_seeded and (self.baseline_runs or 0) < 2)
-
-    @property
-    def cell(self):
-        """The comparison in a table's cell: "+0.32 [-0.16, +0.81] undecided", † as above."""
-        return f"{self.interval} {self.verdict_word}{' †' if self.one_run else ''}"
-
-    @property
-    def number_cell(self):
-        """The comparison as an exploratory cell, numbers without a verdict word: the
-        difference, its interval, and over seeds alone where there is one."""
-        seeds = f"; seeds {self.seed_interval}" if self.seed_interval else ""
-        return f"{self.interval}{seeds}{' †' if self.one_run else ''}"
-
-
-def span(values, digits=1, unit=""):
-    """The range of VALUES as "low–high", or one figure when they agree to DIGITS."""
-    low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
-    return f"{low}{unit}" if low == high else f"{low}–{high}{unit}"
-
-
-def group_words(group):
-    """A row of length-groups.tsv as its source lengths: "3–7", or "10" for one length."""
-    if group["shortest"] == group["longest"]:
-        return group["shortest"]
-    return f"{group['shortest']}–{group['longest']}"
-
-
-def read_comparisons(file, margin, baseline_seeded=True):
-    """The rows of one heed-score or heed-align score --system TSV: {(system, metric):
-    Comparison} against its first system, the baseline, which has no row of its own."""
-    return read_comparisons_rows(read_tsv(file), margin, baseline_seeded)
-
-
-def read_comparisons_rows(rows, margin, baseline_seeded=True):
-    """read_comparisons of the rows already read."""
-    table = {}
-    for row in rows:
-        if row["difference"] in ("-", ""):
-            continue
-        comparison = Comparison(row, rows[0]["system"], margin)
-        comparison.baseline_seeded = baseline_seeded
-        comparison.baseline_runs = next(int(b["runs"]) for b in rows
-                                        if b["system"] == rows[0]["system"]
-                                        and b["metric"] == row["metric"])
-        table[(row["system"], row["metric"])] = comparison
-    return table
-
-
-class Results:
-    """The result files of one study, and the figures the page quotes from them."""
+class Results(CostFigures, ProbeFigures, AlignmentFigures, PoolingFigures):
+    """The result files of one study, and the figures the page quotes from them: the plan, the
+    runs, their scores and comparisons here, the other concerns in their classes."""
 
     def __init__(self, directory, pooling, alignment=None):
         self.dir = directory
@@ -393,7 +140,7 @@ class Results:
                 config["stage"] = row["stage"]
                 config["seeds"].add(row["seed"])
         # family → [ids]: the baseline (the configuration that names it with a '+', else the
-        # first, as run.sh's family_ids) first, then the others, their own or joined, in order
+        # first, as plan.py's family_ids) first, then the others, their own or joined, in order
         self.families = {family: [] for config in self.configs.values()
                          for family in config["families"][:1]}  # the own ones first, in order
         for family in sorted({f for c in self.configs.values() for f in c["families"][1:]}):
@@ -416,97 +163,19 @@ class Results:
         for file in sorted(glob.glob(path("compare/*.tsv"))):
             family, _, test = os.path.basename(file)[:-4].rpartition(".")
             self.compare[(family, test)] = read_comparisons(file, self.margin)
-        # The kept argmax links against the silver links: FAMILY or "diagonal" → {system: ...}.
-        aer_margin = number(self.settings.get("aer_margin")) or 1
-        self.silver_compare = {
-            os.path.basename(file)[:-4]: {
-                system: c for (system, _), c in read_comparisons(
-                    file, aer_margin, os.path.basename(file) != "diagonal.tsv").items()}
-            for file in sorted(glob.glob(path("silver-compare/*.tsv")))}
         self.curves = {}
         for file in glob.glob(path("curves/*.tsv")):
             self.curves[os.path.basename(file)[:-4]] = read_tsv(file)
-        self.cost_length = read_tsv(path("cost-length.tsv"), required=False)
-        self.cost_hidden = read_tsv(path("cost-hidden.tsv"), required=False)
-        self.stats = read_tsv(path("stats.tsv"), required=False)
-        # The probes (stage "probes") and the phase benchmarks (stage "share").
-        self.saturation = read_tsv(path("saturation.tsv"), required=False) or []
-        self.parameters = read_tsv(path("parameters.tsv"), required=False) or []
-        self.long = read_tsv(path("long.tsv"), required=False) or []
-        self.long_set = read_tsv(path("long-set.tsv"), required=False) or []
-        self.long_length = read_tsv(path("long-length.tsv"), required=False) or []
-        self.long_forced = read_tsv(path("long-forced.tsv"), required=False) or []
-        self.beam = read_tsv(path("beam.tsv"), required=False) or []
-        # The pooled set by source length (stage stats): the groups, and per group and family
-        # heed-score's rows (the systems' mean and sd as well as the comparisons).
-        self.length_groups = read_tsv(path("length-groups.tsv"), required=False) or []
-        self.length_rows = {}  # (family, group) → [rows of compare/FAMILY.length-K.tsv]
-        for file in sorted(glob.glob(path("compare/*.length-*.tsv"))):
-            family, _, name = os.path.basename(file)[:-4].rpartition(".")
-            self.length_rows[(family, name[len("length-"):])] = read_tsv(file)
-        self.long_drop = {}  # id → {metric: Comparison of whole against one by one}
-        for file in sorted(glob.glob(path("long/*.tsv"))):
-            for (_, metric), comparison in read_comparisons(file, self.margin).items():
-                self.long_drop.setdefault(os.path.basename(file)[:-4], {})[metric] = comparison
-        self.counterpart = {}  # mechanistic check → {metric: Comparison with its counterpart}
-        for file in sorted(glob.glob(path("counterpart/*.tsv"))):
-            for (system, metric), comparison in read_comparisons(file, self.margin).items():
-                self.counterpart.setdefault(system, {})[metric] = comparison
-        self.silver = read_tsv(path("silver.tsv"), required=False) or []
-        self.silver_baselines = read_tsv(path("silver-baselines.tsv"), required=False) or []
-        # Alignment along training: {(id, seed, lr): {step: AER}} of the runs read at every
-        # validation's model (silver-curves.tsv).
-        self.silver_curves = {}
-        for row in read_tsv(path("silver-curves.tsv"), required=False) or []:
-            aer = number(row["aer"])
-            if aer is not None:
-                self.silver_curves.setdefault((row["id"], row["seed"], row["lr"]), {})[
-                    int(row["step"])] = aer
-        # The Hansards alignment study: how silver links agree with gold where both exist
-        # (silver.tsv), and the mechanisms' attention compared on gold (compare/NAME.tsv, NAME the
-        # baseline: dot, diagonal, aligner; AER margin 1 as study.sh compares; one run of a
-        # deterministic baseline is all it has).
-        self.silver_check, self.gold_compare, self.gold_unrescaled = {}, {}, set()
-        if alignment:
-            self.silver_check = {row["set"]: row for row in (read_tsv(
-                os.path.join(alignment, "silver.tsv"), required=False) or [])}
-            for file in sorted(glob.glob(os.path.join(alignment, "compare", "*.tsv"))):
-                name = os.path.basename(file)[:-4]
-                if name != "left-out":
-                    self.gold_compare[name] = {system: c for (system, _), c in read_comparisons(
-                        file, 1, name == "dot").items()}
-                    if not common.runs_rescaled(file):
-                        self.gold_unrescaled.add(name)
-        # (mechanism, mode) → [one round: {"phases": {phase: row}, "notes": ["# …" lines]}]
-        self.share = {}
-        for file in sorted(glob.glob(path("share/*.tsv"))):
-            stem = os.path.basename(file)[:-4]
-            match = re.fullmatch(r"(.+)\.(train|greedy|beam5)(?:\.r\d+)?", stem)
-            if not match:
-                continue
-            lines = read_lines(file)
-            self.share.setdefault((match.group(1), match.group(2)), []).append({
-                "phases": {row["phase"]: row for row in read_tsv(file)},
-                "notes": [line[2:].strip() for line in lines if line.startswith("# ")]})
-        # The pooling study's parts, as its own report reads them: {part: rows}.
-        self.pooling = {}
-        for name, _ in POOLING_REPORT.PARTS:
-            file = os.path.join(pooling, f"{name}.tsv") if pooling else None
-            if file and os.path.exists(file):
-                self.pooling[name] = POOLING_REPORT.read_rows(file)
         # Changes made to the protocol while the study ran, written by hand (a study that
         # changes nothing has no such file): the page prints them under its setup.
         changes = read_lines(path("protocol-changes.md"), required=False) or []
         self.protocol_changes = "".join(changes).strip()
         machine = read_lines(path("machine.txt"), required=False) or []
         self.machine = "; ".join(line.strip("# \n") for line in machine if line.strip()) or DASH
-        # heed-bench-attn writes "# growth<TAB>mechanism<TAB>…<TAB>exponent<TAB>points".
-        self.growth = {}
-        for line in read_lines(path("cost-length.tsv"), required=False) or []:
-            if line.startswith("# growth\t"):
-                fields = line.rstrip("\n").split("\t")
-                if number(fields[-2]) is not None:
-                    self.growth[fields[1]] = float(fields[-2])
+        self.load_cost(path)
+        self.load_probes(path)
+        self.load_alignment(path, alignment)
+        self.load_pooling(pooling)
 
     # The study.
     def planned_rate(self, row):
@@ -535,7 +204,7 @@ class Results:
 
     @property
     def planned(self):
-        # plan.tsv, not settings.tsv's planned_runs: `run.sh --plan` rewrites the plan alone when
+        # plan.tsv, not settings.tsv's planned_runs: `snakemake plan` rewrites the plan alone when
         # runs are added, and the page must count them at once.
         return len(self.plan)
 
@@ -749,364 +418,6 @@ class Results:
                     f"`{baseline}` {self.seeds(baseline)})")
         return comparison.verdict
 
-    def silver_verdict(self, config_id, against="family"):
-        """Its argmax links against its family's baseline's ("family") or the diagonal's
-        ("diagonal"), scored on the silver links (silver-compare/*.tsv)."""
-        name = self.family(config_id) if against == "family" else against
-        comparison = self.silver_compare.get(name, {}).get(config_id)
-        if comparison is None:
-            return "not compared yet (links kept for the compared runs of both needed)"
-        return comparison.verdict
-
-    def gold_verdict(self, config_id, against="dot"):
-        """Its attention as the Hansards study compares it on gold: against `dot`'s, the
-        diagonal's or the classic aligner's (its compare/AGAINST.tsv)."""
-        comparison = self.gold_compare.get(against, {}).get(config_id)
-        if comparison is None:
-            return "not compared yet (the Hansards study's compare stage)"
-        verdict = f"{comparison.verdict} (against `{comparison.baseline}`)" \
-            if against == "aligner" else comparison.verdict
-        return verdict + (" ‡" if against in self.gold_unrescaled else "")
-
-    # Cost: forward+backward ms of one batch's attention (cost-*.tsv).
-    def cost(self, mechanism, length):
-        return cost_at(self.cost_length, check_mechanism(mechanism), "source_length", length)
-
-    def cost_d(self, mechanism, hidden):
-        return cost_at(self.cost_hidden, check_mechanism(mechanism), "hidden", hidden)
-
-    def cost_mb(self, mechanism, length):
-        """The working buffers of one batch's attention at source length LENGTH, MB."""
-        found = cost_at(self.cost_length, check_mechanism(mechanism), "source_length", length,
-                        "bytes")
-        return None if found is None else found / 1e6
-
-    def cost_ratio(self, a, b, length):
-        return ratio(self.cost(a, length), self.cost(b, length))
-
-    def cost_growth(self, mechanism, short, long):
-        return ratio(self.cost(mechanism, long), self.cost(mechanism, short))
-
-    @staticmethod
-    def cost_mode(rows):
-        """What a cost file times, from its own columns: mode, pass, precision, batch, T."""
-        if not rows:
-            return DASH
-        first = rows[0]
-        keys = ["mode", "pass", "precision", "batch", "target_length", "threads"]
-        if any(k not in first for k in keys):
-            return "(the file does not say its mode)"
-        return (f"`--mode {first['mode']} --pass {first['pass']}`, {first['precision']}, "
-                f"batch {first['batch']}, {first['target_length']} target steps, "
-                f"{first['threads']} threads")
-
-    @property
-    def cost_length_mode(self):
-        return self.cost_mode(self.cost_length)
-
-    @property
-    def cost_hidden_mode(self):
-        return self.cost_mode(self.cost_hidden)
-
-    def silver_vs_gold(self, name, column="aer"):
-        """A figure of the Hansards study's silver-against-gold check (None when not there)."""
-        row = self.silver_check.get(name)
-        return number(row.get(column)) if row else None
-
-    @property
-    def long_summary(self):
-        """What the long inputs are, from long-set.tsv."""
-        words = [int(r["words"]) for r in self.long_set]
-        joins = [int(r["sentences"]) for r in self.long_set]
-        if not words:
-            return "No long inputs yet (stage \"probes\")"
-        text = (f"{len(words):,} inputs of {min(words)}–{max(words)} source words (median "
-                f"{statistics.median(words):g}), each {min(joins)}–{max(joins)} consecutive "
-                f"sentences of {self.test_sets[0]['name']} joined")
-        # Sentences are joined until the input reaches the least length: with short sentences
-        # the inputs end well below the most allowed, and the lengths between are not probed.
-        low, high = number(self.settings.get("long_min")), number(self.settings.get("long_max"))
-        if low is not None and high is not None and max(words) < high:
-            text += (f" (sentences are joined until an input has {low:g} words, and one past "
-                     f"{high:g} is left out: with this corpus's sentences no input is longer than "
-                     f"{max(words)}, so {max(words) + 1}–{high:g} words are not probed)")
-        sentences, longest = number(self.settings.get("train_sentences")), number(
-            self.settings.get("train_longest"))
-        trained_long = number(self.settings.get("train_long"))
-        if None not in (low, sentences, longest, trained_long):
-            text += (f"; of the {sentences:,.0f} training sentences {trained_long:,.0f} have "
-                     f"{low:g} source words or more, the longest {longest:g}")
-        return text
-
-    @property
-    def compared_groups(self):
-        """(the first family, its groups by source length compared so far: length-groups.tsv's
-        rows), the groups empty before stage stats."""
-        family = next(iter(self.families), None)
-        return family, [g for g in self.length_groups if (family, g["group"]) in self.length_rows]
-
-    @property
-    def longest_group(self):
-        """The first family's last group by source length (stage stats), or None."""
-        family, groups = self.compared_groups
-        if not groups:
-            return None
-        g = groups[-1]
-        return {"family": family, "group": g["group"],
-                "label": f"{group_words(g)} source words, {int(g['sentences']):,} sentences"}
-
-    def length_verdict(self, config_id):
-        """CONFIG_ID against its baseline on the longest group, as exploratory numbers (a group
-        is one of several looked at, no verdict: None before it is compared)."""
-        g = self.longest_group
-        if g is None:
-            return None
-        c = read_comparisons_rows(self.length_rows[(g["family"], g["group"])],
-                                  self.margin).get((config_id, "BLEU"))
-        return f"{c.number_cell} BLEU (exploratory)" if c else None
-
-    def beam_comparison(self, config_id, greedy=False, family=None):
-        """CONFIG_ID against the baseline of its family (or of FAMILY, one it joins) with beam
-        search on the pooled set (compare/FAMILY.beam.tsv), or greedy on the same runs
-        (FAMILY.beam-greedy.tsv); None: not yet."""
-        name = "beam-greedy" if greedy else "beam"
-        return self.compare.get((family or self.family(config_id), name), {}).get(
-            (config_id, "BLEU"))
-
-    def pooling_best(self, part, task, model, length=None):
-        """The pooling study's row that its tables show for MODEL on TASK in PART (at T = LENGTH):
-        the rate that solved in the fewest updates, else the best final accuracy (None: not run)."""
-        rows = [row for row in self.pooling.get(part, []) if row["task"] == task
-                and row["model"] == model and (length is None or int(row["T"]) == length)]
-        return POOLING_REPORT.best_run(rows) if rows else None
-
-    def pooling_transfer(self, task, model, part="generalisation-markers"):
-        """The best run's accuracy on its transfer set (the markers at positions not trained
-        on), in %, with its Wilson 95 % interval over the POOLING_HELD_OUT sequences: {"value",
-        "low", "high"} (None: not run)."""
-        best = self.pooling_best(part, task, model)
-        if best is None or best["transfer"] in ("-", ""):
-            return None
-        accuracy = float(best["transfer"].split(",")[0].rsplit(":", 1)[1])
-        low, high = wilson(accuracy, POOLING_HELD_OUT)
-        return {"value": 100 * accuracy, "low": 100 * low, "high": 100 * high}
-
-    def pooling_updates(self, part, task, model, length):
-        """Updates the best rate took to solve MODEL on TASK at T = LENGTH in PART (None: none
-        solved, or not run)."""
-        best = self.pooling_best(part, task, model, length)
-        return int(best["steps_to_solve"]) if best and best["solved"] == "yes" else None
-
-    def learned(self, config_id, column):
-        """What CONFIG_ID's scorer parameters learned (parameters.tsv's COLUMN), its runs' values."""
-        return learned(self, config_id, column)
-
-    def saturation_of(self, config_id, column):
-        """A statistic of CONFIG_ID's trained attention (saturation.tsv's COLUMN: entropy_fraction,
-        max_weight, score_sd, …), its compared runs' values."""
-        return numbers(unit_rows(self, self.saturation, self.check(config_id)), column)
-
-    def long_part(self, config_id, part):
-        """Where CONFIG_ID's BLEU goes on the long inputs, its compared runs' values of PART:
-        ratio_long, bp_long, precision_long (and _joined: one by one), share (of the loss that
-        is the brevity penalty's), ends_long (long_length_parts)."""
-        return long_length_parts(self, self.check(config_id))[part]
-
-    def attention_share(self, mechanism, mode="train"):
-        """Attention's share of a training update ("train") or of a decoding step ("greedy",
-        "beam5"), the median over the share stage's rounds (None: not measured)."""
-        shares = [number(r["phases"]["attention"]["share"])
-                  for r in self.share.get((check_mechanism(mechanism), mode), [])
-                  if "attention" in r["phases"]]
-        return statistics.median(shares) if shares else None
-
-    def counterpart_verdict(self, config_id, metric="BLEU"):
-        """A mechanistic check against its counterpart on the pooled set ("" before both ran)."""
-        c = self.counterpart.get(config_id, {}).get(metric)
-        return f"{c.verdict} (against `{c.baseline}`)" if c else ""
-
-    def beam_verdict(self, config_id):
-        """The beam's verdict in words, greedy decoding's on the same runs, and whether the beam
-        changes the difference (None: not yet)."""
-        beamed, greedy = self.beam_comparison(config_id), self.beam_comparison(config_id, True)
-        if beamed is None or greedy is None:
-            return None
-        text = (f"{beamed.number_cell} BLEU (exploratory, {beamed.runs_text}); greedy, the same "
-                f"runs: {greedy.number_cell}")
-        change = self.beam_change(config_id)
-        if change:
-            text += (f"; the beam's change of the difference: {change[0]:+.2f} BLEU (permutation "
-                     f"p = {change[1]:.3f} over the runs, Holm {change[2]:.3f})")
-        return text
-
-    def beam_change(self, config_id):
-        """What the beam does to CONFIG_ID's difference from its baseline: (its mean gain over
-        greedy minus the baseline's, the exact two-sided permutation p over the two sets of runs'
-        gains, that p Holm-adjusted over the family's such comparisons), the sentences fixed;
-        None: fewer than two runs a side."""
-        return self.beam_changes(self.family(config_id)).get(config_id)
-
-    @functools.lru_cache(maxsize=None)  # every configuration of a family asks for the same
-    def beam_changes(self, family):
-        baseline, *others = self.families[family]
-        base = beam_gains(self, unit_rows(self, self.beam, baseline))
-        tests = {}
-        for config_id in others:
-            own = beam_gains(self, unit_rows(self, self.beam, config_id))
-            if len(own) >= 2 and len(base) >= 2:
-                tests[config_id] = permutation_test(own, base)
-        adjusted = holm({c: p for c, (_, p) in tests.items()})
-        return {c: (delta, p, adjusted[c]) for c, (delta, p) in tests.items()}
-
-    @property
-    def beam_summary(self):
-        """What beam search changes (None before any run is beam searched): the range of what
-        it adds to a configuration's mean BLEU, and the comparisons whose verdict it changes
-        against greedy decoding's on the same runs."""
-        gains, same, changed = [], 0, []
-        for config_id in finished(self):
-            rows = unit_rows(self, self.beam, config_id)
-            if rows:
-                gains.append(mean(beam_gains(self, rows)))
-            beamed, greedy = self.beam_comparison(config_id), self.beam_comparison(config_id, True)
-            if beamed is None or greedy is None:
-                continue
-            if beamed.verdict_word == greedy.verdict_word:
-                same += 1
-            else:
-                changed.append(f"`{config_id}` {greedy.verdict_word} → {beamed.verdict_word}")
-        if not gains:
-            return None
-        beam = self.settings.get('beam', '?')
-        if min(gains) >= 0:
-            text = f"beam {beam} adds {span(gains, 2)} BLEU to a configuration's mean"
-        else:
-            text = (f"beam {beam} changes a configuration's mean BLEU by {min(gains):+.2f} to "
-                    f"{max(gains):+.2f}")
-        text += " on the pooled test sets"
-        if same or changed:
-            text += (f"; of {same + len(changed)} comparisons with a baseline, {same} keep the "
-                     f"verdict greedy decoding gives the same runs")
-            if changed:
-                text += f" ({'; '.join(changed)})"
-        return text
-
-    @property
-    def long_brevity(self):
-        """How early whole translations of the long inputs stop: the range of the configurations'
-        mean output length against the reference's, and which configurations lose most of their
-        BLEU (in log) to the brevity penalty and which less (None before any run is probed)."""
-        ratios, ends, ends_apart, most, less = [], [], [], {}, {}
-        for config_id in finished(self):
-            parts = long_length_parts(self, config_id)
-            if parts["ratio_long"]:
-                ratios.append(mean(parts["ratio_long"]))
-            if parts["ends_long"]:
-                ends.append(mean(parts["ends_long"]))
-                ends_apart.append(mean(parts["ends_joined"]))
-            if parts["share"]:
-                share = 100 * mean(parts["share"])
-                (most if share > 50 else less)[config_id] = share
-
-        def said(group):
-            return ", ".join(f"`{c}`" for c in group) + f" ({span(group.values(), 0, ' %')})"
-
-        if not ratios or not (most or less):
-            return None
-        text = f"whole, they come out {span(ratios, 2)} of the reference's length"
-        if ends:
-            text += (f" and end {span(ends)} sentences per input (one by one: "
-                     f"{mean(ends_apart):.1f})")
-        text += "; the brevity penalty is "
-        if most:
-            text += (f"most of the loss in log BLEU for {said(most)}, for which the probe "
-                     "measures where a model trained on single sentences stops more than how its "
-                     "attention reads a long input")
-            text += f"; less than half for {said(less)}" if less else ""
-        else:
-            text += f"less than half of the loss in log BLEU for {said(less)}"
-        text += ' (Long inputs, "Where the loss goes")'
-        # Made to go on (long-forced.tsv): how much of the BLEU one by one comes back.
-        forced, apart = [], []
-        for config_id in finished(self):
-            rows = unit_rows(self, self.long_forced, config_id)
-            if rows:
-                forced.append(mean(numbers(rows, "bleu")))
-                apart.append(mean(numbers(unit_rows(self, self.long, config_id), "bleu_joined")))
-        if forced:
-            text += (f". Made to go on to about the expected length (Long inputs, \"Made to go "
-                     f"on\"), they reach {span(forced)} BLEU, against {span(apart)} one by one")
-        return text
-
-    @property
-    def share_setup(self):
-        """What the phase benchmarks ran, from their own "# " lines: the machine, the shapes of
-        an update and of the decoding steps, the model (its mechanism varies), the rounds, and
-        the range of the matmul peaks they measured."""
-        notes = [n for rounds in self.share.values() for r in rounds for n in r["notes"]]
-        if not notes:
-            return DASH
-        keep = []
-        for prefix in ("cpu:", "isa:", "onednn:", "update:", "decoding:"):
-            keep += [n for n in dict.fromkeys(notes) if n.startswith(prefix)]
-        model = next((n for n in notes if n.startswith("model:")), None)
-        if model:
-            keep.append(re.sub(r"^model: [^,]+, ", "model: ", model))
-        peaks = {}
-        for n in notes:
-            for kind, value in re.findall(r"(f32|bf16)=([0-9.]+)", n if n.startswith("matmul_peak") else ""):
-                peaks.setdefault(kind, []).append(float(value))
-        keep += [f"{kind} matmul peak {min(v):.0f}–{max(v):.0f} GFLOP/s" for kind, v in peaks.items()]
-        rounds = max(len(r) for r in self.share.values())
-        return "; ".join(keep) + f"; {rounds} interleaved round{'s' * (rounds > 1)}"
-
-    def stat(self, distribution, mechanism, dim, column):
-        if not self.stats:
-            return None
-        if column not in self.stats[0]:
-            raise ReportError(f"stats.tsv has no column '{column}'")
-        for row in self.stats:
-            if (row.get("input"), row.get("mechanism"), row.get("dim")) == (
-                    distribution, check_mechanism(mechanism), str(dim)):
-                return number(row[column])
-        return None
-
-
-# The pooling study's held-out and transfer sets: 10 batches of 100 sequences each
-# (tools/pooling/task.h).
-POOLING_HELD_OUT = 1000
-
-
-def wilson(p, n, z=1.959964):
-    """Wilson's 95 % score interval for a proportion P observed over N trials: (low, high)."""
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def ratio(a, b):
-    return None if not a or not b else a / b
-
-
-def check_mechanism(mechanism):
-    if mechanism not in MECHANISMS:
-        raise ReportError(f"unknown attention mechanism '{mechanism}'")
-    return mechanism
-
-
-def cost_at(rows, mechanism, column, value, measure="median_ms"):
-    for row in rows or []:
-        if row.get("mechanism") == mechanism and row.get(column) == str(value):
-            return number(row.get(measure))
-    return None
-
-
-def option(options, name):
-    """The value of heed-train option NAME in an options string, or None."""
-    match = re.search(r"(?:^|\s)--%s\s+(\S+)" % re.escape(name), options)
-    return match.group(1) if match else None
-
-
 # --- tables ---------------------------------------------------------------------------------------
 
 def markdown_table(header, rows):
@@ -1116,10 +427,6 @@ def markdown_table(header, rows):
 
 
 NO_RUNS = "_No runs finished yet._"
-
-
-def finished(results):
-    return [i for i in results.configs if results.rows(i)]
 
 
 def score_table(results, metric):
@@ -1354,12 +661,6 @@ def stats_table(results):
                            "median gradient through the softmax (dot / scaled)"], rows)
 
 
-def unit_rows(results, table, config_id):
-    """The rows of TABLE (saturation, long) of CONFIG_ID's compared runs."""
-    units = {(row["seed"], row["lr"]) for row in results.rows(config_id)}
-    return [row for row in table if row["id"] == config_id and (row["seed"], row["lr"]) in units]
-
-
 def saturation_table(results):
     """Per configuration, the mean over its seeds of each statistic of its trained attention;
     under it, heed-bench-attn --stats' random tanh vectors at the models' width."""
@@ -1389,12 +690,6 @@ def saturation_table(results):
     return markdown_table(["configuration", "runs", "entropy / maximum", "largest weight",
                            "score spread (sd)", "rows with a 0 weight",
                            "median gradient through the softmax"], rows)
-
-
-def learned(results, config_id, column):
-    """COLUMN of parameters.tsv (what the scorer's parameters learned) over CONFIG_ID's compared
-    runs."""
-    return numbers(unit_rows(results, results.parameters, config_id), column)
 
 
 def parameters_table(results):
@@ -1523,76 +818,6 @@ def long_table(results):
                            "whole inputs against the baseline"], rows)
 
 
-SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
-
-
-def sentence_ends(text):
-    """How many sentences TEXT ends: full stops, question and exclamation marks (Latin or CJK)
-    before a space or the end."""
-    return len(SENTENCE_END.findall(text))
-
-
-@functools.lru_cache(maxsize=None)  # the table and the limits read the same runs
-def long_sentence_ends(results, unit, whole_name="long"):
-    """(sentence ends per long input in UNIT's whole translations, in its one-by-one ones), from
-    the kept translations (hyps/UNIT.WHOLE_NAME.txt.gz, and the first test set's grouped as
-    long-set.tsv groups them); None when either is missing."""
-    whole = read_gzip_lines(os.path.join(results.dir, "hyps", f"{unit}.{whole_name}.txt.gz"))
-    apart = read_gzip_lines(os.path.join(results.dir, "hyps",
-                                         f"{unit}.{results.test_sets[0]['name']}.txt.gz"))
-    if whole is None or apart is None or len(whole) != len(results.long_set):
-        return None
-    ends_apart = 0
-    for group in results.long_set:
-        first, count = int(group["first"]), int(group["sentences"])
-        ends_apart += sum(sentence_ends(line) for line in apart[first - 1:first - 1 + count])
-    inputs = len(whole)
-    return sum(sentence_ends(line) for line in whole) / inputs, ends_apart / inputs
-
-
-def read_gzip_lines(path):
-    """The lines of a gzipped text file, None when it is not there."""
-    if not os.path.isfile(path):
-        return None
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        return f.read().splitlines()
-
-
-def long_length_parts(results, config_id):
-    """CONFIG_ID's compared runs on the long inputs, per run: the output's length against the
-    reference's and BLEU's brevity penalty, whole (_long) and one by one (_joined); BLEU divided
-    by the penalty (precision_: the n-gram precisions' geometric mean); and the share of the loss
-    (in log BLEU) that is the penalty's, log(BP whole / BP one by one) / log(BLEU whole / BLEU one
-    by one), where there is a loss."""
-    bleu = {(r["seed"], r["lr"]): r for r in unit_rows(results, results.long, config_id)}
-    parts = {"ratio_long": [], "ratio_joined": [], "bp_long": [], "bp_joined": [],
-             "precision_long": [], "precision_joined": [], "share": [], "ends_long": [],
-             "ends_joined": []}
-    for length in unit_rows(results, results.long_length, config_id):
-        scores = bleu.get((length["seed"], length["lr"]))
-        if scores is None:
-            continue
-        ends = long_sentence_ends(results, f"{config_id}-s{length['seed']}-lr{length['lr']}")
-        if ends is not None:
-            parts["ends_long"].append(ends[0])
-            parts["ends_joined"].append(ends[1])
-        values = {c: number(length[c])
-                  for c in ("ratio_long", "ratio_joined", "bp_long", "bp_joined")}
-        values.update({c: number(scores[c]) for c in ("bleu_long", "bleu_joined")})
-        # A penalty of 0 (no output at all) leaves BLEU without it undefined.
-        if None in values.values() or not (values["bp_long"] > 0 and values["bp_joined"] > 0):
-            continue
-        for side in ("long", "joined"):
-            parts["ratio_" + side].append(values["ratio_" + side])
-            parts["bp_" + side].append(values["bp_" + side])
-            parts["precision_" + side].append(values["bleu_" + side] / values["bp_" + side])
-        # A share only of a loss: both BLEU above 0, whole below one by one.
-        if 0 < values["bleu_long"] < values["bleu_joined"]:
-            loss = math.log(values["bleu_long"] / values["bleu_joined"])
-            parts["share"].append(math.log(values["bp_long"] / values["bp_joined"]) / loss)
-    return parts
-
-
 def long_length_table(results):
     """Per configuration, where its long inputs' BLEU goes (long_length_parts, mean ± sd)."""
     rows = []
@@ -1646,44 +871,6 @@ def long_forced_table(results):
                            "BLEU made to go on", "sentences ended per input",
                            "output / reference length", "BLEU ÷ brevity penalty",
                            "made to go on, against the baseline"], rows)
-
-
-def permutation_test(a, b):
-    """mean(A) − mean(B) and its exact two-sided permutation p: the share of the ways to split
-    A + B into groups of A's and B's sizes whose difference is at least as far from 0."""
-    pooled, observed = a + b, statistics.mean(a) - statistics.mean(b)
-    splits = extreme = 0
-    for chosen in itertools.combinations(range(len(pooled)), len(a)):
-        rest = [v for i, v in enumerate(pooled) if i not in chosen]
-        delta = statistics.mean(pooled[i] for i in chosen) - statistics.mean(rest)
-        splits += 1
-        extreme += abs(delta) >= abs(observed) - 1e-9
-    return observed, extreme / splits
-
-
-def holm(pvalues):
-    """Holm's step-down adjustment of {name: p}: the i-th smallest of m is multiplied by m − i + 1,
-    kept at least the one before it, at most 1."""
-    adjusted, running = {}, 0.0
-    ordered = sorted(pvalues.items(), key=lambda item: item[1])
-    for i, (name, p) in enumerate(ordered):
-        running = max(running, min(1.0, (len(ordered) - i) * p))
-        adjusted[name] = running
-    return adjusted
-
-
-def greedy_pooled(results, row):
-    """The greedy pooled BLEU (scores.tsv) of the run of ROW, a row of a probe's table."""
-    score = results.scores.get((row["id"], row["seed"], row["lr"], "pooled"))
-    if score is None or number(score["bleu"]) is None:
-        raise ReportError(f"{row['id']} seed {row['seed']} lr {row['lr']}: probed, but no pooled "
-                          f"BLEU in scores.tsv")
-    return number(score["bleu"])
-
-
-def beam_gains(results, rows):
-    """What beam search adds to each run of ROWS (beam.tsv's) over its greedy pooled BLEU."""
-    return [number(r["bleu"]) - greedy_pooled(results, r) for r in rows]
 
 
 def beam_table(results):

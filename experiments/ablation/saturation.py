@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The saturation statistics of a trained model's attention (run.sh, stage "probes").
+"""The saturation statistics of a trained model's attention (the Snakefile's probes).
 
 Reads the attention weights heed-align writes with --soft (one JSON object per sentence pair,
 "weights": one row per target token over the source tokens, the model's own subword tokens) and

@@ -533,7 +533,7 @@ cmp -s "$TMP/page.md" "$TMP/page.first" || fail "the page differs from one run t
 # A result file missing: named, and the page is left as it was.
 mv "$R/runs.tsv" "$TMP/runs.tsv"
 report "runs.tsv missing" 66 --results "$R" --template "$TEMPLATE" --output "$TMP/page.md"
-error "runs.tsv missing" "results/runs\.tsv not found \(run\.sh's stage \"runs\" writes it\)$"
+error "runs.tsv missing" "results/runs\.tsv not found \(the Snakefile's rule ablation_run writes it\)$"
 cmp -s "$TMP/page.md" "$TMP/page.first" || fail "runs.tsv missing: the page was changed"
 mv "$TMP/runs.tsv" "$R/runs.tsv"
 report "template missing" 66 --results "$R" --template "$TMP/none.j2" --output "$TMP/page.md"
@@ -725,7 +725,7 @@ report "the study's page" 0 --pooling "$SRC/experiments/pooling/results" \
   --results "$TMP/study/experiments/ablation/results" --template "$TEMPLATE" \
   --output "$TMP/study/docs/ablation.md"
 cmp -s "$TMP/study/docs/ablation.md" "$SRC/docs/ablation.md" ||
-  fail "docs/ablation.md is not what its results render (regenerate it: run.sh --stages report): $(diff "$SRC/docs/ablation.md" "$TMP/study/docs/ablation.md" | head -n 4 | tr '\n' '|')"
+  fail "docs/ablation.md is not what its results render (regenerate it: snakemake page in experiments/ablation): $(diff "$SRC/docs/ablation.md" "$TMP/study/docs/ablation.md" | head -n 4 | tr '\n' '|')"
 answers=$(sed -n '/^## The answers in short$/,/^## The answers in detail$/p' "$TMP/study/docs/ablation.md")
 [ "$(grep -c '^\*\*[123]\. ' <<< "$answers")" = 3 ] || fail "the study's page: not three answers in short"
 awk '/^\*\*[123]\. / { n = 0; q = $1 } q && NF { n++; if (n > 6) { print q; q = "" } } !NF { q = "" }' \
