@@ -3,7 +3,7 @@
 # ablation's models (experiments/ablation) can be scored in domain against the links of the
 # classical aligner instead — heed-align ibm2 in both directions (fast_align's -d -o -v) over
 # train + test2016, symmetrized by grow-diag-final-and. How far such links are from gold where
-# gold exists is measured by experiments/alignment-hansards/study.sh (stage silver;
+# gold exists is measured by the Hansards study (experiments/alignment-hansards, results/silver.tsv;
 # docs/alignment.md).
 #
 #   bash experiments/multi30k/silver.sh                       # build WORK/silver.test.words
