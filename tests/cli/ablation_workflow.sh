@@ -111,16 +111,7 @@ echo "ablation_workflow: the learning-rate rules checked (${SECONDS}s)"
 # not reproduced since (8 tries at that moment, through this workflow; 20 direct), an open defect.
 Q=$TMP/quick
 quick=("${ablation[@]}" --config quick=1 bin="$BIN" data="$C" "$tests" work="$Q")
-setsid "${quick[@]}" > "$TMP/first.out" 2> "$TMP/first.err" &
-pid=$!
-for _ in $(seq 3000); do
-  compgen -G "$Q/runs/*/s*/lr*/checkpoint.heed" > /dev/null && break
-  kill -0 "$pid" 2> /dev/null || break
-  sleep 0.1
-done
-sleep 2
-kill -INT -- "-$pid" 2> /dev/null
-wait "$pid"
+interrupt_once "$Q/runs/*/s*/lr*/checkpoint.heed" 300 2 -- "${quick[@]}"
 code=$?
 [ "$code" != 0 ] && ok || fail "quick, interrupted: exit 0 (the interrupt came too late?)"
 grep -q 'heed-train stopped (exit 130); run again to resume' "$TMP/first.err" && ok ||

@@ -149,15 +149,7 @@ grep -q 'Nothing to be done' "$TMP/out" && ok || fail "recipe again: $(tail -5 "
 model=$TMP/work/models/dot-s2.fwd
 longer=("${hansards[@]}" "$model/train.done" --config "${settings[@]}" 'queue=["dot:2"]'
         'directions=[fwd]' updates=600 save_every=100 valid_every=100)
-setsid "${longer[@]}" > "$TMP/first.out" 2> "$TMP/first.err" &
-pid=$!
-for _ in $(seq 1200); do
-  [ -f "$model/checkpoint.heed" ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-kill -INT -- "-$pid" 2>/dev/null
-wait "$pid"
+interrupt_once "$model/checkpoint.heed" 120 0 -- "${longer[@]}"
 [ $? != 0 ] && ok || fail "interrupted: exit 0 (the interrupt came too late?)"
 [ ! -e "$model/train.done" ] && ok || fail "interrupted: train.done written"
 [ -f "$model/checkpoint.heed" ] && ok || fail "interrupted: no checkpoint; $(tail -3 "$TMP/first.err")"

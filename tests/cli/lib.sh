@@ -130,6 +130,25 @@ multi30k_sample() {
   done
 }
 
+# interrupt_once GLOB SECONDS DELAY -- COMMAND...: runs COMMAND in a session of its own, as a
+# terminal's job, output in $TMP/first.out and $TMP/first.err; once a file matches GLOB (or after
+# SECONDS, or when COMMAND ends), waits DELAY seconds and sends SIGINT to its whole process
+# group, as Ctrl-C does. Returns COMMAND's status.
+interrupt_once() {
+  local glob=$1 seconds=$2 delay=$3 pid
+  shift 4
+  setsid "$@" > "$TMP/first.out" 2> "$TMP/first.err" &
+  pid=$!
+  for _ in $(seq $((seconds * 10))); do
+    compgen -G "$glob" > /dev/null && break
+    kill -0 "$pid" 2> /dev/null || break
+    sleep 0.1
+  done
+  sleep "$delay"
+  kill -INT -- "-$pid" 2> /dev/null
+  wait "$pid"
+}
+
 # need_snakemake: the studies' workflows need Snakemake (Debian's snakemake, 7.21); without it
 # the test is skipped, visibly (77).
 need_snakemake() {

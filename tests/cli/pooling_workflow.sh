@@ -113,15 +113,7 @@ EOF
 resume=("${pooling[@]}" --configfile "$TMP/resume.yaml" --config bin="$BIN" work="$TMP/rwork"
         results="$TMP/rresults" page="$TMP/page.md")
 cell=$TMP/rwork/runs/fixed-long/addition-T1000-ff-pool
-setsid "${resume[@]}" > "$TMP/first.out" 2> "$TMP/first.err" &
-pid=$!
-for _ in $(seq 600); do
-  [ -f "$cell/running.tsv.checkpoint" ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-kill -INT -- "-$pid" 2>/dev/null
-wait "$pid"
+interrupt_once "$cell/running.tsv.checkpoint" 60 0 -- "${resume[@]}"
 [ $? != 0 ] && ok || fail "interrupted: exit 0 (the interrupt came too late?)"
 [ ! -e "$cell/rows.tsv" ] && ok || fail "interrupted: rows.tsv written"
 [ -f "$cell/running.tsv.checkpoint" ] && ok || fail "interrupted: no checkpoint; $(tail -3 "$TMP/first.err")"
