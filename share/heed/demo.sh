@@ -26,7 +26,7 @@ WORK=${1:-heed-demo}
 # settings is told that these figures are not its own.
 DEFAULT_UPDATES=1500
 EXPECTED="BLEU 32.96, chrF2 52.10"
-IDLE_MINUTES="about 14 minutes on an idle 2-core AMD EPYC with AVX2 only (estimated from its idle speed: docs/benchmarks.md)"
+IDLE_MINUTES="10 1/2 minutes on an idle 2-core AMD EPYC (Zen 2, AVX2 only; measured: docs/benchmarks.md)"
 UPDATES=${DEMO_UPDATES:-$DEFAULT_UPDATES}
 SEED=${DEMO_SEED:-1}
 THREADS=${DEMO_THREADS:-2}
