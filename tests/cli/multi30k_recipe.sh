@@ -67,15 +67,19 @@ grep -q 'Nothing to be done' "$TMP/err" && ok || fail "again: $(tail -5 "$TMP/er
 expect_same again-table "$TMP/out" "$run/rows.tsv"
 
 # Stopped early: a rate this large makes validation worse within a few validations, so patience 1
-# stops training before the budget; the best model's row, and no stage row without a model.
-expect_exit 0 early -- "${recipe[@]}" name=early updates=40 valid_every=4 \
+# stops training long before the budget (at update 20 of 400 on an AMD Zen 2; where it stops
+# depends on the CPU's arithmetic: CI once stopped at 40, when the budget was 40); the best model's
+# row, and no stage row (one every 20 updates) without a model.
+expect_exit 0 early -- "${recipe[@]}" name=early updates=400 stages=20 valid_every=4 \
   train_options="--lr 0.5 --patience 1"
 metrics=$TMP/work/runs/early/s1/metrics.tsv
 grep -q 'early-stop' "$metrics" && ok || fail "no early stop: $(cut -f1,7,10 "$metrics" | tr '\n' ' ')"
+last_step=$(tail -1 "$metrics" | cut -f1)
+[ "$last_step" -lt 400 ] && ok || fail "early stop at the budget's end: $(cut -f1,7,10 "$metrics" | tr '\n' ' ')"
 best_step=$(awk -F'\t' '$10 ~ /best/ { s = $1 } END { print s }' "$metrics")
 expect_eq best-row "$(awk -F'\t' '$1 == "best" { print $2 }' "$TMP/out")" "$best_step"
 expect_eq best-rows "$(grep -c '^best' "$TMP/out")" 1
-expect_eq no-late-stage "$(awk -F'\t' '$1 == 2' "$TMP/out" | wc -l)" 0
+expect_eq no-late-stage "$(awk -F'\t' -v last="$last_step" '$1 ~ /^[0-9]+$/ && $2 > last' "$TMP/out" | wc -l)" 0
 
 # Settings it cannot use, and a corpus file that is not there.
 expect_exit 1 updates -- "${recipe[@]}" name=bad updates=10 stages=3
