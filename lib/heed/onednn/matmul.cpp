@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <iterator>
 #include <list>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
@@ -78,6 +79,8 @@ constexpr size_t kMaxPlans = 64;
 // Packed copies of constant operands one MatMul keeps: a weight needs one or two layouts, the
 // keys of attention one per batch shape in use.
 constexpr size_t kMaxPacked = 8;
+// Packed copies kept (their buffers, to be packed again) when the constant operands change.
+constexpr size_t kKeptOnChange = 2;
 
 struct KeyHash {
   size_t operator()(const Key& key) const {
@@ -171,9 +174,16 @@ struct MatMul::Impl {
     // The evicted copy's buffer is reused (it only grows): keys of a new shape at every batch
     // would otherwise fragment the heap (a stream's resident memory kept growing).
     Packed p;
-    if (packed.size() >= kMaxPacked) {
-      p.buffer = std::move(packed.back().buffer);
-      packed.pop_back();
+    // A stale copy's buffer first (its operand changed since it was packed), else the least
+    // recently used one's when the list is full.
+    auto reused = packed.end();
+    for (auto it = packed.begin(); it != packed.end(); ++it) {
+      if (it->version != version) reused = it;
+    }
+    if (reused == packed.end() && packed.size() >= kMaxPacked) reused = std::prev(packed.end());
+    if (reused != packed.end()) {
+      p.buffer = std::move(reused->buffer);
+      packed.erase(reused);
     }
     p.source_desc = source_desc;
     p.desc = desc;
@@ -212,8 +222,18 @@ size_t MatMul::plan_count() const {
 size_t MatMul::packs_made() const {
   return impl_->packs_made;
 }
+
+size_t MatMul::packed_count() const {
+  return impl_->packed.size();
+}
+
 void MatMul::weights_changed() {
   ++impl_->version;
+  // Every copy is stale now. A weight's one or two layouts are packed again in their buffers;
+  // attention's keys change at every step of a beam search (select()), each step's copies are
+  // worthless after it, and kMaxPacked of them (one per row count) held 200 MB of
+  // heed-translate's peak (beam 5, batch 64; heaptrack): keep two buffers to reuse.
+  while (impl_->packed.size() > kKeptOnChange) impl_->packed.pop_back();
 }
 
 MatMul::Impl::Plan MatMul::Impl::make_plan(const MatrixRef& a, const MatrixRef& b,

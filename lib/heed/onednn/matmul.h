@@ -79,6 +79,9 @@ class MatMul {
   // Packed copies of constant B operands made so far (a weight used with many row counts is
   // packed once per layout and weights_changed(), not once per row count).
   size_t packs_made() const;
+  // Packed copies held now (at most a bound; two after weights_changed(), their buffers kept
+  // for reuse).
+  size_t packed_count() const;
 
  private:
   struct Impl;

@@ -1,6 +1,7 @@
 #include "heed/onednn/rnn.h"
 
 #include <cstring>
+#include <list>
 #include <map>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
@@ -28,6 +29,12 @@ namespace {
 constexpr auto kLeftToRight = dnnl::rnn_direction::unidirectional_left2right;
 // Plans one Rnn keeps: a training run sees one (T, N) per batch shape, a decoder one per N.
 constexpr size_t kMaxPlans = 32;
+// Packed copies of the weights one Rnn keeps. oneDNN's packed layout depends on N, so a beam
+// search, whose live rows shrink step by step, asks for a new layout at nearly every row count:
+// kept without bound, they took 690 MB of heed-translate's 1.48 GB (beam 5, batch 64, a
+// 512-unit decoder; heaptrack). A plan finds its copies by layout at each run and packs again
+// what was evicted.
+constexpr size_t kMaxPacked = 8;
 
 // oneDNN gate g of a GRU holds PyTorch gate kGruTorchGate[g]: (u, r, o) ← (z, r, n).
 constexpr int kGruTorchGate[3] = {1, 0, 2};
@@ -133,16 +140,14 @@ struct Rnn::Impl {
     dnnl::lbr_gru_forward::primitive_desc gru_pd;
     dnnl::primitive forward;
     size_t workspace_bytes = 0;
-    int packed_layer = -1;
-    int packed_iter = -1;
+    memory::desc packed_layer, packed_iter;  // the layouts of the weights the primitive wants
     memory src_layer, src_iter, src_iter_c, dst_layer, dst_iter, dst_iter_c, workspace;
     memory scratch, b_scratch;  // pointed at Impl::scratchpad before each execution
     std::unordered_map<int, memory> forward_args;
 
     bool has_backward = false;
     dnnl::primitive backward;
-    int bwd_packed_layer = -1;
-    int bwd_packed_iter = -1;
+    memory::desc bwd_packed_layer, bwd_packed_iter;
     memory b_src_layer, b_src_iter, b_src_iter_c, b_dst_layer, b_dst_iter, b_dst_iter_c,
         b_workspace;
     memory diff_src_layer, diff_src_iter, diff_src_iter_c, diff_dst_layer, diff_dst_iter,
@@ -166,7 +171,7 @@ struct Rnn::Impl {
   memory stage_layer_mem, stage_iter_mem;
   Tensor bias;       // [bias_gates · H], b_ih + b_hh mapped to oneDNN gates
   Tensor diff_bias;  // accumulates
-  std::vector<Packed> packed;
+  std::list<Packed> packed;  // most recently used first, at most kMaxPacked
   std::vector<Accumulator> accumulators;
   Tensor grad_stage;  // flush_grads(): one ldgoi matrix in oneDNN gate order
   // The primitives' scratchpad, owned here (scratchpad_mode::user) and only ever grown: oneDNN's
@@ -199,10 +204,13 @@ struct Rnn::Impl {
     return memory::desc({1, 1, bias_gates, config.hidden_size}, dt::f32, tag::ldgo);
   }
 
-  int packed_index(const memory::desc& desc, bool layer);
+  Packed& packed_for(const memory::desc& desc, bool layer);
   int accumulator_index(const memory::desc& desc, bool layer);
   void stage();
-  void ensure_packed(int index);
+  // The packed copies of both weights in the layouts desc_layer, desc_iter, current, bound as
+  // args' weights (unbound again after the run, so that an evicted copy is freed).
+  void bind_packed(const memory::desc& desc_layer, const memory::desc& desc_iter,
+                   std::unordered_map<int, memory>& args);
   Plan& plan(bool training, int64_t steps, int64_t batch);
   Plan make_plan(bool training, int64_t steps, int64_t batch);
   void build_backward(Plan& p);
@@ -230,12 +238,16 @@ Rnn::Impl::Impl(const RnnConfig& c)
   stage_iter_mem = memory(weights_desc(false, dt::f32, tag::ldgoi), eng, nullptr);
 }
 
-int Rnn::Impl::packed_index(const memory::desc& desc, bool layer) {
-  for (size_t i = 0; i < packed.size(); ++i) {
-    if (packed[i].layer == layer && packed[i].desc == desc) return static_cast<int>(i);
+Rnn::Impl::Packed& Rnn::Impl::packed_for(const memory::desc& desc, bool layer) {
+  for (auto it = packed.begin(); it != packed.end(); ++it) {
+    if (it->layer == layer && it->desc == desc) {
+      packed.splice(packed.begin(), packed, it);
+      return packed.front();
+    }
   }
-  packed.push_back(Packed{desc, layer, memory(desc, detail::engine()), ~0ull});
-  return static_cast<int>(packed.size() - 1);
+  if (packed.size() >= kMaxPacked) packed.pop_back();
+  packed.push_front(Packed{desc, layer, memory(desc, detail::engine()), ~0ull});
+  return packed.front();
 }
 
 int Rnn::Impl::accumulator_index(const memory::desc& desc, bool layer) {
@@ -299,14 +311,20 @@ void Rnn::Impl::stage() {
   staged_version = version;
 }
 
-void Rnn::Impl::ensure_packed(int index) {
-  Packed& p = packed[static_cast<size_t>(index)];
-  if (p.version == version) return;
-  stage();
-  memory& src = p.layer ? stage_layer_mem : stage_iter_mem;
-  dnnl::reorder(src, p.mem).execute(detail::stream(), src, p.mem);
-  detail::stream().wait();
-  p.version = version;
+void Rnn::Impl::bind_packed(const memory::desc& desc_layer, const memory::desc& desc_iter,
+                            std::unordered_map<int, memory>& args) {
+  for (const bool layer : {true, false}) {
+    // The first copy stays at the front while the second is found: kMaxPacked ≥ 2 keeps it.
+    Packed& p = packed_for(layer ? desc_layer : desc_iter, layer);
+    if (p.version != version) {
+      stage();
+      memory& src = layer ? stage_layer_mem : stage_iter_mem;
+      dnnl::reorder(src, p.mem).execute(detail::stream(), src, p.mem);
+      detail::stream().wait();
+      p.version = version;
+    }
+    args[layer ? DNNL_ARG_WEIGHTS_LAYER : DNNL_ARG_WEIGHTS_ITER] = p.mem;
+  }
 }
 
 Rnn::Impl::Plan& Rnn::Impl::plan(bool training, int64_t steps, int64_t batch) {
@@ -353,8 +371,8 @@ Rnn::Impl::Plan Rnn::Impl::make_plan(bool training, int64_t steps, int64_t batch
     ws_md = p.gru_pd.workspace_desc();
     p.scratch = memory(p.gru_pd.scratchpad_desc(), eng, nullptr);
   }
-  p.packed_layer = packed_index(wl_chosen, true);
-  p.packed_iter = packed_index(wi_chosen, false);
+  p.packed_layer = wl_chosen;
+  p.packed_iter = wi_chosen;
   p.workspace_bytes = training ? ws_md.get_size() : 0;
 
   p.src_layer = memory(src_layer, eng, nullptr);
@@ -363,8 +381,6 @@ Rnn::Impl::Plan Rnn::Impl::make_plan(bool training, int64_t steps, int64_t batch
   p.dst_iter = memory(src_iter, eng, nullptr);
   p.forward_args = {{DNNL_ARG_SRC_LAYER, p.src_layer},
                     {DNNL_ARG_SRC_ITER, p.src_iter},
-                    {DNNL_ARG_WEIGHTS_LAYER, packed[static_cast<size_t>(p.packed_layer)].mem},
-                    {DNNL_ARG_WEIGHTS_ITER, packed[static_cast<size_t>(p.packed_iter)].mem},
                     {DNNL_ARG_BIAS, memory(bias_desc(), eng, bias.data())},
                     {DNNL_ARG_DST_LAYER, p.dst_layer},
                     {DNNL_ARG_DST_ITER, p.dst_iter},
@@ -437,8 +453,8 @@ void Rnn::Impl::build_backward(Plan& p) {
     p.b_scratch = memory(pd.scratchpad_desc(), eng, nullptr);
   }
   HEED_CHECK(ws_md.get_size() == p.workspace_bytes, "rnn backward workspace differs from forward");
-  p.bwd_packed_layer = packed_index(wl_chosen, true);
-  p.bwd_packed_iter = packed_index(wi_chosen, false);
+  p.bwd_packed_layer = wl_chosen;
+  p.bwd_packed_iter = wi_chosen;
   const int acc_layer = accumulator_index(dwl_chosen, true);
   const int acc_iter = accumulator_index(dwi_chosen, false);
 
@@ -454,8 +470,6 @@ void Rnn::Impl::build_backward(Plan& p) {
   p.backward_args = {
       {DNNL_ARG_SRC_LAYER, p.b_src_layer},
       {DNNL_ARG_SRC_ITER, p.b_src_iter},
-      {DNNL_ARG_WEIGHTS_LAYER, packed[static_cast<size_t>(p.bwd_packed_layer)].mem},
-      {DNNL_ARG_WEIGHTS_ITER, packed[static_cast<size_t>(p.bwd_packed_iter)].mem},
       {DNNL_ARG_BIAS, memory(bias_desc(), eng, bias.data())},
       {DNNL_ARG_DST_LAYER, p.b_dst_layer},
       {DNNL_ARG_DST_ITER, p.b_dst_iter},
@@ -537,8 +551,7 @@ void Rnn::Impl::forward(const RnnInputs& in, const RnnOutputs& out, RnnTape::Imp
   if (out.c_last) check_shape("rnn c_last", *out.c_last, state);
 
   Plan& p = plan(training, steps, batch);
-  ensure_packed(p.packed_layer);
-  ensure_packed(p.packed_iter);
+  bind_packed(p.packed_layer, p.packed_iter, p.forward_args);
   stage();  // the bias
 
   tape.owner = this;
@@ -570,6 +583,8 @@ void Rnn::Impl::forward(const RnnInputs& in, const RnnOutputs& out, RnnTape::Imp
   bind_scratchpad(p.scratch);
   p.forward.execute(strm, p.forward_args);
   strm.wait();
+  p.forward_args.erase(DNNL_ARG_WEIGHTS_LAYER);
+  p.forward_args.erase(DNNL_ARG_WEIGHTS_ITER);
   copy_back(out.y, tape.dst_layer, data_type);
   copy_back(out.h_last, tape.dst_iter, data_type);
   if (lstm) copy_back(out.c_last, tape.dst_iter_c, dt::f32);
@@ -595,8 +610,7 @@ void Rnn::Impl::backward(RnnTape::Impl& tape, const RnnOutputGrads& go, const Rn
   if (gi.dc0) check_f32("rnn dc0", *gi.dc0, state);
 
   build_backward(p);
-  ensure_packed(p.bwd_packed_layer);
-  ensure_packed(p.bwd_packed_iter);
+  bind_packed(p.bwd_packed_layer, p.bwd_packed_iter, p.backward_args);
   stage();
 
   detail::point(p.b_src_layer, tape.src_layer);
@@ -621,6 +635,8 @@ void Rnn::Impl::backward(RnnTape::Impl& tape, const RnnOutputGrads& go, const Rn
   bind_scratchpad(p.b_scratch);
   p.backward.execute(strm, p.backward_args);
   strm.wait();
+  p.backward_args.erase(DNNL_ARG_WEIGHTS_LAYER);
+  p.backward_args.erase(DNNL_ARG_WEIGHTS_ITER);
   tape.pending = false;
 }
 
@@ -758,6 +774,10 @@ void Rnn::flush_grads(const RnnGrads& grads) {
 
 size_t Rnn::plan_count() const {
   return impl_->plans.size();
+}
+
+size_t Rnn::packed_count() const {
+  return impl_->packed.size();
 }
 
 }  // namespace heed::onednn

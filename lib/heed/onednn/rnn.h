@@ -143,6 +143,9 @@ class Rnn {
 
   // Number of cached primitives (per (T, N) and pass).
   size_t plan_count() const;
+  // Packed copies of the weights held (oneDNN's packed layout depends on N: at most a bound,
+  // the least recently used going first and packed again when asked for).
+  size_t packed_count() const;
 
  private:
   struct Impl;

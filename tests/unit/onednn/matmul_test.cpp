@@ -179,6 +179,28 @@ TEST_CASE("matmul: a constant B is packed once until weights_changed", "[onednn]
   CHECK(relative_error(reference_matmul(MatrixRef::of(a), wt), c) < kTol);
 }
 
+TEST_CASE("matmul: constant keys that change at every step keep two packed copies",
+          "[onednn][fast]") {
+  // A beam search's attention: the keys are regathered (and announced) at every step, for ever
+  // fewer rows. Each step's copies are stale after it; only two buffers stay.
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(6);
+  MatMul mm;
+  MatMulOptions constant;
+  constant.constant_b = true;
+  for (int64_t rows = 30; rows >= 1; --rows) {
+    Tensor keys = heed::test::random_tensor(Shape{rows, 7, 16}, rng);  // [N, S, K]
+    Tensor query = heed::test::random_tensor(Shape{rows, 1, 16}, rng);
+    Tensor scores(Shape{rows, 1, 7});
+    const MatrixRef kt = MatrixRef::of(keys).transposed();
+    mm.weights_changed();
+    CHECK(mm.packed_count() <= 2);
+    mm.run(MatrixRef::of(query), kt, MatrixRef::of(scores), constant);
+    CHECK(relative_error(reference_matmul(MatrixRef::of(query), kt), scores) < kTol);
+    CHECK(mm.packed_count() <= 2);
+  }
+}
+
 TEST_CASE("matmul: bf16 products are close to f32", "[onednn][fast]") {
   if (!heed::onednn::bf16_supported()) {
     WARN("SKIPPED: bf16 not supported by oneDNN on this CPU");

@@ -1,5 +1,6 @@
 #include "heed/onednn/rnn.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <vector>
 
@@ -234,6 +235,33 @@ TEST_CASE("rnn: T single steps equal one T-step call, forward and backward", "[o
       CHECK(relative_error(to_double(full.g_bias_hh), stepped.g_bias_hh) < kTol);
     }
   }
+}
+
+TEST_CASE("rnn: a decoder's ever new row counts keep a bounded number of packed weights",
+          "[onednn][fast]") {
+  // oneDNN's packed weight layout depends on the row count N, and a beam search steps with
+  // ever fewer live rows: the copies are bounded, and one evicted is packed again exactly.
+  heed::onednn::set_threads(1);
+  heed::Rng rng = heed::make_rng(41);
+  const int64_t in = 64, hidden = 256;
+  Params p(CellKind::kLstm, in, hidden, rng);
+  Rnn rnn(RnnConfig{CellKind::kLstm, in, hidden, Precision::kF32});
+  rnn.set_weights(p.weights());
+  auto step = [&](int64_t rows, heed::Rng& inputs) {
+    Tensor x = heed::test::random_tensor(Shape{1, rows, in}, inputs);
+    Tensor y(Shape{1, rows, hidden});
+    rnn.forward_inference({&x}, {&y});
+    return y;
+  };
+  heed::Rng first_inputs = heed::make_rng(7);
+  const Tensor first = step(3, first_inputs);
+  for (int64_t rows = 60; rows >= 1; --rows) {
+    step(rows, rng);
+    CHECK(rnn.packed_count() <= 8);
+  }
+  heed::Rng again_inputs = heed::make_rng(7);
+  const Tensor again = step(3, again_inputs);
+  CHECK(std::equal(first.data(), first.data() + first.numel(), again.data()));
 }
 
 TEST_CASE("rnn: gradients pass a finite-difference check", "[onednn][grad]") {
