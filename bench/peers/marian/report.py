@@ -95,7 +95,8 @@ def architecture_section(S, V, R, measured):
     return out
 
 
-def speed_section(path):
+def speed_section(path, flops_per_token):
+    """flops_per_token: {system: forward FLOPs per target token} (the FLOPs table's totals)."""
     if not path.exists():
         return [f"No speed results yet (`{path.relative_to(ROOT)}`: run `bench/marian_side_by_side.sh` on an idle machine)."]
     meta, rows = read_commented_tsv(path)
@@ -104,25 +105,41 @@ def speed_section(path):
         out.append("**QUICK run: a test of the pipeline, not a result.**\n")
     for key in ("date", "cpu", "cpu flags", "lscpu flags", "load average at start", "heed", "marian",
                 "marian version", "intgemm", "intgemm note", "marian build arch", "marian blas",
-                "threads", "decoding models"):
+                "matmul peak f32", "threads", "decoding models"):
         if key in meta:
             out.append(f"- {key}: {meta[key]}")
-    out += ["", "Training (target tokens/s, median over interleaved rounds (min–max); peak RSS of the process):", "",
-            "| system | precision | updates | target tokens/s | peak RSS |", "| --- | --- | --- | ---: | ---: |"]
+    peak = re.match(r"([0-9.]+) GFLOP/s", meta.get("matmul peak f32", ""))
+    peak = float(peak.group(1)) if peak else None
+
+    def against_marian(r):
+        """This row's median over Marian's in the same part, case and f32 (× it), or —."""
+        base = [b for b in rows if b["part"] == r["part"] and b["case"] == r["case"]
+                and b["system"] == "marian" and b["setting"] == "f32"]
+        return f"{int(r['tokens_per_s']) / int(base[0]['tokens_per_s']):.2f}×" if base else "—"
+
+    out += ["", "Training (target tokens/s, median over interleaved rounds (min–max); × Marian's; "
+            "the matrix products' FLOP/s (3× the forward FLOPs per target token above: the backward "
+            "does two products for each of the forward's) and their fraction of the f32 matmul peak "
+            "measured in the same run; peak RSS of the process):", "",
+            "| system | precision | updates | target tokens/s | × Marian | GFLOP/s | of peak | peak RSS |",
+            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in (r for r in rows if r["part"] == "train"):
+        gflops = 3 * flops_per_token.get(r["system"], 0) * int(r["tokens_per_s"]) / 1e9
+        share = f"{gflops / peak:.0%}" if peak and gflops and r["setting"] == "f32" else "—"
         out.append(f"| {NAMES.get(r['system'], r['system'])} | {r['setting']} | {r['case'][1:]} | "
                    f"{int(r['tokens_per_s']):,} ({int(r['tokens_per_s_min']):,}–{int(r['tokens_per_s_max']):,}) | "
-                   f"{int(r['peak_rss_mib']):,} MiB |")
+                   f"{against_marian(r)} | {gflops:.1f} | {share} | {int(r['peak_rss_mib']):,} MiB |")
     out += ["", "Decoding test2016 (output tokens + one `</s>` a sentence per second of the whole process, "
-            "model load included; median (min–max); peak RSS):", "",
-            "| case | system | setting | target tokens/s | peak RSS |", "| --- | --- | --- | ---: | ---: |"]
+            "model load included; median (min–max); × Marian's f32; peak RSS):", "",
+            "| case | system | setting | target tokens/s | × Marian f32 | peak RSS |",
+            "| --- | --- | --- | ---: | ---: | ---: |"]
     order = {"beam1-batch64": 0, "beam5-batch64": 1, "beam1-batch1": 2, "beam5-batch1": 3}
     for r in sorted((r for r in rows if r["part"] == "decode"), key=lambda r: (order.get(r["case"], 9), r["system"], r["setting"])):
         beam, batch = r["case"].replace("beam", "").split("-batch")
         label = ("greedy" if beam == "1" else f"beam {beam}") + f", batch {batch}"
         out.append(f"| {label} | {NAMES.get(r['system'], r['system'])} | {r['setting']} | "
                    f"{int(r['tokens_per_s']):,} ({int(r['tokens_per_s_min']):,}–{int(r['tokens_per_s_max']):,}) | "
-                   f"{int(r['peak_rss_mib']):,} MiB |")
+                   f"{against_marian(r)} | {int(r['peak_rss_mib']):,} MiB |")
     return out
 
 
@@ -189,7 +206,9 @@ def main():
                 V = int(value)
             elif key == "source_per_target":
                 R = float(value)
-    text = architecture_section(S, V, R, measured) + ["", "### Speed and memory", ""] + speed_section(speed) + \
+    totals = [sum(row[i] for row in flops(S, V, R)) for i in (1, 2, 3)]
+    per_token = dict(zip(("marian", "heed-marian-like", "heed-recipe"), totals))
+    text = architecture_section(S, V, R, measured) + ["", "### Speed and memory", ""] + speed_section(speed, per_token) + \
         ["", "### Quality", ""] + quality_section(pathlib.Path(args.quality).resolve())
     common.splice(args.page, BEGIN, END, "\n".join(text))
 
