@@ -142,7 +142,7 @@ struct Rnn::Impl {
     size_t workspace_bytes = 0;
     memory::desc packed_layer, packed_iter;  // the layouts of the weights the primitive wants
     memory src_layer, src_iter, src_iter_c, dst_layer, dst_iter, dst_iter_c, workspace;
-    memory scratch, b_scratch;  // pointed at Impl::scratchpad before each execution
+    memory scratch, b_scratch;  // pointed at shared_scratchpad() before each execution
     std::unordered_map<int, memory> forward_args;
 
     bool has_backward = false;
@@ -174,10 +174,6 @@ struct Rnn::Impl {
   std::list<Packed> packed;  // most recently used first, at most kMaxPacked
   std::vector<Accumulator> accumulators;
   Tensor grad_stage;  // flush_grads(): one ldgoi matrix in oneDNN gate order
-  // The primitives' scratchpad, owned here (scratchpad_mode::user) and only ever grown: oneDNN's
-  // own mode allocates one per execution, in a size per shape, and a translation stream's heap
-  // fragmented until its resident memory kept growing (issue 29).
-  Tensor scratchpad;
   dnnl::primitive_attr scratchpad_attr;
   void bind_scratchpad(memory& scratch);
 
@@ -398,7 +394,20 @@ Rnn::Impl::Plan Rnn::Impl::make_plan(bool training, int64_t steps, int64_t batch
   return p;
 }
 
+// The primitives' scratchpad (scratchpad_mode::user), one for every Rnn and only ever grown.
+// oneDNN's own mode allocates one per execution, in a size per shape, and a translation stream's
+// heap fragmented until its resident memory kept growing (issue 29). One per Rnn held 61 MB for
+// each direction of a 256-unit encoder at batch 64 (heaptrack); executions never overlap (one
+// stream, driven from one thread) and a scratchpad holds nothing from one to the next.
+namespace {
+Tensor& shared_scratchpad() {
+  static Tensor buffer;
+  return buffer;
+}
+}  // namespace
+
 void Rnn::Impl::bind_scratchpad(memory& scratch) {
+  Tensor& scratchpad = shared_scratchpad();
   const size_t bytes = scratch.get_desc().get_size();
   if (scratchpad.bytes() < bytes) {
     scratchpad.resize(Shape({static_cast<int64_t>((bytes + 3) / 4)}));
