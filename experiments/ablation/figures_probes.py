@@ -8,8 +8,6 @@ import gzip
 import os
 import statistics
 
-from comparisons import read_comparisons, read_comparisons_rows  # noqa: E402
-
 from figures_base import *  # noqa: F401,F403  (the result files' readers and the formats)
 
 

@@ -49,12 +49,6 @@ import os
 import re
 import statistics
 import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-import page as common  # noqa: E402  (experiments/common/page.py)
-# heed-score's and heed-align score's --system files, read as every study reads them.
-from comparisons import METRICS, read_comparisons, read_comparisons_rows  # noqa: E402
-from comparisons import Comparison  # noqa: E402,F401  (report.Comparison, for the tests)
 import traceback
 
 # The Results class, split by concern: the study's runs, scores and comparisons here; the cost of
@@ -62,6 +56,7 @@ import traceback
 # the pooling study's own report's) each in a module of its own beside this file.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from figures_base import *  # noqa: E402,F401,F403  (the result files' readers and the formats)
+from reporting import Comparison  # noqa: E402,F401  (report.Comparison, for the tests)
 from figures_alignment import AlignmentFigures  # noqa: E402
 from figures_cost import CostFigures  # noqa: E402
 from figures_pooling import POOLING_REPORT, PoolingFigures  # noqa: E402
@@ -72,18 +67,9 @@ try:
     import jinja2
 except ImportError:
     jinja2 = None
-try:
-    import matplotlib
-except ImportError:
-    matplotlib = None
 
 # The Python modules the report needs and the Debian packages that hold them.
 PACKAGES = {"jinja2": "python3-jinja2", "matplotlib": "python3-matplotlib"}
-
-
-def missing_packages():
-    modules = {"jinja2": jinja2, "matplotlib": matplotlib}
-    return [package for module, package in PACKAGES.items() if modules[module] is None]
 
 
 # --- formatting: the template's filters, also used by the tables ----------------------------------
@@ -419,12 +405,6 @@ class Results(CostFigures, ProbeFigures, AlignmentFigures, PoolingFigures):
         return comparison.verdict
 
 # --- tables ---------------------------------------------------------------------------------------
-
-def markdown_table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(out)
-
 
 NO_RUNS = "_No runs finished yet._"
 
@@ -1011,25 +991,10 @@ def tables(results):
 
 # --- plots ----------------------------------------------------------------------------------------
 
-# SVG that is the same byte for byte on every run: fixed ids, no date, text as text.
-SVG_STYLE = {"svg.hashsalt": "heed-ablation", "svg.fonttype": "none", "font.family": "sans-serif",
-             "font.size": 10, "axes.spines.top": False, "axes.spines.right": False}
-
-
 def chart(path, draw, x_label, y_label, title):
-    """A figure whose axes DRAW(axes) fills, labelled and written atomically to PATH as SVG."""
-    from matplotlib.figure import Figure  # not pyplot: no global figures, no GUI
-    with matplotlib.rc_context(SVG_STYLE):
-        figure = Figure(figsize=(6.4, 4.0))
-        axes = figure.add_subplot()
-        draw(axes)
-        axes.set_xlabel(x_label)
-        axes.set_ylabel(y_label)
-        axes.set_title(title, loc="left")
-        axes.grid(axis="y", color="#dddddd")
-        axes.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
-        figure.savefig(path + ".tmp", format="svg", bbox_inches="tight", metadata={"Date": None})
-    os.replace(path + ".tmp", path)
+    """common.chart with the ablation's ids and its legend right of the axes."""
+    common.chart(path, draw, x_label, y_label, title, "heed-ablation", loc="center left",
+                 bbox_to_anchor=(1.02, 0.5))
 
 
 def curve_series(results, config_id, column):
@@ -1242,18 +1207,12 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="only check that the Python modules the report needs are there")
     args = parser.parse_args()
-    missing = missing_packages()
-    if missing:
-        print(f"report.py: needs the Debian package{'s' * (len(missing) > 1)} "
-              f"{' and '.join(missing)} (apt-get install {' '.join(missing)}; "
-              f"run it with /usr/bin/python3)", file=sys.stderr)
-        return 69
-    if args.check:
-        return 0
+    status = common.check_packages(PACKAGES, "report.py")
+    if status or args.check:
+        return status
     for name in ("results", "template", "output"):
         if getattr(args, name) is None:
             parser.error(f"--{name} is required")
-    matplotlib.use("Agg")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     pooling = args.pooling or os.path.join(root, "experiments", "pooling", "results")
     try:

@@ -6,7 +6,6 @@ heed-train's metrics file, its scores, and the probes' rows; every table keeps o
 import fcntl
 import os
 import re
-import statistics
 
 RUNS_HEADER = ("id\tfamily\tseed\tlr\thidden\tstatus\tsteps\tstop\tbest_val_ppl\tbest_step"
                "\tconverged_step\tbest_val_bleu\tminutes\ttok_per_s\tcpu")
@@ -181,7 +180,3 @@ def read_table(path):
         return []
     header = lines[0].split("\t")
     return [dict(zip(header, line.split("\t"))) for line in lines[1:] if line]
-
-
-def median(values):
-    return statistics.median(values)

@@ -3,7 +3,7 @@
 # each system a name and the files of its runs, the first system the baseline. The tools compute
 # everything (the difference, its 95 % interval from a hierarchical bootstrap over the runs and
 # the sentences, Holm over the systems, TOST at ±margin, Welch's interval over the runs alone);
-# a report only words their TSV (experiments/common/comparisons.py).
+# a report only words their TSV (experiments/common/reporting.py).
 #
 #   compare_runs(BIN, "score", REFERENCE, [(NAME, [RUN, …]), …], OUTPUT, BOOTSTRAP, MARGIN,
 #                lowercase=True)                      # heed-score, BLEU and chrF
