@@ -30,17 +30,7 @@ import pathlib
 import re
 import sys
 
-from snakemake.exceptions import WorkflowError
-
-shell.executable("bash")
-# On a shared machine libgomp's spin-waiting starves the run (measured here: 200 target tokens/s
-# beside builds, 1,800 passive); waiting passively changes the speed, never the numbers.
-shell.prefix("set -euo pipefail; export OMP_WAIT_POLICY=${{OMP_WAIT_POLICY:-passive}}; ")
-
-
-def study_path(path):
-    """PATH of the config, relative to the study's folder (the Snakefile's), made absolute."""
-    return os.path.normpath(os.path.join(workflow.basedir, os.path.expanduser(str(path))))
+include: "workflow.smk"
 
 
 def default_precision():
