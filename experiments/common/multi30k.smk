@@ -212,19 +212,12 @@ checkpoint multi30k_train:
         runtime=lambda wildcards: 30 + settings(wildcards)["updates"] // 50,
     shell:
         """
-        run={params.run}
-        stopped_early() {{ cut -f10 $run/metrics.tsv 2>/dev/null | grep -q early-stop; }}
-        if [ -f $run/{params.last} ] || stopped_early; then
+        dir={params.run}
+        stopped_early() {{ cut -f10 $dir/metrics.tsv 2>/dev/null | grep -q early-stop; }}
+        if [ -f $dir/{params.last} ] || stopped_early; then
           echo "multi30k: {wildcards.name}/s{wildcards.seed}: trained already" >&2
         else
-          resume=
-          if [ -f $run/checkpoint.heed ]; then
-            resume=--resume
-            echo "multi30k: {wildcards.name}/s{wildcards.seed}: resuming from its checkpoint" >&2
-          else
-            rm -rf $run
-            mkdir -p $run
-          fi
+          """ + resume_or_start("multi30k: {wildcards.name}/s{wildcards.seed}") + """
           {params.bin}/heed-train {params.options} --threads {threads} $resume -q
         fi
         touch {output}
