@@ -3,6 +3,7 @@
 # baseline's, and the lift of token links to words that makes silver links where a corpus has no
 # gold (the ablation's, on Multi30k; the Hansards study measures how such links agree with gold,
 # its results/silver.tsv).
+import gzip
 import re
 
 #
@@ -39,8 +40,9 @@ rule ibm2:
 
 
 def text_lines(path):
-    """The lines of PATH as awk and paste read them: ended by "\\n" alone."""
-    with open(path, encoding="utf-8", newline="\n") as f:
+    """The lines of PATH (gzipped: .gz) as awk and paste read them: ended by "\\n" alone."""
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8",
+                                                       newline="\n") as f:
         return [line[:-1] if line.endswith("\n") else line for line in f]
 
 
