@@ -979,12 +979,12 @@ def tables(results):
         "silver_curves": silver_curve_table(results),
         "counterpart": counterpart_table(results),
         "share": share_table(results),
-        "pooling_paper": "\n".join(POOLING_REPORT.paper_table(results.pooling)),
-        "pooling_positions": "\n".join(POOLING_REPORT.transfer_table(
-            results.pooling["generalisation-markers"])) if "generalisation-markers" in results.pooling else "",
+        "pooling_paper": POOLING_REPORT.paper_table(results.pooling),
+        "pooling_positions": POOLING_REPORT.transfer_table(
+            results.pooling["generalisation-markers"]) if "generalisation-markers" in results.pooling else "",
         # The dense controls: the flattened layer and the per-step reading, T = 50 to 5,000.
-        "pooling_controls": "\n".join(POOLING_REPORT.outcome_table(
-            results.pooling.get("controls-short", []) + results.pooling.get("controls-long", [])))
+        "pooling_controls": POOLING_REPORT.outcome_table(
+            results.pooling.get("controls-short", []) + results.pooling.get("controls-long", []))
         if "controls-short" in results.pooling else "",
     }
 
