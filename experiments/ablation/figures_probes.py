@@ -81,13 +81,6 @@ def long_length_parts(results, config_id):
     return parts
 
 
-
-def learned(results, config_id, column):
-    """COLUMN of parameters.tsv (what the scorer's parameters learned) over CONFIG_ID's compared
-    runs."""
-    return numbers(unit_rows(results, results.parameters, config_id), column)
-
-
 class ProbeFigures:
     """The probes' tables and comparisons, and the figures the page quotes from them."""
 
@@ -179,7 +172,7 @@ class ProbeFigures:
 
     def learned(self, config_id, column):
         """What CONFIG_ID's scorer parameters learned (parameters.tsv's COLUMN), its runs' values."""
-        return learned(self, config_id, column)
+        return numbers(unit_rows(self, self.parameters, config_id), column)
 
     def saturation_of(self, config_id, column):
         """A statistic of CONFIG_ID's trained attention (saturation.tsv's COLUMN: entropy_fraction,

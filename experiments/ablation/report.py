@@ -60,8 +60,7 @@ from reporting import Comparison  # noqa: E402,F401  (report.Comparison, for the
 from figures_alignment import AlignmentFigures  # noqa: E402
 from figures_cost import CostFigures  # noqa: E402
 from figures_pooling import POOLING_REPORT, PoolingFigures  # noqa: E402
-from figures_probes import (ProbeFigures, learned, long_length_parts,  # noqa: E402
-                            long_sentence_ends)
+from figures_probes import ProbeFigures, long_length_parts, long_sentence_ends  # noqa: E402
 
 try:
     import jinja2
@@ -679,7 +678,7 @@ def parameters_table(results):
     which training picks independently (the template says so)."""
     rows = []
     for config_id in finished(results):
-        values = {c: learned(results, config_id, c) for c in ("temperature", "scale")}
+        values = {c: results.learned(config_id, c) for c in ("temperature", "scale")}
         if not any(values.values()):
             continue
         runs = max(len(v) for v in values.values())
