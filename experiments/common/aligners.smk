@@ -33,7 +33,7 @@ rule ibm2:
         """
         start=$(date +%s%N)
         {params.bin}/heed-align ibm2 --favor-diagonal --optimize-tension --variational-bayes \
-          --threads {threads} {params.extra} {params.flag} -q {input} -o {output.links}
+          --threads {threads} {params.extra} {params.flag} --quiet {input} -o {output.links}
         awk -v ns=$(($(date +%s%N) - start)) 'BEGIN {{ printf "%.2f\\n", ns / 1e9 }}' \
           > {output.seconds}
         """
