@@ -66,9 +66,11 @@ def multi30k_settings(name, overrides):
     s["alpha"] = str(s["alpha"]) if s["alpha"] not in (None, "") else ""
     if s["precision"] in (None, "", "auto"):
         s["precision"] = default_precision()
-    if s["stages"] < 1 or s["updates"] < 1 or s["updates"] % (2 * s["stages"]):
+    # Whole stages, and whole half stages where validation is every half stage (valid_every 0).
+    halves = 1 if s["valid_every"] else 2
+    if s["stages"] < 1 or s["updates"] < 1 or s["updates"] % (halves * s["stages"]):
         raise WorkflowError(f"multi30k: {name}: updates ({s['updates']}) must be a multiple of "
-                            f"2 × stages ({s['stages']})")
+                            f"{'2 × ' * (halves - 1)}stages ({s['stages']})")
     if not 0 <= s["average"] <= s["stages"]:
         raise WorkflowError(f"multi30k: {name}: average ({s['average']}) must be a number of "
                             f"stages from 0 to stages ({s['stages']})")
