@@ -4,9 +4,6 @@ with gold, the mechanisms compared on gold). A part of report.py's Results."""
 import glob
 import os
 
-import page as common  # noqa: E402  (experiments/common/page.py)
-from comparisons import read_comparisons  # noqa: E402
-
 from figures_base import *  # noqa: F401,F403  (the result files' readers and the formats)
 
 

@@ -1,8 +1,8 @@
 """What the ablation's report modules share (report.py and its figures_*.py): the result files'
 readers, the errors that name what is missing, the number formats and the small statistics the
-page quotes. The comparisons themselves are heed-score's (experiments/common/comparisons.py).
+page quotes; what every study's report shares is experiments/common/reporting.py's, the
+comparisons themselves heed-score's.
 """
-import csv
 import itertools
 import math
 import os
@@ -11,7 +11,9 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from comparisons import METRICS, number  # noqa: E402,F401
+import reporting as common  # noqa: E402
+from reporting import (DASH, METRICS, markdown_table, num, number, pm,  # noqa: E402,F401
+                       read_comparisons, read_comparisons_rows)
 
 MECHANISMS = ["none", "dot", "scaled-dot", "general", "additive", "multi-head", "location",
               "local-m", "local-p", "linear"]
@@ -20,9 +22,6 @@ MECHANISMS = ["none", "dot", "scaled-dot", "general", "additive", "multi-head", 
 # Result files the workflow always writes, and the Snakefile's rule that writes them.
 REQUIRED = {"settings.tsv": "ablation_settings", "plan.tsv": "plan", "runs.tsv": "ablation_run",
             "scores.tsv": "ablation_run"}
-
-
-DASH = "—"
 
 
 class ReportError(Exception):
@@ -35,6 +34,12 @@ class MissingInput(ReportError):
     exit_code = 66
 
 
+def missing(path):
+    stage = REQUIRED.get(os.path.basename(path))
+    where = "" if stage is None else f" (the Snakefile's rule {stage} writes it)"
+    return MissingInput(f"{path} not found{where}")
+
+
 def read_lines(path, required=True):
     try:
         with open(path, encoding="utf-8") as f:
@@ -42,27 +47,20 @@ def read_lines(path, required=True):
     except FileNotFoundError:
         if not required:
             return None
-        stage = REQUIRED.get(os.path.basename(path))
-        where = "" if stage is None else f" (the Snakefile's rule {stage} writes it)"
-        raise MissingInput(f"{path} not found{where}") from None
+        raise missing(path) from None
 
 
 def read_tsv(path, required=True):
     """Rows of a TSV file as dicts, '#' comment lines skipped; None for an optional file absent."""
-    lines = read_lines(path, required)
-    if lines is None:
-        return None
-    lines = [line for line in lines if line.strip() and not line.startswith("#")]
-    return list(csv.DictReader(lines, delimiter="\t"))
+    try:
+        return common.read_tsv(path, required)
+    except FileNotFoundError:
+        raise missing(path) from None
 
 
 def numbers(rows, column):
     """COLUMN's values in ROWS that are numbers ('n/a', '-' and empty cells left out)."""
     return [v for v in (number(row.get(column)) for row in rows) if v is not None]
-
-
-def num(value, digits=2):
-    return DASH if value is None else f"{value:.{digits}f}"
 
 
 def sig(value, digits=2):
@@ -74,17 +72,6 @@ def thousands(value):
     if isinstance(value, str):
         return value if number(value) is None else f"{float(value):,.0f}"
     return DASH if value is None else f"{value:,.0f}"
-
-
-def pm(values, digits=2, signed=False):
-    """The mean ± standard deviation of the seeds' values; one seed's value alone. SIGNED: the
-    mean with its sign, as a difference is written."""
-    if not values:
-        return DASH
-    sign = "+" if signed else ""
-    if len(values) == 1:
-        return f"{values[0]:{sign}.{digits}f}"
-    return f"{statistics.mean(values):{sign}.{digits}f} ± {statistics.stdev(values):.{digits}f}"
 
 
 def mean(values):

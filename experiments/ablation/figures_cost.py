@@ -41,9 +41,6 @@ class CostFigures:
     def cost(self, mechanism, length):
         return cost_at(self.cost_length, check_mechanism(mechanism), "source_length", length)
 
-    def cost_d(self, mechanism, hidden):
-        return cost_at(self.cost_hidden, check_mechanism(mechanism), "hidden", hidden)
-
     def cost_mb(self, mechanism, length):
         """The working buffers of one batch's attention at source length LENGTH, MB."""
         found = cost_at(self.cost_length, check_mechanism(mechanism), "source_length", length,
@@ -52,9 +49,6 @@ class CostFigures:
 
     def cost_ratio(self, a, b, length):
         return ratio(self.cost(a, length), self.cost(b, length))
-
-    def cost_growth(self, mechanism, short, long):
-        return ratio(self.cost(mechanism, long), self.cost(mechanism, short))
 
     @staticmethod
     def cost_mode(rows):

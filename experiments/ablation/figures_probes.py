@@ -8,8 +8,6 @@ import gzip
 import os
 import statistics
 
-from comparisons import read_comparisons, read_comparisons_rows  # noqa: E402
-
 from figures_base import *  # noqa: F401,F403  (the result files' readers and the formats)
 
 
@@ -81,13 +79,6 @@ def long_length_parts(results, config_id):
             loss = math.log(values["bleu_long"] / values["bleu_joined"])
             parts["share"].append(math.log(values["bp_long"] / values["bp_joined"]) / loss)
     return parts
-
-
-
-def learned(results, config_id, column):
-    """COLUMN of parameters.tsv (what the scorer's parameters learned) over CONFIG_ID's compared
-    runs."""
-    return numbers(unit_rows(results, results.parameters, config_id), column)
 
 
 class ProbeFigures:
@@ -181,7 +172,7 @@ class ProbeFigures:
 
     def learned(self, config_id, column):
         """What CONFIG_ID's scorer parameters learned (parameters.tsv's COLUMN), its runs' values."""
-        return learned(self, config_id, column)
+        return numbers(unit_rows(self, self.parameters, config_id), column)
 
     def saturation_of(self, config_id, column):
         """A statistic of CONFIG_ID's trained attention (saturation.tsv's COLUMN: entropy_fraction,

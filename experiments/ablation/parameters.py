@@ -26,7 +26,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-import page as common  # noqa: E402  (experiments/common/page.py)
+import reporting as common  # noqa: E402  (experiments/common/reporting.py)
 
 COLUMNS = ["temperature", "scale", "identity", "residual"]
 TEMPERATURE = "decoder/attention/log_temperature"

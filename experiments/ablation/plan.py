@@ -34,8 +34,7 @@ class PlanError(Exception):
 
 def rate(value):
     """VALUE as the driver wrote rates (awk's %g): 0.001, 0.0005, 0.008, 1e-05."""
-    text = "%g" % float(value)
-    return text
+    return "%g" % float(value)
 
 
 def times(base, factor):
@@ -55,17 +54,11 @@ class Config:
     def __init__(self, fields, study_hidden):
         self.id, self.families, self.stage, self.seeds, hidden, self.options = fields
         self.hidden = study_hidden if hidden == "-" else int(hidden)
-        self.hidden_field = hidden
         own = self.families.split(",")[0]
         self.family = own[1:] if own.startswith("+") else own  # its own (runs.tsv's column)
         self.attention = option(self.options, "--attention")
         fixed = option(self.options, "--lr") if " --lr " in f" {self.options} " else ""
         self.fixed_lr = rate(fixed) if fixed else ""
-
-    def line(self):
-        """The configuration's line as the plan's last columns carry it."""
-        return [self.id, self.families, self.stage, str(self.seeds), str(self.hidden),
-                self.options]
 
 
 def read_configs(path, study_hidden, only=()):

@@ -49,12 +49,6 @@ import os
 import re
 import statistics
 import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-import page as common  # noqa: E402  (experiments/common/page.py)
-# heed-score's and heed-align score's --system files, read as every study reads them.
-from comparisons import METRICS, read_comparisons, read_comparisons_rows  # noqa: E402
-from comparisons import Comparison  # noqa: E402,F401  (report.Comparison, for the tests)
 import traceback
 
 # The Results class, split by concern: the study's runs, scores and comparisons here; the cost of
@@ -62,28 +56,19 @@ import traceback
 # the pooling study's own report's) each in a module of its own beside this file.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from figures_base import *  # noqa: E402,F401,F403  (the result files' readers and the formats)
+from reporting import Comparison  # noqa: E402,F401  (report.Comparison, for the tests)
 from figures_alignment import AlignmentFigures  # noqa: E402
 from figures_cost import CostFigures  # noqa: E402
 from figures_pooling import POOLING_REPORT, PoolingFigures  # noqa: E402
-from figures_probes import (ProbeFigures, learned, long_length_parts,  # noqa: E402
-                            long_sentence_ends)
+from figures_probes import ProbeFigures, long_length_parts, long_sentence_ends  # noqa: E402
 
 try:
     import jinja2
 except ImportError:
     jinja2 = None
-try:
-    import matplotlib
-except ImportError:
-    matplotlib = None
 
 # The Python modules the report needs and the Debian packages that hold them.
 PACKAGES = {"jinja2": "python3-jinja2", "matplotlib": "python3-matplotlib"}
-
-
-def missing_packages():
-    modules = {"jinja2": jinja2, "matplotlib": matplotlib}
-    return [package for module, package in PACKAGES.items() if modules[module] is None]
 
 
 # --- formatting: the template's filters, also used by the tables ----------------------------------
@@ -420,12 +405,6 @@ class Results(CostFigures, ProbeFigures, AlignmentFigures, PoolingFigures):
 
 # --- tables ---------------------------------------------------------------------------------------
 
-def markdown_table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(out)
-
-
 NO_RUNS = "_No runs finished yet._"
 
 
@@ -699,7 +678,7 @@ def parameters_table(results):
     which training picks independently (the template says so)."""
     rows = []
     for config_id in finished(results):
-        values = {c: learned(results, config_id, c) for c in ("temperature", "scale")}
+        values = {c: results.learned(config_id, c) for c in ("temperature", "scale")}
         if not any(values.values()):
             continue
         runs = max(len(v) for v in values.values())
@@ -999,37 +978,22 @@ def tables(results):
         "silver_curves": silver_curve_table(results),
         "counterpart": counterpart_table(results),
         "share": share_table(results),
-        "pooling_paper": "\n".join(POOLING_REPORT.paper_table(results.pooling)),
-        "pooling_positions": "\n".join(POOLING_REPORT.transfer_table(
-            results.pooling["generalisation-markers"])) if "generalisation-markers" in results.pooling else "",
+        "pooling_paper": POOLING_REPORT.paper_table(results.pooling),
+        "pooling_positions": POOLING_REPORT.transfer_table(
+            results.pooling["generalisation-markers"]) if "generalisation-markers" in results.pooling else "",
         # The dense controls: the flattened layer and the per-step reading, T = 50 to 5,000.
-        "pooling_controls": "\n".join(POOLING_REPORT.outcome_table(
-            results.pooling.get("controls-short", []) + results.pooling.get("controls-long", [])))
+        "pooling_controls": POOLING_REPORT.outcome_table(
+            results.pooling.get("controls-short", []) + results.pooling.get("controls-long", []))
         if "controls-short" in results.pooling else "",
     }
 
 
 # --- plots ----------------------------------------------------------------------------------------
 
-# SVG that is the same byte for byte on every run: fixed ids, no date, text as text.
-SVG_STYLE = {"svg.hashsalt": "heed-ablation", "svg.fonttype": "none", "font.family": "sans-serif",
-             "font.size": 10, "axes.spines.top": False, "axes.spines.right": False}
-
-
 def chart(path, draw, x_label, y_label, title):
-    """A figure whose axes DRAW(axes) fills, labelled and written atomically to PATH as SVG."""
-    from matplotlib.figure import Figure  # not pyplot: no global figures, no GUI
-    with matplotlib.rc_context(SVG_STYLE):
-        figure = Figure(figsize=(6.4, 4.0))
-        axes = figure.add_subplot()
-        draw(axes)
-        axes.set_xlabel(x_label)
-        axes.set_ylabel(y_label)
-        axes.set_title(title, loc="left")
-        axes.grid(axis="y", color="#dddddd")
-        axes.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
-        figure.savefig(path + ".tmp", format="svg", bbox_inches="tight", metadata={"Date": None})
-    os.replace(path + ".tmp", path)
+    """common.chart with the ablation's ids and its legend right of the axes."""
+    common.chart(path, draw, x_label, y_label, title, "heed-ablation", loc="center left",
+                 bbox_to_anchor=(1.02, 0.5))
 
 
 def curve_series(results, config_id, column):
@@ -1242,18 +1206,12 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="only check that the Python modules the report needs are there")
     args = parser.parse_args()
-    missing = missing_packages()
-    if missing:
-        print(f"report.py: needs the Debian package{'s' * (len(missing) > 1)} "
-              f"{' and '.join(missing)} (apt-get install {' '.join(missing)}; "
-              f"run it with /usr/bin/python3)", file=sys.stderr)
-        return 69
-    if args.check:
-        return 0
+    status = common.check_packages(PACKAGES, "report.py")
+    if status or args.check:
+        return status
     for name in ("results", "template", "output"):
         if getattr(args, name) is None:
             parser.error(f"--{name} is required")
-    matplotlib.use("Agg")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     pooling = args.pooling or os.path.join(root, "experiments", "pooling", "results")
     try:

@@ -2,11 +2,13 @@
 a time by the Snakefile's rule ablation_run: a run's row of runs.tsv and its learning curve from
 heed-train's metrics file, its scores, and the probes' rows; every table keeps one row per run
 (a run collected again replaces its rows). Only the Python standard library.
+
+Run, it prints score_row of heed-score's output on its standard input (the probes' rows).
 """
 import fcntl
 import os
 import re
-import statistics
+import sys
 
 RUNS_HEADER = ("id\tfamily\tseed\tlr\thidden\tstatus\tsteps\tstop\tbest_val_ppl\tbest_step"
                "\tconverged_step\tbest_val_bleu\tminutes\ttok_per_s\tcpu")
@@ -183,5 +185,5 @@ def read_table(path):
     return [dict(zip(header, line.split("\t"))) for line in lines[1:] if line]
 
 
-def median(values):
-    return statistics.median(values)
+if __name__ == "__main__":
+    print("\t".join(score_row(sys.stdin.read())))

@@ -33,7 +33,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-import page as common  # noqa: E402  (experiments/common/page.py)
+import reporting as common  # noqa: E402  (experiments/common/reporting.py)
 
 COLUMNS = ["rows", "source_median", "entropy", "entropy_fraction", "max_weight", "score_sd",
            "zero_rows", "grad_scores_mean", "grad_scores_median"]

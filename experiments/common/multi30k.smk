@@ -30,17 +30,7 @@ import pathlib
 import re
 import sys
 
-from snakemake.exceptions import WorkflowError
-
-shell.executable("bash")
-# On a shared machine libgomp's spin-waiting starves the run (measured here: 200 target tokens/s
-# beside builds, 1,800 passive); waiting passively changes the speed, never the numbers.
-shell.prefix("set -euo pipefail; export OMP_WAIT_POLICY=${{OMP_WAIT_POLICY:-passive}}; ")
-
-
-def study_path(path):
-    """PATH of the config, relative to the study's folder (the Snakefile's), made absolute."""
-    return os.path.normpath(os.path.join(workflow.basedir, os.path.expanduser(str(path))))
+include: "workflow.smk"
 
 
 def default_precision():
@@ -76,9 +66,11 @@ def multi30k_settings(name, overrides):
     s["alpha"] = str(s["alpha"]) if s["alpha"] not in (None, "") else ""
     if s["precision"] in (None, "", "auto"):
         s["precision"] = default_precision()
-    if s["stages"] < 1 or s["updates"] < 1 or s["updates"] % (2 * s["stages"]):
+    # Whole stages, and whole half stages where validation is every half stage (valid_every 0).
+    halves = 1 if s["valid_every"] else 2
+    if s["stages"] < 1 or s["updates"] < 1 or s["updates"] % (halves * s["stages"]):
         raise WorkflowError(f"multi30k: {name}: updates ({s['updates']}) must be a multiple of "
-                            f"2 × stages ({s['stages']})")
+                            f"{'2 × ' * (halves - 1)}stages ({s['stages']})")
     if not 0 <= s["average"] <= s["stages"]:
         raise WorkflowError(f"multi30k: {name}: average ({s['average']}) must be a number of "
                             f"stages from 0 to stages ({s['stages']})")
@@ -222,19 +214,12 @@ checkpoint multi30k_train:
         runtime=lambda wildcards: 30 + settings(wildcards)["updates"] // 50,
     shell:
         """
-        run={params.run}
-        stopped_early() {{ cut -f10 $run/metrics.tsv 2>/dev/null | grep -q early-stop; }}
-        if [ -f $run/{params.last} ] || stopped_early; then
+        dir={params.run}
+        stopped_early() {{ cut -f10 $dir/metrics.tsv 2>/dev/null | grep -q early-stop; }}
+        if [ -f $dir/{params.last} ] || stopped_early; then
           echo "multi30k: {wildcards.name}/s{wildcards.seed}: trained already" >&2
         else
-          resume=
-          if [ -f $run/checkpoint.heed ]; then
-            resume=--resume
-            echo "multi30k: {wildcards.name}/s{wildcards.seed}: resuming from its checkpoint" >&2
-          else
-            rm -rf $run
-            mkdir -p $run
-          fi
+          """ + resume_or_start("multi30k: {wildcards.name}/s{wildcards.seed}") + """
           {params.bin}/heed-train {params.options} --threads {threads} $resume -q
         fi
         touch {output}

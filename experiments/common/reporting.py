@@ -1,16 +1,154 @@
-"""heed-score's and heed-align score's multi-run comparisons (--system --format tsv), as the
-studies' reports read them: a row per system against the first, the baseline, with the
-difference, its 95 % interval from the hierarchical bootstrap, Holm-adjusted p-values, TOST and
-Welch's interval over the runs alone, all computed by the tool; here they are only worded
-(differs, level, undecided, provisional, †). Only the Python standard library. A report imports it
-as experiments/common/page.py:
+"""What the studies' reports share (experiments/*/report.py, bench/peers/marian/report.py):
+result tables read, numbers and Markdown tables formatted, heed-score's and heed-align score's
+multi-run comparisons worded, plots drawn as SVG that is the same byte for byte, generated text
+spliced into a page between two marker lines and written atomically, the Debian Python packages a
+report needs, and a parser whose usage errors exit 64.
+
+The comparisons (--system --format tsv): a row per system against the first, the baseline, with
+the difference, its 95 % interval from the hierarchical bootstrap, Holm-adjusted p-values, TOST
+and Welch's interval over the runs alone, all computed by the tool; here they are only worded
+(differs, level, undecided, provisional, †).
+
+Only the Python standard library (matplotlib, imported when a plot is drawn). A report imports it
+with
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "common"))
-    import comparisons
+    import reporting as common
 """
+import argparse
 import copy
 import csv
 import math
+import os
+import pathlib
+import statistics
+import sys
 
+
+def splice(path, begin, end, text):
+    """Replaces what stands between the lines BEGIN and END of the page PATH with TEXT; a page
+    without both markers is refused (exit 1 with one line naming them) and left as it was."""
+    page = pathlib.Path(path).read_text(encoding="utf-8")
+    if begin not in page or end not in page:
+        sys.exit(f"{path}: lacks the marker lines {begin!r} and {end!r}")
+    head, rest = page.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    pathlib.Path(f"{path}.tmp").write_text(f"{head}{begin}\n{text}\n{end}{tail}", encoding="utf-8")
+    os.replace(f"{path}.tmp", path)
+
+
+def runs_rescaled(path):
+    """Whether the comparison file PATH (heed-score / heed-align --system's TSV) comes from a
+    build that rescales the drawn runs by √(n/(n−1)) (lib/heed/eval/multi_run.h): its method
+    line says so. False for an older file, whose intervals' seed part is (n−1)/n too small."""
+    with open(path, encoding="utf-8") as f:
+        method = [line for line in f if line.startswith("# hierarchical bootstrap")]
+    return bool(method) and "sqrt(n/(n-1))" in method[0]
+
+
+def missing_packages(packages):
+    """The Debian packages of PACKAGES ({module: package}) whose module does not import."""
+    missing = []
+    for module, package in packages.items():
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(package)
+    return missing
+
+
+def check_packages(packages, program):
+    """69 after one line naming the missing packages (and how to install them), else 0."""
+    missing = missing_packages(packages)
+    if not missing:
+        return 0
+    print(f"{program}: needs the Debian package{'s' * (len(missing) > 1)} "
+          f"{' and '.join(missing)} (apt-get install {' '.join(missing)}; "
+          f"run it with /usr/bin/python3)", file=sys.stderr)
+    return 69
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser, but a usage error exits 64 (EX_USAGE) after one line naming it, as the
+    heed tools do, not argparse's 2 after the usage text."""
+
+    def error(self, message):
+        self.exit(64, f"{self.prog}: {message} (see --help)\n")
+
+
+# --- result tables and numbers --------------------------------------------------------------------
+DASH = "—"  # a figure that is not there
+
+
+def read_tsv(path, required=True):
+    """The rows of a TSV file with a header as dicts, '#' comment lines left out; None for a file
+    not there that is not REQUIRED (FileNotFoundError for one that is)."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            lines = [line for line in f if line.strip() and not line.startswith("#")]
+    except FileNotFoundError:
+        if required:
+            raise
+        return None
+    return list(csv.DictReader(lines, delimiter="\t"))
+
+
+def number(text):
+    """TEXT as a finite float, or None ('-', 'n/a', '', nan)."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def num(value, digits=2):
+    return DASH if value is None else f"{value:.{digits}f}"
+
+
+def pm(values, digits=2, signed=False):
+    """The mean ± standard deviation of the seeds' values; one seed's value alone. SIGNED: the
+    mean with its sign, as a difference is written."""
+    if not values:
+        return DASH
+    sign = "+" if signed else ""
+    if len(values) == 1:
+        return f"{values[0]:{sign}.{digits}f}"
+    return f"{statistics.mean(values):{sign}.{digits}f} ± {statistics.stdev(values):.{digits}f}"
+
+
+def markdown_table(header, rows, align=""):
+    """A Markdown table; ALIGN has a letter per column, r for right-aligned (the rest: left)."""
+    marks = ["---:" if a == "r" else "---" for a in align.ljust(len(header), "l")]
+    return "\n".join(["| " + " | ".join(str(c) for c in line) + " |"
+                      for line in [header, marks] + list(rows)])
+
+
+# --- plots ----------------------------------------------------------------------------------------
+# SVG that is the same byte for byte on every run: fixed ids (the salt), no date, text as text.
+SVG_STYLE = {"svg.fonttype": "none", "font.family": "sans-serif", "font.size": 10,
+             "axes.spines.top": False, "axes.spines.right": False}
+
+
+def chart(path, draw, x_label, y_label, title, salt, **legend):
+    """A figure whose axes DRAW(axes) fills, labelled, its legend placed by LEGEND, written
+    atomically to PATH as SVG; SALT fixes the ids (a study's own)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure  # not pyplot: no global figures, no GUI
+    with matplotlib.rc_context({**SVG_STYLE, "svg.hashsalt": salt}):
+        figure = Figure(figsize=(6.4, 4.0))
+        axes = figure.add_subplot()
+        draw(axes)
+        axes.set_xlabel(x_label)
+        axes.set_ylabel(y_label)
+        axes.set_title(title, loc="left")
+        axes.grid(axis="y", color="#dddddd")
+        axes.legend(frameon=False, **legend)
+        figure.savefig(path + ".tmp", format="svg", bbox_inches="tight", metadata={"Date": None})
+    os.replace(path + ".tmp", path)
+
+
+# --- heed-score's and heed-align score's multi-run comparisons ------------------------------------
 # The family-wise level the tools' Holm-adjusted p-values are read at.
 ALPHA = 0.05
 # A verdict resting on this many runs a side or fewer is marked provisional: a seed part from two
@@ -19,14 +157,6 @@ ALPHA = 0.05
 PROVISIONAL_RUNS = 3
 # The tools' metric names and how a page writes them.
 METRICS = {"BLEU": "BLEU", "chrF2": "chrF"}
-
-
-def number(text):
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
 
 
 def pvalue(text):
@@ -166,10 +296,7 @@ class Comparison:
 def read_comparisons(file, margin, baseline_seeded=True):
     """The rows of one heed-score or heed-align score --system TSV: {(system, metric):
     Comparison} against its first system, the baseline, which has no row of its own."""
-    with open(file, encoding="utf-8") as f:
-        lines = [line for line in f if line.strip() and not line.startswith("#")]
-    return read_comparisons_rows(list(csv.DictReader(lines, delimiter="\t")), margin,
-                                 baseline_seeded)
+    return read_comparisons_rows(read_tsv(file), margin, baseline_seeded)
 
 
 def read_comparisons_rows(rows, margin, baseline_seeded=True):
