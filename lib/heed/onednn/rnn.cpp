@@ -169,8 +169,8 @@ struct Rnn::Impl {
   // f32 ldgoi copies in oneDNN gate order (GRU only; an LSTM reads the master directly).
   Tensor stage_layer, stage_iter;
   memory stage_layer_mem, stage_iter_mem;
-  Tensor bias;       // [bias_gates · H], b_ih + b_hh mapped to oneDNN gates
-  Tensor diff_bias;  // accumulates
+  Tensor bias;               // [bias_gates · H], b_ih + b_hh mapped to oneDNN gates
+  Tensor diff_bias;          // accumulates
   std::list<Packed> packed;  // most recently used first, at most kMaxPacked
   std::vector<Accumulator> accumulators;
   Tensor grad_stage;  // flush_grads(): one ldgoi matrix in oneDNN gate order
