@@ -27,11 +27,16 @@ if grep -q '10 updates: seed 1, 2 threads, f32' "$TMP/stderr1" &&
 else
   fail "the demo's closing lines: $(grep '^==>' "$TMP/stderr1" | tail -4)"
 fi
-# The figures an unchanged demo promises are docs/benchmarks.md's.
+# The figures an unchanged demo promises (one pair per CPU measured) are docs/benchmarks.md's.
 expected=$(sed -n 's/^EXPECTED="\(.*\)"$/\1/p' "$root/share/heed/demo.sh")
-if [ -n "$expected" ] && grep -qF "$expected" "$root/docs/benchmarks.md"; then
+pairs=$(grep -oE 'BLEU [0-9.]+, chrF2 [0-9.]+' <<<"$expected" || true)
+missing=""
+while IFS= read -r pair; do
+  [ -n "$pair" ] && ! grep -qF "$pair" "$root/docs/benchmarks.md" && missing+="'$pair' "
+done <<<"$pairs"
+if [ -n "$pairs" ] && [ -z "$missing" ]; then
   ok
 else
-  fail "docs/benchmarks.md does not state the demo's expected figures '$expected'"
+  fail "docs/benchmarks.md does not state the demo's expected figures ${missing:-'$expected'}"
 fi
 finish
