@@ -6,6 +6,7 @@ Run with Debian's interpreter, /usr/bin/python3, which has python3-torch and pyt
   reference_model.py MODEL BATCH HEED_RESULT [--label-smoothing E] [--loss-rtol 1e-5]
                      [--grad-rtol 1e-4] [--grad-floor 1e-6]
   reference_model.py greedy MODEL SRC_TOKENS OUT     (greedy translations, for agreement)
+  reference_model.py cases LIST       (many cases in one process: lines DIR, SMOOTHING, NAME)
 
 MODEL is a heed model file (safetensors), BATCH a safetensors file with the int32 tensors
 src [N,S], src_len [N], tgt_in [N,T], tgt_out [N,T], tgt_len [N], and HEED_RESULT a safetensors
@@ -484,9 +485,78 @@ def greedy_main(argv):
     return 0
 
 
+def check_case(model_path, batch_path, result_path, label_smoothing, loss_rtol=1e-5,
+               grad_rtol=1e-4, grad_floor=1e-6):
+    """heed's loss and gradients of one dumped case against this model's: (passed, report lines)."""
+    weights, meta = read_safetensors(model_path)
+    cfg = json.loads(meta["config"])
+    batch, _ = read_safetensors(batch_path)
+    heed, _ = read_safetensors(result_path)
+    torch.set_grad_enabled(True)
+    model = Model(cfg, weights)
+    b = {k: torch.tensor(v.astype(np.int64)) for k, v in batch.items()}
+    loss = model.loss(b["src"], b["src_len"], b["tgt_in"], b["tgt_out"], b["tgt_len"],
+                      label_smoothing)
+    loss.backward()
+
+    ok = True
+    lines = []
+    heed_loss = float(heed["loss"].reshape(-1)[0])
+    rel = abs(heed_loss - loss.item()) / max(abs(loss.item()), 1e-12)
+    ok &= rel <= loss_rtol
+    lines.append(f"loss\theed={heed_loss:.8g}\ttorch={loss.item():.8g}\trel={rel:.2e}")
+    worst = 0.0
+    for name in weights:
+        g_ref = model.param(name).grad
+        g_ref = np.zeros(weights[name].shape) if g_ref is None else g_ref.numpy()
+        g_heed = heed["grad/" + name].astype(np.float64)
+        # The worst element's error relative to the tensor's largest gradient (with an absolute
+        # floor for all-zero gradients). heed computes in float32 against float64 here, so an
+        # element far below its tensor's scale carries float32 rounding of the larger terms it
+        # was summed from; per-element ratios of such elements say nothing about correctness.
+        scale = max(float(np.abs(g_ref).max()), grad_floor)
+        err = float(np.abs(g_heed - g_ref).max()) / scale
+        worst = max(worst, err)
+        flag = "" if err <= grad_rtol else "\tFAIL"
+        ok &= err <= grad_rtol
+        lines.append(f"grad\t{name}\tmax_rel={err:.2e}{flag}")
+    lines.append(f"summary\tloss_rel={rel:.2e}\tworst_grad_rel={worst:.2e}\t"
+                 f"{'PASS' if ok else 'FAIL'}")
+    return ok, lines
+
+
+def cases_main(argv):
+    """Every case of a list, in one process (importing torch once, not once a case): lines of
+    DIR<TAB>LABEL_SMOOTHING<TAB>NAME, each DIR holding heed_reference_case's three files. One line
+    per case, "ok   NAME: summary" or "FAIL NAME: summary" and the failing rows; exit 1 if any
+    failed."""
+    ap = argparse.ArgumentParser(prog="reference_model.py cases")
+    ap.add_argument("list")
+    args = ap.parse_args(argv)
+    failed = 0
+    with open(args.list, encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+    for number, row in enumerate(rows, 1):
+        if len(row) != 3:
+            sys.exit(f"{args.list}:{number}: expected DIR, LABEL_SMOOTHING and NAME, tab-separated")
+        folder, smoothing, name = row
+        ok, lines = check_case(f"{folder}/model.safetensors", f"{folder}/batch.safetensors",
+                               f"{folder}/result.safetensors", float(smoothing))
+        summary = lines[-1].split("\t", 1)[1]
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: {summary}", flush=True)
+        if not ok:
+            failed += 1
+            for line in lines[:-1]:
+                if line.startswith("loss") or line.endswith("FAIL"):
+                    print(line)
+    return 1 if failed else 0
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "greedy":
         return greedy_main(sys.argv[2:])
+    if len(sys.argv) > 1 and sys.argv[1] == "cases":
+        return cases_main(sys.argv[2:])
     ap = argparse.ArgumentParser()
     ap.add_argument("model")
     ap.add_argument("batch")
@@ -497,39 +567,9 @@ def main():
     ap.add_argument("--grad-floor", type=float, default=1e-6,
                     help="absolute floor of the relative-error denominator")
     args = ap.parse_args()
-
-    weights, meta = read_safetensors(args.model)
-    cfg = json.loads(meta["config"])
-    batch, _ = read_safetensors(args.batch)
-    heed, _ = read_safetensors(args.heed_result)
-    torch.set_grad_enabled(True)
-    model = Model(cfg, weights)
-    b = {k: torch.tensor(v.astype(np.int64)) for k, v in batch.items()}
-    loss = model.loss(b["src"], b["src_len"], b["tgt_in"], b["tgt_out"], b["tgt_len"],
-                      args.label_smoothing)
-    loss.backward()
-
-    ok = True
-    heed_loss = float(heed["loss"].reshape(-1)[0])
-    rel = abs(heed_loss - loss.item()) / max(abs(loss.item()), 1e-12)
-    ok &= rel <= args.loss_rtol
-    print(f"loss\theed={heed_loss:.8g}\ttorch={loss.item():.8g}\trel={rel:.2e}")
-    worst = 0.0
-    for name in weights:
-        g_ref = model.param(name).grad
-        g_ref = np.zeros(weights[name].shape) if g_ref is None else g_ref.numpy()
-        g_heed = heed["grad/" + name].astype(np.float64)
-        # The worst element's error relative to the tensor's largest gradient (with an absolute
-        # floor for all-zero gradients). heed computes in float32 against float64 here, so an
-        # element far below its tensor's scale carries float32 rounding of the larger terms it
-        # was summed from; per-element ratios of such elements say nothing about correctness.
-        scale = max(float(np.abs(g_ref).max()), args.grad_floor)
-        err = float(np.abs(g_heed - g_ref).max()) / scale
-        worst = max(worst, err)
-        flag = "" if err <= args.grad_rtol else "\tFAIL"
-        ok &= err <= args.grad_rtol
-        print(f"grad\t{name}\tmax_rel={err:.2e}{flag}")
-    print(f"summary\tloss_rel={rel:.2e}\tworst_grad_rel={worst:.2e}\t{'PASS' if ok else 'FAIL'}")
+    ok, lines = check_case(args.model, args.batch, args.heed_result, args.label_smoothing,
+                           args.loss_rtol, args.grad_rtol, args.grad_floor)
+    print("\n".join(lines))
     return 0 if ok else 1
 
 
