@@ -5,8 +5,8 @@
 # budget and seed of Marian's, its vocabularies and test2016's BPE, and a comparison per budget
 # and search; quick=1 loads quick.yaml (40 updates, warm-up 10, a minute, the first 40 test
 # sentences) under the command line's settings; one seed plans no comparison; a system that
-# bench/peers/marian/systems.yaml lacks is refused; systems.py gives the speed bench the same
-# architectures. Skipped (77) without snakemake.
+# bench/peers/marian/systems.yaml lacks is refused; partial=1 plans the rows of the runs done
+# and nothing else; systems.py gives the speed bench the same architectures. Skipped (77) without snakemake.
 #   tests/cli/marian_workflow.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 ROOT=${DATA:?usage: marian_workflow.sh BIN_DIR SOURCE_DIR}
@@ -50,6 +50,15 @@ expect_exit 0 heed-only -- "${study[@]}" --config "${config[@]}" 'systems=[heed-
 expect_eq heed-only-marian "$(grep -cE '^(local)?rule marian_' "$TMP/out")" 0
 expect_eq heed-only-comparisons "$(count compare)" 4
 
+# partial=1: the rows made so far and nothing else (a study under way): none yet, then one.
+expect_exit 0 partial-none -- "${study[@]}" rows --config "${config[@]}" 'seeds=[1, 2]' partial=1
+expect_eq partial-none-trainings "$(grep -cE '^(local)?(rule|checkpoint) (multi30k_train|marian_train):' "$TMP/out")" 0
+grep -q "# runs done: 0 of 12" "$TMP/out" && ok || fail "partial: no '0 of 12' in the rows job"
+mkdir -p "$TMP/work/marian/updates/s1"
+printf 'updates\tmarian\t1\t40\t1.0\t99.0\t1.00\t1.10\n' > "$TMP/work/marian/updates/s1/test2016.row"
+expect_exit 0 partial-one -- "${study[@]}" rows --config "${config[@]}" 'seeds=[1, 2]' partial=1
+grep -q "# runs done: 1 of 12" "$TMP/out" && ok || fail "partial: no '1 of 12' in the rows job"
+rm -r "$TMP/work/marian"
 # A system systems.yaml does not define.
 expect_exit 1 unknown-system -- "${study[@]}" --config "${config[@]}" 'systems=[marian, nope]'
 grep -q "marian: systems: no system 'nope'" "$TMP/err" "$TMP/out" && ok ||

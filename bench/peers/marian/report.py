@@ -103,6 +103,11 @@ def speed_section(path, flops_per_token):
     out = []
     if "QUICK" in meta:
         out.append("**QUICK run: a test of the pipeline, not a result.**\n")
+    done = re.fullmatch(r"(\d+) of (\d+)", meta.get("runs done", ""))
+    if done and done.group(1) != done.group(2):
+        out.append(f"**Status: {done.group(1)} of {done.group(2)} runs done** (the study is under "
+                   "way: the rows below are the runs finished so far; no comparison until every "
+                   "run of a budget is done).\n")
     for key in ("date", "cpu", "cpu flags", "lscpu flags", "load average at start", "heed", "marian",
                 "marian version", "intgemm", "intgemm note", "marian build arch", "marian blas",
                 "matmul peak f32", "threads", "decoding models"):
@@ -152,6 +157,11 @@ def quality_section(folder):
     out = []
     if "QUICK" in meta:
         out.append("**QUICK run: a test of the pipeline, not a result.**\n")
+    done = re.fullmatch(r"(\d+) of (\d+)", meta.get("runs done", ""))
+    if done and done.group(1) != done.group(2):
+        out.append(f"**Status: {done.group(1)} of {done.group(2)} runs done** (the study is under "
+                   "way: the rows below are the runs finished so far; no comparison until every "
+                   "run of a budget is done).\n")
     for key in ("date", "cpu", "heed", "marian", "updates", "marian options"):
         if key in meta:
             out.append(f"- {key}: {meta[key]}")
