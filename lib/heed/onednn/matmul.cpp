@@ -165,11 +165,10 @@ struct MatMul::Impl {
   Tensor scratchpad;
 
   Packed& packed_for(const memory::desc& source_desc, const memory::desc& desc) {
-    for (auto it = packed.begin(); it != packed.end(); ++it) {
-      if (it->desc == desc && it->source_desc == source_desc) {
-        packed.splice(packed.begin(), packed, it);
-        return packed.front();
-      }
+    if (Packed* found = detail::find_most_recent(packed, [&](const Packed& p) {
+          return p.desc == desc && p.source_desc == source_desc;
+        })) {
+      return *found;
     }
     // The evicted copy's buffer is reused (it only grows): keys of a new shape at every batch
     // would otherwise fragment the heap (a stream's resident memory kept growing).

@@ -28,6 +28,20 @@ struct TupleHash {
   }
 };
 
+// The entry of a most-recently-used-first list that satisfies `matches`, moved to the front
+// (now the most recent); null when none does. The packed weight copies of Rnn and MatMul are
+// such lists: a handful of entries found by their layout, too few to index.
+template <class T, class Match>
+T* find_most_recent(std::list<T>& list, Match&& matches) {
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    if (matches(*it)) {
+      list.splice(list.begin(), list, it);
+      return &list.front();
+    }
+  }
+  return nullptr;
+}
+
 template <class Key, class Value, class Hash = std::hash<Key>>
 class PlanCache {
  public:

@@ -235,11 +235,9 @@ Rnn::Impl::Impl(const RnnConfig& c)
 }
 
 Rnn::Impl::Packed& Rnn::Impl::packed_for(const memory::desc& desc, bool layer) {
-  for (auto it = packed.begin(); it != packed.end(); ++it) {
-    if (it->layer == layer && it->desc == desc) {
-      packed.splice(packed.begin(), packed, it);
-      return packed.front();
-    }
+  if (Packed* found = detail::find_most_recent(
+          packed, [&](const Packed& p) { return p.layer == layer && p.desc == desc; })) {
+    return *found;
   }
   if (packed.size() >= kMaxPacked) packed.pop_back();
   packed.push_front(Packed{desc, layer, memory(desc, detail::engine()), ~0ull});
