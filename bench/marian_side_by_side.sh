@@ -12,8 +12,9 @@
 # Where they differ and what it does to FLOPs per target token: docs/benchmarks.md.
 #
 # Parts, each in every round, the systems one after the other (heed, Marian, heed ...):
-#   peak    the f32 matmul peak of THREADS threads (heed-bench-attn's: the best of 3 GEMMs of
-#           2048), the denominator of the training FLOP/s (docs/benchmarks.md's FLOPs table)
+#   peak    the f32 and bf16 matmul peaks of THREADS threads (heed-bench-attn's: the best of 3
+#           GEMMs of 2048), the denominators of the training FLOP/s of each precision
+#           (docs/benchmarks.md's FLOPs table)
 #   train   UPDATES updates of 64 sentence pairs, Adam, clipping 5, no dropout, no label
 #           smoothing, f32 (Marian has no bf16: its --precision float16 is GPU training; heed
 #           also in bf16 where the CPU has bf16 arithmetic): the median target tokens/s of the
@@ -236,17 +237,29 @@ decode_once() {  # ROUND SYSTEM SETTING BEAM BATCH
       r, s, g, c, (sec > 0 ? t / sec : 0), m, sec, t, n }' >> "$raw"
 }
 
-# --- the matmul peak: f32 GEMMs of 2048 (heed-bench-attn's own measurement, the best of 3), on
-# THREADS threads, once a round, so that the training FLOP/s is a fraction of this run's peak ---
+# --- the matmul peaks: f32 and (where the CPU has it) bf16 GEMMs of 2048 (heed-bench-attn's own
+# measurement, the best of 3), on THREADS threads, once a round, so that the training FLOP/s of
+# each precision is a fraction of this run's peak of that precision (peak.tsv: round, f32, bf16
+# or -) ---
 peak=$speed/peak.tsv
 peak_once() {  # ROUND
   awk -F'\t' -v r="$1" '$1 == r { f = 1 } END { exit !f }' "$peak" 2>/dev/null && return 0
-  local gflops
-  gflops=$("$BIN/heed-bench-attn" --attention dot --batch 1 --source-length 8 --target-length 1 \
+  local line f32 bf16
+  line=$("$BIN/heed-bench-attn" --attention dot --batch 1 --source-length 8 --target-length 1 \
     --hidden 16 --mode all-steps --pass forward --threads "$THREADS" --warmup 0 --repeats 1 \
-    --format tsv -q | sed -n 's/^# matmul_peak_gflops: .* f32=\([0-9.]*\) .*/\1/p')
-  [ -n "$gflops" ] || die 70 "heed-bench-attn printed no matmul peak"
-  printf '%s\t%s\n' "$1" "$gflops" >> "$peak"
+    --format tsv -q | grep '^# matmul_peak_gflops:')
+  f32=$(sed -n 's/.* f32=\([0-9.]*\).*/\1/p' <<<"$line")
+  bf16=$(sed -n 's/.* bf16=\([0-9.]*\).*/\1/p' <<<"$line")
+  [ -n "$f32" ] || die 70 "heed-bench-attn printed no matmul peak"
+  printf '%s\t%s\t%s\n' "$1" "$f32" "${bf16:--}" >> "$peak"
+}
+# peak_summary COLUMN NAME: the median over rounds and the range, or nothing without the column.
+peak_summary() {
+  local values
+  values=$(awk -F'\t' -v c="$1" '$c != "" && $c != "-" { print $c }' "$peak")
+  [ -n "$values" ] || return 0
+  # shellcheck disable=SC2086
+  echo "# matmul peak $2: $(heed_median $values) GFLOP/s (median of $(wc -l <<<"$values") rounds, $(sort -g <<<"$values" | head -n 1)–$(sort -g <<<"$values" | tail -n 1); GEMMs of 2048, $THREADS threads)"
 }
 
 # --- the rounds: every part, the systems one after the other ---------------------------------
@@ -274,8 +287,8 @@ models="the first training round's models, frozen ($UPDATES updates: not a train
   echo "# load average at start: $load"
   echo "# lscpu flags: $(lscpu | sed -n 's/^Flags: *//p' | tr ' ' '\n' | grep -E '^(avx|fma|sse4|amx|vnni)' | tr '\n' ' ')"
   marian_builds_report "$root" "$MARIAN"
-  # shellcheck disable=SC2046
-  echo "# matmul peak f32: $(heed_median $(cut -f2 "$peak")) GFLOP/s (median of $(wc -l < "$peak") rounds, $(sort -g -k2 "$peak" | head -n 1 | cut -f2)–$(sort -g -k2 "$peak" | tail -n 1 | cut -f2); GEMMs of 2048, $THREADS threads)"
+  peak_summary 2 f32
+  peak_summary 3 bf16
   echo "# threads: $THREADS; rounds: $ROUNDS (interleaved); updates: $UPDATES (windows of $WINDOW); decode sentences: $SENTENCES (batch 1: $BATCH1_SENTENCES)"
   echo "# decoding models: $models"
   # The sizes of docs/benchmarks.md's FLOPs table: tokens (+ </s>) of the training text.

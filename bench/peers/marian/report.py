@@ -110,11 +110,14 @@ def speed_section(path, flops_per_token):
                    "run of a budget is done).\n")
     for key in ("date", "cpu", "cpu flags", "lscpu flags", "load average at start", "heed", "marian",
                 "marian version", "intgemm", "intgemm note", "marian build arch", "marian blas",
-                "matmul peak f32", "threads", "decoding models"):
+                "matmul peak f32", "matmul peak bf16", "threads", "decoding models"):
         if key in meta:
             out.append(f"- {key}: {meta[key]}")
-    peak = re.match(r"([0-9.]+) GFLOP/s", meta.get("matmul peak f32", ""))
-    peak = float(peak.group(1)) if peak else None
+    peaks = {}  # precision: this run's matmul peak, GFLOP/s
+    for precision in ("f32", "bf16"):
+        found = re.match(r"([0-9.]+) GFLOP/s", meta.get(f"matmul peak {precision}", ""))
+        if found:
+            peaks[precision] = float(found.group(1))
 
     def against_marian(r):
         """This row's median over Marian's in the same part, case and f32 (× it), or —."""
@@ -124,13 +127,14 @@ def speed_section(path, flops_per_token):
 
     out += ["", "Training (target tokens/s, median over interleaved rounds (min–max); × Marian's; "
             "the matrix products' FLOP/s (3× the forward FLOPs per target token above: the backward "
-            "does two products for each of the forward's) and their fraction of the f32 matmul peak "
-            "measured in the same run; peak RSS of the process):", "",
+            "does two products for each of the forward's) and their fraction of the matmul peak of "
+            "the same precision measured in the same run; peak RSS of the process):", "",
             "| system | precision | updates | target tokens/s | × Marian | GFLOP/s | of peak | peak RSS |",
             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in (r for r in rows if r["part"] == "train"):
         gflops = 3 * flops_per_token.get(r["system"], 0) * int(r["tokens_per_s"]) / 1e9
-        share = f"{gflops / peak:.0%}" if peak and gflops and r["setting"] == "f32" else "—"
+        peak = peaks.get(r["setting"])
+        share = f"{gflops / peak:.0%}" if peak and gflops else "—"
         out.append(f"| {NAMES.get(r['system'], r['system'])} | {r['setting']} | {r['case'][1:]} | "
                    f"{int(r['tokens_per_s']):,} ({int(r['tokens_per_s_min']):,}–{int(r['tokens_per_s_max']):,}) | "
                    f"{against_marian(r)} | {gflops:.1f} | {share} | {int(r['peak_rss_mib']):,} MiB |")
