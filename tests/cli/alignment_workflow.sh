@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The Hansards attention study's Snakemake workflow (experiments/alignment-hansards) under
 # experiments/profiles/local: as committed it has nothing to do (its rows are its targets, no
-# scratch or corpus needed), its page rule regenerates docs/alignment.md's tables, the plot and
-# the heatmap page byte for byte (into a copy of the repository's layout: the page links them by
-# relative paths), and its plan from nothing is a training per model of the plan; a tiny study
-# end to end on a stand-in for the gold set and the corpus (the embedded English–French sample,
-# a made-up gold), two mechanisms in both directions: every unit's rows in results/, the
-# baselines', the heatmaps, the comparisons by heed-align score --system and the page, then
-# nothing to do; the recipe (snakemake recipe: plain and guided models beside ibm2) on the same
-# corpus, its table of scores, then nothing to do; Ctrl-C in the middle of a training, then the
-# same command resumes it from its checkpoint. Skipped (77) without snakemake, python3-matplotlib or python3-jinja2.
+# scratch or corpus needed), its page rule regenerates docs/studies/alignment-hansards.md's tables,
+# the plot and the heatmap page byte for byte (into a copy of the repository's layout: the page
+# links them by relative paths), and its plan from nothing is a training per model of the plan; a
+# tiny study end to end on a stand-in for the gold set and the corpus (the embedded English–French
+# sample, a made-up gold), two mechanisms in both directions: every unit's rows in results/, the
+# baselines', the heatmaps, the comparisons by heed-align score --system and the page, then nothing
+# to do; the recipe (snakemake recipe: plain and guided models beside ibm2) on the same corpus, its
+# table of scores, then nothing to do; Ctrl-C in the middle of a training, then the same command
+# resumes it from its checkpoint. Skipped (77) without snakemake, python3-matplotlib or
+# python3-jinja2.
 #   tests/cli/alignment_workflow.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 ROOT=${DATA:?usage: alignment_workflow.sh BIN_DIR SOURCE_DIR}
@@ -27,14 +28,14 @@ grep -q 'Nothing to be done' "$TMP/out" && ok || fail "committed study: $(tail -
 # layout: the same bytes (the gold set's sentences from the shared data when it is there, as the
 # committed heatmap page was made; without it the page names no sentences).
 copy=$TMP/copy/experiments/alignment-hansards/results
-mkdir -p "$TMP/copy/docs" "$(dirname "$copy")"
+mkdir -p "$TMP/copy/docs/studies" "$(dirname "$copy")"
 cp -r "$study/results" "$copy"
-cp "$ROOT/docs/alignment.md" "$TMP/copy/docs/alignment.md"
-sed -i 's/^| `dot` | 1 |.*/| stale |/' "$TMP/copy/docs/alignment.md"
+cp "$ROOT/docs/studies/alignment-hansards.md" "$TMP/copy/docs/studies/alignment-hansards.md"
+sed -i 's/^| `dot` | 1 |.*/| stale |/' "$TMP/copy/docs/studies/alignment-hansards.md"
 rm "$copy/emergence.svg" "$copy/heatmaps.html"
 expect_exit 0 page -- "${hansards[@]}" page --config bin="$BIN" results="$copy" \
-  page="$TMP/copy/docs/alignment.md"
-expect_same page "$ROOT/docs/alignment.md" "$TMP/copy/docs/alignment.md"
+  page="$TMP/copy/docs/studies/alignment-hansards.md"
+expect_same page "$ROOT/docs/studies/alignment-hansards.md" "$TMP/copy/docs/studies/alignment-hansards.md"
 expect_same plot "$study/results/emergence.svg" "$copy/emergence.svg"
 if [ -d "$ROOT/../shared/data/hansards-naacl2003-en-fr" ]; then
   expect_same heatmap-page "$study/results/heatmaps.html" "$copy/heatmaps.html"
