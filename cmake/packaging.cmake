@@ -5,7 +5,8 @@
 # builds it and checks it.
 install(FILES README.md LICENSE cmake/debian/copyright DESTINATION share/doc/heed)
 heed_install_gzipped(${PROJECT_SOURCE_DIR}/cmake/debian/changelog share/doc/heed)
-# The man pages cite these by their installed path (cmake/gzip_install.cmake).
+# The man pages cite these by their installed path (cmake/gzip_install.cmake); docs/studies/, the
+# studies' pages, with them (their plots stay in the source tree's experiments/).
 install(DIRECTORY docs/ DESTINATION share/doc/heed/docs FILES_MATCHING PATTERN "*.md")
 
 set(HEED_PACKAGE_MAINTAINER "the heed authors <heed@example.org>" CACHE STRING

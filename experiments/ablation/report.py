@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes docs/ablation.md and its plots from the ablation's result files (the Snakefile's page).
+"""Writes docs/studies/ablation.md and its plots from the ablation's results (the Snakefile's page).
 
 Every number in the page comes from RESULTS (README.md and the Snakefile's rules say what writes
 each file): settings.tsv,
@@ -1196,7 +1196,7 @@ def main():
     parser = common.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", help="the result files (experiments/ablation/results)")
     parser.add_argument("--template", help="the page's Jinja2 template (ablation.md.j2)")
-    parser.add_argument("--output", help="the page (docs/ablation.md)")
+    parser.add_argument("--output", help="the page (docs/studies/ablation.md)")
     parser.add_argument("--pooling", default=None,
                         help="the pooling study's tables for question 3 "
                         "(default: experiments/pooling/results)")

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The tables of the Hansards attention study (its Snakefile), spliced into docs/alignment.md.
+"""The tables of the Hansards attention study (its Snakefile), spliced into its page.
 
 Reads RESULTS/aer/UNIT.tsv (every reading of each model's best model, and the baselines; UNIT
 is MECHANISM-sSEED or the baseline's name), trial/UNIT.tsv (the same readings on the 37 trial
@@ -425,9 +425,11 @@ def render(results, page_dir, hansards):
     done = len(results.training)
     planned = len(results.queue) * len(results.directions)
     where = os.path.abspath(results.dir)
-    # The repository the page is in (its docs/ folder's parent): the study may run from a
-    # copy of the scripts elsewhere while its results land beside the page.
-    root = os.path.dirname(page_dir)
+    # The repository the page is in (the parent of the docs/ folder it is in, or under): the
+    # study may run from a copy of the scripts elsewhere while its results land beside the page.
+    page_path = pathlib.Path(page_dir)
+    root = next((str(folder.parent) for folder in (page_path, *page_path.parents)
+                 if folder.name == "docs"), os.path.dirname(page_dir))
     where = os.path.relpath(where, root) if where.startswith(root + os.sep) else where
     parts = [f"{done} of {planned} models trained (`{where}/`; "
              "the plan is in `config.yaml`). AER in percent on the 447 test pairs, lower is better; "

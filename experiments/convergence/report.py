@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The tables of the convergence study, spliced into docs/benchmarks.md.
+"""The tables of the convergence study, spliced into its page, docs/studies/convergence.md.
 
 Reads results/<variant>-s<seed>.rows.tsv (multi30k.sh's table: stage, updates, minutes, val_ppl,
 val_bleu, test2016_greedy, test2016_beam, alpha) and the matching .metrics.tsv (heed-train's

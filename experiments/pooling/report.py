@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The tables of the pooling study, spliced into docs/attention.md.
+"""The tables of the pooling study, spliced into its page, docs/studies/pooling.md.
 
 Reads the heed-pooling tables in results/ (one per part of config.yaml's plan: task, T, train,
 model, lr, solved, steps_to_solve, steps, best_accuracy, final_accuracy, final_mse, transfer,
@@ -255,7 +255,7 @@ def positional_bias_section(results, parts):
                 lines.append([task, train, best["lr"], *cells])
     if not lines:
         return []
-    return ["", "#### What the positional bias learns (`ff-pool-positional`, T = 100)", "",
+    return ["", "### What the positional bias learns (`ff-pool-positional`, T = 100)", "",
             "The mean learned b_t over ranges of positions t, for the rate the tables above "
             "show (`experiments/pooling/results/positional-bias.tsv`, every position). "
             "Sequences have 100–109 steps; N₁ is in [1, 10); N₂ in [10, 54), or in [1, 20) in "
@@ -324,7 +324,7 @@ def marked_weight_section(results, parts):
                           f"{100 * 2 / padded:.2f} %"])
     if not lines:
         return []
-    return ["", "#### Why tanh, inside the models: the weight on the two marked steps", "",
+    return ["", "### Why tanh, inside the models: the weight on the two marked steps", "",
             "At the end of each run (the rate the tables above show), the held-out mean of the "
             "attention weight on the two marked steps; beside it the most the score's bound "
             "allows two of the T padded steps (tanh: scores in [−1, 1], so 2e² / (2e² + T − 2); "
@@ -350,7 +350,7 @@ def render(results):
         done += 1
         all_rows += rows
         parts[name] = rows
-        lines += ["", f"#### {heading}", "", f"`experiments/pooling/results/{name}.tsv`, {len(rows)} run{'s' if len(rows) != 1 else ''}.", ""]
+        lines += ["", f"### {heading}", "", f"`experiments/pooling/results/{name}.tsv`, {len(rows)} run{'s' if len(rows) != 1 else ''}.", ""]
         lines.append(transfer_table(rows) if name.startswith("generalisation") else
                      outcome_table(rows))
         check = fixed_scale_check(parts) if name == "fixed-scale" else ""
@@ -364,7 +364,7 @@ def render(results):
     lines += marked_weight_section(results, parts)
     paper = paper_table(parts)
     if paper:
-        lines += ["", "#### Beside the paper's Table 1 (epochs of 1,000 updates: paper / heed)", "",
+        lines += ["", "### Beside the paper's Table 1 (epochs of 1,000 updates: paper / heed)", "",
                   "Raffel & Ellis's Table 1 (`craffel/ff_toy_paper`, `iclr2016_workshop.tex`; the "
                   "same figures in arXiv v1), `Attention` as `ff-pool` and `Unweighted` as `mean`: "
                   "epochs to solve, best of the four rates, or the accuracy after 100 epochs where "
@@ -372,7 +372,7 @@ def render(results):
                   "(100 epochs at T ≤ 1,000, 20 beyond).", "", paper]
     cost = cost_table(all_rows)
     if cost:
-        lines += ["", "#### Seconds per update (median over the runs, each on one or two threads of a shared machine: cost only; the idle-machine timings are under \"Fast enough to run it\")", "", cost]
+        lines += ["", "### Seconds per update (median over the runs, each on one or two threads of a shared machine: cost only; the idle-machine timings are under \"Fast enough to run it\")", "", cost]
     return "\n".join(status + lines) + "\n"
 
 

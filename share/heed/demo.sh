@@ -104,4 +104,4 @@ else
 fi
 log "next, in heed's source tree: a real corpus, Multi30k de-en, BLEU against updates" \
     "(experiments/multi30k/README.md), and what each attention mechanism buys at convergence" \
-    "(docs/ablation.md)"
+    "(docs/studies/ablation.md)"

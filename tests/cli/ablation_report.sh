@@ -13,8 +13,8 @@
 # page written atomically; the answers in short first (a comparison flipped, the pooling study's
 # transfer accuracy with its Wilson interval), verdicts on ≤ 3 runs a side provisional, per-set,
 # per-length and beam cells as numbers without verdicts, Welch's interval over seeds and the
-# adjusted TOST p where heed-score writes them, and the committed docs/ablation.md exactly what the
-# committed results render, its three answers in short at most six lines each. A missing result
+# adjusted TOST p where heed-score writes them, and the committed docs/studies/ablation.md exactly
+# what the committed results render, its three answers in short at most six lines each. A missing result
 # file is an error naming it (66)
 # that leaves the page as it was; a template asking for an unknown configuration, test set or
 # name, or printing a number without a format, is an error naming the template's line (65); a
@@ -715,18 +715,18 @@ got=$(exit_of "$PARAMS" "$TMP/bad.heed")
   fail "parameters.py, not a model: exit $got, $(head -c 200 "$TMP/err")"
 [ "$(exit_of "$PARAMS" "$TMP/absent.heed")" = 66 ] || fail "parameters.py, a missing file: exit $got"
 
-# The study's own page: what the committed results render is the committed docs/ablation.md (it
-# is generated, never edited), and it opens with the three answers in short, each at most six
-# lines. Rendered from a copy, so that the plots it draws are not written into the checkout.
-mkdir -p "$TMP/study/experiments/ablation" "$TMP/study/docs"
+# The study's own page: what the committed results render is the committed
+# docs/studies/ablation.md (it is generated, never edited), and it opens with the three answers in
+# short, each at most six lines. Rendered from a copy, so that the plots it draws are not written into the checkout.
+mkdir -p "$TMP/study/experiments/ablation" "$TMP/study/docs/studies"
 cp -r "$SRC/experiments/ablation/results" "$TMP/study/experiments/ablation/results"
 report "the study's page" 0 --pooling "$SRC/experiments/pooling/results" \
   --alignment "$SRC/experiments/alignment-hansards/results" \
   --results "$TMP/study/experiments/ablation/results" --template "$TEMPLATE" \
-  --output "$TMP/study/docs/ablation.md"
-cmp -s "$TMP/study/docs/ablation.md" "$SRC/docs/ablation.md" ||
-  fail "docs/ablation.md is not what its results render (regenerate it: snakemake page in experiments/ablation): $(diff "$SRC/docs/ablation.md" "$TMP/study/docs/ablation.md" | head -n 4 | tr '\n' '|')"
-answers=$(sed -n '/^## The answers in short$/,/^## The answers in detail$/p' "$TMP/study/docs/ablation.md")
+  --output "$TMP/study/docs/studies/ablation.md"
+cmp -s "$TMP/study/docs/studies/ablation.md" "$SRC/docs/studies/ablation.md" ||
+  fail "docs/studies/ablation.md is not what its results render (regenerate it: snakemake page in experiments/ablation): $(diff "$SRC/docs/studies/ablation.md" "$TMP/study/docs/studies/ablation.md" | head -n 4 | tr '\n' '|')"
+answers=$(sed -n '/^## The answers in short$/,/^## The answers in detail$/p' "$TMP/study/docs/studies/ablation.md")
 [ "$(grep -c '^\*\*[123]\. ' <<< "$answers")" = 3 ] || fail "the study's page: not three answers in short"
 awk '/^\*\*[123]\. / { n = 0; q = $1 } q && NF { n++; if (n > 6) { print q; q = "" } } !NF { q = "" }' \
   <<< "$answers" | grep -q . && fail "the study's page: an answer in short longer than six lines"

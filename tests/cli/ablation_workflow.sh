@@ -2,14 +2,14 @@
 # The ablation's Snakemake workflow (experiments/ablation/Snakefile, under
 # experiments/profiles/local). The committed study: its plan is the committed plan.tsv, -n plans
 # exactly its 30 unfinished runs and nothing of what is done, and its page rule renders
-# docs/ablation.md byte for byte from (a copy of) results/. The learning-rate rules on a tiny
-# plan of its own (the embedded English–French sample, hidden 16, 6 updates): the plan's order, a
-# configuration heed-train refuses skipped with its message, the check of the first seed, the
-# chosen rate carried to the second seed, to a configuration without a check of its own, to
-# another hidden size (checked there) and to a scorer without a core configuration. The quick
-# try-out (--config quick=1) end to end on the sample: Ctrl-C in its first training, the same
-# command resumes from the checkpoint and finishes (rows, scores, probes, comparisons, the page),
-# then has nothing to do. Settings it cannot use are refused with one line naming them.
+# docs/studies/ablation.md byte for byte from (a copy of) results/. The learning-rate rules on a
+# tiny plan of its own (the embedded English–French sample, hidden 16, 6 updates): the plan's order,
+# a configuration heed-train refuses skipped with its message, the check of the first seed, the
+# chosen rate carried to the second seed, to a configuration without a check of its own, to another
+# hidden size (checked there) and to a scorer without a core configuration. The quick try-out
+# (--config quick=1) end to end on the sample: Ctrl-C in its first training, the same command
+# resumes from the checkpoint and finishes (rows, scores, probes, comparisons, the page), then has
+# nothing to do. Settings it cannot use are refused with one line naming them.
 # Skipped (77) without snakemake or Debian's python3-jinja2 and python3-matplotlib.
 #   tests/cli/ablation_workflow.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
@@ -46,11 +46,11 @@ expect_eq committed-done "$(grep -c "$TMP/nowhere/runs/dot/" "$TMP/out")" 0
 grep -q "$TMP/nowhere/runs/additive-a1024-0.004/s3/lr0.004/train.done" "$TMP/out" && ok ||
   fail "committed: no run of additive-a1024-0.004's third seed: $(grep -m3 train.done "$TMP/out")"
 # Its page, rendered from a copy laid out as the checkout (the plots' links are relative).
-mkdir -p "$TMP/page/experiments/ablation" "$TMP/page/docs"
+mkdir -p "$TMP/page/experiments/ablation" "$TMP/page/docs/studies"
 cp -r "$study/results" "$TMP/page/experiments/ablation/results"
 expect_exit 0 page -- "${ablation[@]}" page --config bin="$BIN" \
-  results="$TMP/page/experiments/ablation/results" page="$TMP/page/docs/ablation.md"
-expect_same page "$SRC_DIR/docs/ablation.md" "$TMP/page/docs/ablation.md"
+  results="$TMP/page/experiments/ablation/results" page="$TMP/page/docs/studies/ablation.md"
+expect_same page "$SRC_DIR/docs/studies/ablation.md" "$TMP/page/docs/studies/ablation.md"
 diff -r "$study/results" "$TMP/page/experiments/ablation/results" > /dev/null && ok ||
   fail "page: the results changed: $(diff -r "$study/results" "$TMP/page/experiments/ablation/results" | head -3)"
 

@@ -14,22 +14,24 @@ for tool in "${HEED_TOOLS[@]}"; do
   if [ -s "$PREFIX/share/man/man1/heed-$tool.1.gz" ]; then ok; else fail "no man page for heed-$tool"; fi
   if [ -s "$PREFIX/share/bash-completion/completions/heed-$tool" ]; then ok; else fail "no completion for heed-$tool"; fi
   # The docs a page cites are where it says, under this prefix.
-  for doc in $(zcat "$PREFIX/share/man/man1/heed-$tool.1.gz" | grep -oE "$PREFIX/share/doc/heed/docs/[A-Za-z0-9_-]+\.md"); do
+  for doc in $(zcat "$PREFIX/share/man/man1/heed-$tool.1.gz" |
+                grep -oE "$PREFIX/share/doc/heed/docs/([A-Za-z0-9_-]+/)?[A-Za-z0-9_-]+\.md"); do
     if [ -s "$doc" ]; then ok; else fail "heed-$tool.1 cites $doc, which is not installed"; fi
   done
 done
-# The docs (issue 64): every page of docs/ installed in share/doc/heed/docs with the README and
-# the licence; the man pages cite docs only by that installed path (a bare docs/NAME.md would
-# name a file the installation does not have there), and some page does cite them.
-source_docs=$(cd "$(dirname "$0")/../../docs" && ls ./*.md | sort | tr '\n' ' ')
-installed_docs=$(cd "$PREFIX/share/doc/heed/docs" && ls ./*.md | sort | tr '\n' ' ')
+# The docs (issue 64): every page of docs/ (and of docs/studies/, the studies' pages) installed
+# in share/doc/heed/docs with the README and the licence; the man pages cite docs only by that
+# installed path (a bare docs/NAME.md or docs/studies/NAME.md would name a file the installation
+# does not have there), and some page does cite them.
+source_docs=$(cd "$(dirname "$0")/../../docs" && find . -name '*.md' | sort | tr '\n' ' ')
+installed_docs=$(cd "$PREFIX/share/doc/heed/docs" && find . -name '*.md' | sort | tr '\n' ' ')
 expect_eq "installed docs" "$installed_docs" "$source_docs"
 for file in README.md LICENSE; do
   if [ -s "$PREFIX/share/doc/heed/$file" ]; then ok; else fail "share/doc/heed/$file not installed"; fi
 done
 cited=0
 for page in "$PREFIX"/share/man/man1/heed-*.1.gz; do
-  bare=$(zcat "$page" | sed "s|$PREFIX/share/doc/heed/docs/||g" | grep -oE '(^|[^/A-Za-z0-9_.-])docs/[A-Za-z0-9_-]+\.md' | head -1)
+  bare=$(zcat "$page" | sed "s|$PREFIX/share/doc/heed/docs/||g" | grep -oE '(^|[^/A-Za-z0-9_.-])docs/([A-Za-z0-9_-]+/)?[A-Za-z0-9_-]+\.md' | head -1)
   expect_eq "$(basename "$page"): docs cited by the installed path" "$bare" ""
   cited=$((cited + $(zcat "$page" | grep -c "$PREFIX/share/doc/heed/docs/")))
 done

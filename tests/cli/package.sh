@@ -68,7 +68,7 @@ files=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' |
     echo "/usr/share/bash-completion/completions/heed-$tool"
   done
   printf '/usr/share/doc/heed/%s\n' README.md LICENSE copyright changelog.gz
-  (cd "$SRC" && ls docs/*.md) | sed 's|^|/usr/share/doc/heed/|'
+  (cd "$SRC" && find docs -name '*.md') | sed 's|^|/usr/share/doc/heed/|'  # docs/studies/ too
   (cd "$SRC/share/heed" && find sample -type f) | sed 's|^|/usr/share/heed/|'
   echo /usr/share/heed/demo.sh
   (cd "$SRC/lib" && find heed -name '*.h') | sed 's|^|/usr/include/|'
@@ -93,10 +93,10 @@ else
 fi
 # Man pages cite the docs where the package puts them, and nothing by its source-tree path.
 for page in "$root"/usr/share/man/man1/*.1.gz; do
-  for doc in $(zcat "$page" | grep -oE '/usr/share/doc/heed/docs/[A-Za-z0-9_-]+\.md'); do
+  for doc in $(zcat "$page" | grep -oE '/usr/share/doc/heed/docs/([A-Za-z0-9_-]+/)?[A-Za-z0-9_-]+\.md'); do
     if [ -f "$root$doc" ]; then ok; else fail "$(basename "$page") cites $doc, not in the package"; fi
   done
-  left=$(zcat "$page" | grep -E '(^|[^/A-Za-z0-9_.-]|\\f[BIRP])docs/[A-Za-z0-9_-]+\.md' | head -1)
+  left=$(zcat "$page" | grep -E '(^|[^/A-Za-z0-9_.-]|\\f[BIRP])docs/([A-Za-z0-9_-]+/)?[A-Za-z0-9_-]+\.md' | head -1)
   expect_eq "$(basename "$page"): a docs/ citation not turned into its installed path" "$left" ""
 done
 

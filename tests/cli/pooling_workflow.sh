@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The pooling study's Snakemake workflow (experiments/pooling) under experiments/profiles/local:
-# as committed it has nothing to do (its tables are its targets, no scratch needed), its page
-# rule regenerates docs/attention.md's tables byte for byte, and its plan is a training per cell
-# of the committed tables, exactly those cells; a tiny plan end to end (every kind of step: cells,
-# a best rate within a part and from another part's table, the side tables, the page), its
-# tables the rows one heed-pooling run of the same grid writes (the seconds aside), then nothing
-# to do; Ctrl-C in the middle of a cell, then the same command resumes it from its checkpoint, to
-# the rows of an uninterrupted run. Skipped (77) without snakemake.
+# The pooling study's Snakemake workflow (experiments/pooling) under experiments/profiles/local: as
+# committed it has nothing to do (its tables are its targets, no scratch needed), its page rule
+# regenerates docs/studies/pooling.md's tables byte for byte, and its plan is a training per cell of
+# the committed tables, exactly those cells; a tiny plan end to end (every kind of step: cells, a
+# best rate within a part and from another part's table, the side tables, the page), its tables the
+# rows one heed-pooling run of the same grid writes (the seconds aside), then nothing to do; Ctrl-C
+# in the middle of a cell, then the same command resumes it from its checkpoint, to the rows of an
+# uninterrupted run. Skipped (77) without snakemake.
 #   tests/cli/pooling_workflow.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 ROOT=${DATA:?usage: pooling_workflow.sh BIN_DIR SOURCE_DIR}
@@ -21,11 +21,11 @@ rows() { cut -f1-13,15- "$1"; }
 expect_exit 0 committed -- "${pooling[@]}" -n --config bin="$BIN" work="$TMP/nowhere"
 grep -q 'Nothing to be done' "$TMP/out" && ok || fail "committed study: $(tail -20 "$TMP/out")"
 # Its page regenerated from results/, into a copy: the same bytes.
-cp "$ROOT/docs/attention.md" "$TMP/attention.md"
-sed -i 's/^| addition | `ff-pool` | fixed | \*\*1,000\*\* (lr 0.01) |.*/| stale |/' "$TMP/attention.md"
-cmp -s "$ROOT/docs/attention.md" "$TMP/attention.md" && fail "page: the stale line is not there" || ok
-expect_exit 0 page -- "${pooling[@]}" page --config bin="$BIN" page="$TMP/attention.md"
-expect_same page "$ROOT/docs/attention.md" "$TMP/attention.md"
+cp "$ROOT/docs/studies/pooling.md" "$TMP/pooling.md"
+sed -i 's/^| addition | `ff-pool` | fixed | \*\*1,000\*\* (lr 0.01) |.*/| stale |/' "$TMP/pooling.md"
+cmp -s "$ROOT/docs/studies/pooling.md" "$TMP/pooling.md" && fail "page: the stale line is not there" || ok
+expect_exit 0 page -- "${pooling[@]}" page --config bin="$BIN" page="$TMP/pooling.md"
+expect_same page "$ROOT/docs/studies/pooling.md" "$TMP/pooling.md"
 
 # The plan from nothing: a heed-pooling run per cell (task, length, model) of the committed
 # tables, exactly those, a table per part and the two side tables.

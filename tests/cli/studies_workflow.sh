@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The studies' Snakemake workflows (experiments/convergence, experiments/attention-family) under
-# experiments/profiles/local: the convergence study as committed has nothing to do (its results
-# are its targets, no scratch needed) and its page rule regenerates docs/benchmarks.md's tables
-# byte for byte; the attention family's plan has one training per mechanism heed-train lists;
-# a small convergence study on the embedded sample (two seeds of one variant, one run stopped
-# early) keeps each run's rows and metrics and writes the page's tables, then has nothing to do.
-# Skipped (77) without snakemake.
+# experiments/profiles/local: the convergence study as committed has nothing to do (its results are
+# its targets, no scratch needed) and its page rule regenerates docs/studies/convergence.md's tables
+# byte for byte; the attention family's plan has one training per mechanism heed-train lists; a
+# small convergence study on the embedded sample (two seeds of one variant, one run stopped early)
+# keeps each run's rows and metrics and writes the page's tables, then has nothing to do. Skipped
+# (77) without snakemake.
 #   tests/cli/studies_workflow.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 ROOT=${DATA:?usage: studies_workflow.sh BIN_DIR SOURCE_DIR}
@@ -18,10 +18,10 @@ expect_exit 0 committed -- "${convergence[@]}" -n --config bin="$BIN" work="$TMP
   data="$TMP/nowhere"
 grep -q 'Nothing to be done' "$TMP/out" && ok || fail "committed study: $(tail -20 "$TMP/out")"
 # Its page regenerated from results/, into a copy: the same bytes.
-cp "$ROOT/docs/benchmarks.md" "$TMP/benchmarks.md"
-sed -i 's/^| `cosine-ema` | 1 |.*/| stale |/' "$TMP/benchmarks.md"
-expect_exit 0 page -- "${convergence[@]}" page --config bin="$BIN" page="$TMP/benchmarks.md"
-expect_same page "$ROOT/docs/benchmarks.md" "$TMP/benchmarks.md"
+cp "$ROOT/docs/studies/convergence.md" "$TMP/convergence.md"
+sed -i 's/^| `cosine-ema` | 1 |.*/| stale |/' "$TMP/convergence.md"
+expect_exit 0 page -- "${convergence[@]}" page --config bin="$BIN" page="$TMP/convergence.md"
+expect_same page "$ROOT/docs/studies/convergence.md" "$TMP/convergence.md"
 
 # The attention family's plan: a training per mechanism of heed-train's registry (read here as
 # the --attention line of its help), none yet done.

@@ -1,7 +1,7 @@
 // heed-pooling: Raffel & Ellis's long-term-memory experiment. Is feed-forward attention pooling
 // just a dense layer? Trains the pooling models (task.h) on the addition and multiplication
 // problems for each sequence length and learning rate, as the authors' released code does, and
-// writes one TSV row per run (docs/attention.md).
+// writes one TSV row per run (docs/studies/pooling.md).
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 

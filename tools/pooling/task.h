@@ -3,7 +3,7 @@
 // than a dense layer over the sequence? Everything heed-pooling runs, set up as the authors'
 // released code runs it (craffel/ff-attention: toy_problems/fixed_length_experiments.py,
 // variable_length_experiments.py, layers.py; the generators: craffel/lstm_problems,
-// lstm_problems.py); docs/attention.md lists each choice with its file.
+// lstm_problems.py); docs/studies/pooling.md lists each choice with its file.
 //
 // Task (lstm_problems.gen_masked_sequences). Each step has two inputs: a random value and a
 // marker. A batch is padded to max_length steps; each sequence's length is drawn uniformly in

@@ -257,7 +257,8 @@ void register_coverage() {
   // Default 0, Tu et al.'s translation form: with W = 1 from the first update (See et al.'s
   // weight, which they switch on only for a short final phase) a uniform start pays ~1 per
   // step, which the model avoids by sharpening its attention before it knows where to look —
-  // Multi30k test2016 BLEU 4.1 after 10 minutes against 38.5 for additive (docs/attention.md).
+  // Multi30k test2016 BLEU 4.1 after 10 minutes against 38.5 for additive
+  // (docs/studies/attention-family.md).
   info.options = {OptionSpec{"coverage-loss", false, 0, 0, 100,
                              "weight W of the coverage loss W·Σ min(a, cov) (0: coverage in "
                              "the score only)"}};
