@@ -295,10 +295,10 @@ models="the first training round's models, frozen ($UPDATES updates: not a train
   awk 'NR == FNR { s += NF + 1; n++; next } { t += NF + 1 } END {
          printf "# data: source_tokens %.2f; source_per_target %.3f; ", s / n, s / t }' \
     "$WORK/train.bpe.de" "$WORK/train.bpe.en"
-  # The English types (marian-vocab's, without the placeholders that pad it to a multiple of 32).
+  # The English types (marian-vocab's, without the placeholders that pad it to a multiple of 64).
   types=$(grep -v '^<unused-' "$WORK/vocab.en.yml" | grep -c ':')
   echo "target_vocabulary $(( types < 10000 ? types : 10000 ))"
-  echo "# marian vocabularies: $(marian_dim_vocabs "$WORK") (the types and placeholder words up to a multiple of 32, for intgemm)"
+  echo "# marian vocabularies: $(marian_dim_vocabs "$WORK") (the types and placeholder words up to a multiple of 64, for intgemm)"
   [ "$QUICK" = 1 ] && echo "# QUICK: a test of the pipeline, not a result"
   printf 'part\tsystem\tsetting\tcase\ttokens_per_s\ttokens_per_s_min\ttokens_per_s_max\tpeak_rss_mib\trounds\n'
   tail -n +2 "$raw" | cut -f2-5 | sort -u | while IFS=$'\t' read -r part system setting case; do

@@ -14,18 +14,20 @@ marian_system_options() {
 # marian_dim_vocabs WORK: Marian's --dim-vocabs for WORK/vocab.{de,en}.yml. Given a size, Marian
 # makes its embeddings and output layer that wide even when the vocabulary is smaller (with
 # "--dim-vocabs 10000 10000" on Multi30k's 4,369 English types it computed a softmax over 10,000),
-# so each is the vocabulary's own size, a multiple of 32: intgemm's int8 kernels need the output
-# layer's columns in multiples of 32 (marian-decoder asserts `cols % RegisterElems == 0` on
-# 4,369). The study's rule marian_vocab pads the vocabularies with placeholder words to that size
-# (an id without a word makes marian-decoder abort when a model chooses it); the sizes are rounded
-# up here too. 31 unused rows at most cost Marian under 0.8 % more output work than heed's
-# vocabularies of the same types (heed's --vocab-size 10000 is a cap it does not reach).
+# so each is the vocabulary's own size, a multiple of 64: intgemm's int8 kernels need the output
+# layer's columns in multiples of their register's int8 lanes, 32 with AVX2 and 64 with AVX-512BW
+# (marian-decoder asserts `cols % RegisterElems == 0`: on 4,369 columns on an AVX2 CPU, and on
+# 4,384, a multiple of 32 only, on an AVX-512 one). The study's rule marian_vocab pads the
+# vocabularies with placeholder words to that size (an id without a word makes marian-decoder
+# abort when a model chooses it); the sizes are rounded up here too. 63 unused rows at most cost
+# Marian under 1.5 % more output work than heed's vocabularies of the same types (heed's
+# --vocab-size 10000 is a cap it does not reach).
 marian_dim_vocabs() {
   local l n dims=()
   for l in de en; do
     n=$(grep -c ':' "$1/vocab.$l.yml")
     [ "$n" -le 10000 ] || n=10000
-    dims+=($(( (n + 31) / 32 * 32 )))
+    dims+=($(( (n + 63) / 64 * 64 )))
   done
   echo "--dim-vocabs ${dims[*]}"
 }

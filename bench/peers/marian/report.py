@@ -75,7 +75,7 @@ def architecture_section(S, V, R, measured):
            "| decoder | conditional: LSTM₁(emb y₋₁, s₋₁) → s′; attention queried by s′; LSTM₂(c, s′) → s | one LSTM on [emb y₋₁; c], attention queried by s₋₁ | LSTM on [emb y₋₁; attentional vector₋₁] (input feeding), attention queried by s |",
            "| attention | MLP: vᵀ tanh(W s′ + U h + b), width 1,024 (= context) | MLP (additive), width 512 (= context) | general: sᵀ W_a h |",
            "| output | deep output tanh(W[emb y₋₁; s; c]) of 256, then V | V from s (512) | attentional layer tanh(W_c[c; s]) of 512, then V |",
-           "| vocabularies | marian-vocab of the same BPE text, padded with unused placeholder words to a multiple of 32 (intgemm's int8 kernels need the output layer in 32s; marian-decoder aborts on an output id without a word), `--dim-vocabs` its size | heed's, of the same types (cap 10,000 not reached) | as left |",
+           "| vocabularies | marian-vocab of the same BPE text, padded with unused placeholder words to a multiple of 64 (intgemm's int8 kernels need the output layer in 64s on AVX-512, 32s on AVX2; marian-decoder aborts on an output id without a word), `--dim-vocabs` its size | heed's, of the same types (cap 10,000 not reached) | as left |",
            "| CPU threads | data parallel: the batch of 64 split over `--cpu-threads` graphs | one graph, oneDNN threads | as left |",
            "",
            f"Forward FLOPs per target token (2 per multiply-add, matrix products only; S = {S:.1f} "
