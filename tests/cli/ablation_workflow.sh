@@ -106,12 +106,14 @@ echo "ablation_workflow: the learning-rate rules checked (${SECONDS}s)"
 
 # The quick try-out: Ctrl-C (SIGINT to Snakemake's process group, as a terminal sends it) between
 # a training's first checkpoint and its second (100 updates apart); heed-train saves its
-# checkpoint, the job fails. Two seconds after the first checkpoint, not at it: once, a Ctrl-C
-# the moment it appeared ended the training with exit 134 (SIGABRT), recorded as a failed run —
-# not reproduced since (8 tries at that moment, through this workflow; 20 direct), an open defect.
+# checkpoint, the job fails. 0.3 s after the first checkpoint, not at it: once, a Ctrl-C the
+# moment it appeared ended the training with exit 134 (SIGABRT), recorded as a failed run — not
+# reproduced since (6 tries at that moment on 2026-12-05, 8 before through this workflow, 20
+# direct), an open defect. Not 2 s either: idle on a Zen 5 the 100 updates take about 1.4 s, and a
+# Ctrl-C 2 s late found the training finished (CI, stop 70); 0.3 s stops it near update 120.
 Q=$TMP/quick
 quick=("${ablation[@]}" --config quick=1 bin="$BIN" data="$C" "$tests" work="$Q")
-interrupt_once "$Q/runs/*/s*/lr*/checkpoint.heed" 300 2 -- "${quick[@]}"
+interrupt_once "$Q/runs/*/s*/lr*/checkpoint.heed" 300 0.3 -- "${quick[@]}"
 code=$?
 [ "$code" != 0 ] && ok || fail "quick, interrupted: exit 0 (the interrupt came too late?)"
 grep -q 'heed-train stopped (exit 130); run again to resume' "$TMP/first.err" && ok ||
