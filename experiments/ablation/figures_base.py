@@ -3,7 +3,6 @@ readers, the errors that name what is missing, the number formats and the small 
 page quotes; what every study's report shares is experiments/common/reporting.py's, the
 comparisons themselves heed-score's.
 """
-import itertools
 import math
 import os
 import re
@@ -128,30 +127,6 @@ def option(options, name):
     """The value of heed-train option NAME in an options string, or None."""
     match = re.search(r"(?:^|\s)--%s\s+(\S+)" % re.escape(name), options)
     return match.group(1) if match else None
-
-
-def permutation_test(a, b):
-    """mean(A) − mean(B) and its exact two-sided permutation p: the share of the ways to split
-    A + B into groups of A's and B's sizes whose difference is at least as far from 0."""
-    pooled, observed = a + b, statistics.mean(a) - statistics.mean(b)
-    splits = extreme = 0
-    for chosen in itertools.combinations(range(len(pooled)), len(a)):
-        rest = [v for i, v in enumerate(pooled) if i not in chosen]
-        delta = statistics.mean(pooled[i] for i in chosen) - statistics.mean(rest)
-        splits += 1
-        extreme += abs(delta) >= abs(observed) - 1e-9
-    return observed, extreme / splits
-
-
-def holm(pvalues):
-    """Holm's step-down adjustment of {name: p}: the i-th smallest of m is multiplied by m − i + 1,
-    kept at least the one before it, at most 1."""
-    adjusted, running = {}, 0.0
-    ordered = sorted(pvalues.items(), key=lambda item: item[1])
-    for i, (name, p) in enumerate(ordered):
-        running = max(running, min(1.0, (len(ordered) - i) * p))
-        adjusted[name] = running
-    return adjusted
 
 
 def greedy_pooled(results, row):

@@ -162,11 +162,11 @@ class ProbeFigures:
                                   self.margin).get((config_id, "BLEU"))
         return f"{c.number_cell} BLEU (exploratory)" if c else None
 
-    def beam_comparison(self, config_id, greedy=False, family=None):
+    def beam_comparison(self, config_id, greedy=False, family=None, name=None):
         """CONFIG_ID against the baseline of its family (or of FAMILY, one it joins) with beam
         search on the pooled set (compare/FAMILY.beam.tsv), or greedy on the same runs
-        (FAMILY.beam-greedy.tsv); None: not yet."""
-        name = "beam-greedy" if greedy else "beam"
+        (FAMILY.beam-greedy.tsv), or NAME's comparison; None: not yet."""
+        name = name or ("beam-greedy" if greedy else "beam")
         return self.compare.get((family or self.family(config_id), name), {}).get(
             (config_id, "BLEU"))
 
@@ -200,28 +200,16 @@ class ProbeFigures:
                 f"runs: {greedy.number_cell}")
         change = self.beam_change(config_id)
         if change:
-            text += (f"; the beam's change of the difference: {change[0]:+.2f} BLEU (permutation "
-                     f"p = {change[1]:.3f} over the runs, Holm {change[2]:.3f})")
+            text += (f"; the beam's change of the difference: {change.interval} BLEU "
+                     f"({common.p_phrase('Holm p', change.p_holm_text)})")
         return text
 
     def beam_change(self, config_id):
-        """What the beam does to CONFIG_ID's difference from its baseline: (its mean gain over
-        greedy minus the baseline's, the exact two-sided permutation p over the two sets of runs'
-        gains, that p Holm-adjusted over the family's such comparisons), the sentences fixed;
-        None: fewer than two runs a side."""
-        return self.beam_changes(self.family(config_id)).get(config_id)
-
-    @functools.lru_cache(maxsize=None)  # every configuration of a family asks for the same
-    def beam_changes(self, family):
-        baseline, *others = self.families[family]
-        base = beam_gains(self, unit_rows(self, self.beam, baseline))
-        tests = {}
-        for config_id in others:
-            own = beam_gains(self, unit_rows(self, self.beam, config_id))
-            if len(own) >= 2 and len(base) >= 2:
-                tests[config_id] = permutation_test(own, base)
-        adjusted = holm({c: p for c, (_, p) in tests.items()})
-        return {c: (delta, p, adjusted[c]) for c, (delta, p) in tests.items()}
+        """What the beam does to CONFIG_ID's difference from its baseline, a Comparison of the
+        runs' gains over their greedy translations (compare/FAMILY.beam-gain.tsv: heed-score
+        --minus, hierarchical bootstrap over runs and sentences, Holm over the family); None:
+        not yet."""
+        return self.beam_comparison(config_id, name="beam-gain")
 
     @property
     def beam_summary(self):

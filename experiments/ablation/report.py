@@ -871,8 +871,8 @@ def beam_table(results):
         rows.append([f"`{config_id}`", f"{len(beamed)}", pm(greedy), pm(numbers(beamed, "bleu")),
                      pm(beam_gains(results, beamed), signed=True), pm(numbers(beamed, "chrf")),
                      pm(numbers(beamed, "ratio")), versus(True), versus(False),
-                     f"{change[0]:+.2f} (p = {change[1]:.3f}, Holm {change[2]:.3f})" if change
-                     else DASH])
+                     f"{change.interval} ({common.p_phrase('Holm p', change.p_holm_text)})"
+                     if change else DASH])
     if not rows:
         return "_No run beam searched yet (stage \"probes\")._"
     beam = results.settings.get("beam", "?")

@@ -16,8 +16,9 @@ import subprocess
 
 
 def compare_runs(bin_dir, tool, reference, systems, output, bootstrap, margin, lowercase=True,
-                 one_based=False):
-    """The --system comparison of SYSTEMS [(name, [files])] into OUTPUT (TSV)."""
+                 one_based=False, minus=()):
+    """The --system comparison of SYSTEMS [(name, [files])] into OUTPUT (TSV); MINUS
+    [(name, [files])]: heed-score --minus, each run scored as its gain over these."""
     if tool == "score":
         command = [f"{bin_dir}/heed-score"] + (["--lowercase"] if lowercase else []) + [
             "-r", reference]
@@ -28,6 +29,8 @@ def compare_runs(bin_dir, tool, reference, systems, output, bootstrap, margin, l
         raise ValueError(f"compare_runs: tool '{tool}': score or align")
     for name, runs in systems:
         command += ["--system", f"{name}=" + ",".join(runs)]
+    for name, runs in minus:
+        command += ["--minus", f"{name}=" + ",".join(runs)]
     command += ["--bootstrap", str(bootstrap), "--equivalence-margin", str(margin), "-q",
                 "-o", output]
     if tool == "score":

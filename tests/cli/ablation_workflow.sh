@@ -143,7 +143,7 @@ expect_eq quick-silver "$(tail -n +2 "$R/silver.tsv" | cut -f4 | sort | uniq -c 
 expect_eq quick-hyps "$(ls "$R/hyps" | wc -l)" 30  # 6 runs × (2 test sets, long, long-forced, beam)
 groups=$(($(wc -l < "$R/length-groups.tsv") - 1))
 expect_eq quick-compare "$(ls "$R/compare" | tr '\n' ' ')" \
-  "main.b.tsv main.beam-greedy.tsv main.beam.tsv $(for k in $(seq "$groups"); do printf 'main.length-%s.tsv ' "$k"; done)main.long-forced.tsv main.long.tsv main.pooled.tsv main.test2016.tsv "
+  "main.b.tsv main.beam-gain.tsv main.beam-greedy.tsv main.beam.tsv $(for k in $(seq "$groups"); do printf 'main.length-%s.tsv ' "$k"; done)main.long-forced.tsv main.long.tsv main.pooled.tsv main.test2016.tsv "
 expect_eq quick-compare-rows "$(awk -F'\t' '!/^#/ && NR > 1 && $2 == "BLEU" { print $1 "-" $3 }' "$R/compare/main.pooled.tsv" | tr '\n' ' ')" \
   "dot-2 general-2 additive-2 "
 expect_eq quick-silver-compare "$(ls "$R/silver-compare" | tr '\n' ' ')" "diagonal.tsv main.tsv "

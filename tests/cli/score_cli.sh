@@ -113,6 +113,39 @@ expect_eq system-holm-tost "$(awk -F'\t' '!/^#/ && NR > 1 { print $1, $11, $12, 
   "a - - - - -|b +0.00 +0.00 < 0.0244 no < 0.0732|c +0.00 +0.00 < 0.0244 no < 0.0732|d +0.00 +0.00 < 0.0244 no < 0.0732|"
 grep -q '^# equivalence (TOST, alpha 0.05) within (-0.50, +0.50): equivalent when the TOST p, Holm-adjusted over the 3 comparisons' "$TMP/out" &&
   ok || fail "system-holm-tost: no equivalence line: $(grep '^# equivalence' "$TMP/out")"
+# --minus: each run scored as its score minus its --minus run's (a beam's gain over its greedy
+# output, say). Against one shared --minus run the gains' difference is the scores' difference on
+# every resample, so the comparison's difference, interval, p and TOST are those of the plain one;
+# each row's mean is the run's score minus the --minus run's.
+expect_exit 0 minus-plain -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --system "b=$TMP/hyp2" --bootstrap 200 -m bleu
+cp "$TMP/out" "$TMP/plain.tsv"
+expect_exit 0 minus-shared -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp" --minus "a=$TMP/hyp3" \
+  --system "b=$TMP/hyp2" --minus "b=$TMP/hyp3" --bootstrap 200 -m bleu
+expect_eq minus-shared-comparison "$(awk -F'\t' '$1 == "b" { print $6, $7, $8, $9, $10, $11, $12, $13, $14 }' "$TMP/out")" \
+  "$(awk -F'\t' '$1 == "b" { print $6, $7, $8, $9, $10, $11, $12, $13, $14 }' "$TMP/plain.tsv")"
+score_of() { "$S" -r "$TMP/ref1" -m bleu --format json "$1" | awk -F': ' '/"score"/ { sub(",", "", $2); print $2 }'; }
+gain() { awk -v a="$(score_of "$1")" -v b="$(score_of "$2")" 'BEGIN { printf "%.2f", a - b }'; }
+expect_eq minus-shared-means "$(awk -F'\t' '!/^#/ && NR > 1 { print $4 }' "$TMP/out" | tr '\n' ' ')" \
+  "$(gain "$TMP/hyp" "$TMP/hyp3") $(gain "$TMP/hyp2" "$TMP/hyp3") "
+grep -q '^# --minus: every run scored as its score minus that of its --minus run' "$TMP/out" && ok ||
+  fail "minus: no method line: $(grep '^#' "$TMP/out")"
+# Several runs: run r against --minus run r, in order; its gain in run_scores.
+expect_exit 0 minus-runs -- "$S" -r "$TMP/ref1" --system "a=$TMP/hyp,$TMP/hyp2" --minus "a=$TMP/hyp3,$TMP/hyp" \
+  --system "b=$TMP/ref1a,$TMP/hyp3" --minus "b=$TMP/hyp2,$TMP/ref1b" --bootstrap 200 -m bleu
+expect_eq minus-runs-scores "$(awk -F'\t' '!/^#/ && NR > 1 { print $15 }' "$TMP/out" | tr '\n' ' ')" \
+  "$(gain "$TMP/hyp" "$TMP/hyp3"),$(gain "$TMP/hyp2" "$TMP/hyp") $(gain "$TMP/ref1a" "$TMP/hyp2"),$(gain "$TMP/hyp3" "$TMP/ref1b") "
+# Given wrongly: exit 64, one line, nothing read.
+minus_bad() {  # NAME PATTERN ARGS...
+  local name=$1 pattern=$2; shift 2
+  expect_exit 64 "minus-$name" -- "$S" -r "$TMP/ref1" --bootstrap 10 "$@"
+  expect_error_line score "minus-$name" "$pattern"
+}
+minus_bad no-system "--minus applies to --system" --hyp "$TMP/hyp" --minus "a=$TMP/hyp2"
+minus_bad unknown "--minus c: no --system of that name" --system "a=$TMP/hyp" --minus "c=$TMP/hyp2"
+minus_bad count "--minus a: 1 runs for the system's 2" --system "a=$TMP/hyp,$TMP/hyp3" --minus "a=$TMP/hyp2"
+minus_bad missing "--system b: no --minus" --system "a=$TMP/hyp" --minus "a=$TMP/hyp2" --system "b=$TMP/hyp3"
+minus_bad twice "--minus a: '.*' is the run '.*' again" --system "a=$TMP/hyp,$TMP/hyp3" --minus "a=$TMP/hyp2,$TMP/hyp2"
+minus_bad spec "--minus 'a': .*expected NAME=RUN" --system "a=$TMP/hyp" --minus a
 # Bad values: exit 64, one line naming the option.
 for bad in "base" "=$TMP/hyp" "base=" "base=$TMP/hyp,,$TMP/hyp2" "$(printf 'a\tb=%s' "$TMP/hyp")"; do
   expect_exit 64 "system-bad $bad" -- "$S" -r "$TMP/ref1" --system "$bad" --bootstrap 10

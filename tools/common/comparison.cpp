@@ -27,13 +27,14 @@ std::string bracketed(const eval::Interval& interval, int decimals) {
 
 }  // namespace
 
-NamedSystem parse_system(const std::string& spec, std::vector<std::string>& files) {
+NamedSystem parse_system(const std::string& spec, std::vector<std::string>& files,
+                         const std::string& option) {
   const size_t equals = spec.find('=');
-  const auto bad = [&spec](const std::string& why) {
-    return ConfigError("--system '" + spec + "': " + why + " (expected NAME=RUN[,RUN...])");
+  const auto bad = [&spec, &option](const std::string& why) {
+    return ConfigError(option + " '" + spec + "': " + why + " (expected NAME=RUN[,RUN...])");
   };
   if (equals == std::string::npos) throw bad("no '='");
-  NamedSystem system{spec.substr(0, equals), {}};
+  NamedSystem system{spec.substr(0, equals), {}, {}};
   if (system.name.empty()) throw bad("no name before '='");
   for (unsigned char c : system.name) {
     if (c < 0x20 || c == 0x7f) throw bad("a control character in the name");
@@ -47,10 +48,10 @@ NamedSystem parse_system(const std::string& spec, std::vector<std::string>& file
 }
 
 std::vector<NamedSystem> parse_systems(const std::vector<std::string>& specs,
-                                       std::vector<std::string>& files) {
+                                       std::vector<std::string>& files, const std::string& option) {
   std::vector<NamedSystem> systems;
   for (const auto& spec : specs) {
-    NamedSystem system = parse_system(spec, files);
+    NamedSystem system = parse_system(spec, files, option);
     auto same = std::find_if(systems.begin(), systems.end(),
                              [&system](const NamedSystem& s) { return s.name == system.name; });
     if (same == systems.end()) {
@@ -71,7 +72,7 @@ std::vector<NamedSystem> parse_systems(const std::vector<std::string>& specs,
     for (size_t i = 1; i < system.runs.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
         if (!same_file(system.runs[i], system.runs[j])) continue;
-        throw ConfigError("--system " + system.name + ": '" + files[system.runs[i]] +
+        throw ConfigError(option + " " + system.name + ": '" + files[system.runs[i]] +
                           "' is the run '" + files[system.runs[j]] +
                           "' again; give each run once (a run counted twice would shrink the "
                           "spread over runs and the interval)");

@@ -16,15 +16,19 @@ namespace heed::cli {
 struct NamedSystem {
   std::string name;
   std::vector<size_t> runs;
+  // heed-score --minus: run r is scored as its score minus that of minus[r] (empty: no --minus).
+  std::vector<size_t> minus;
 };
-// "NAME=RUN[,RUN...]" split, its files appended to files; ConfigError naming --system when it is
-// not that.
-NamedSystem parse_system(const std::string& spec, std::vector<std::string>& files);
+// "NAME=RUN[,RUN...]" split, its files appended to files; ConfigError naming option (--system,
+// or heed-score's --minus) when it is not that.
+NamedSystem parse_system(const std::string& spec, std::vector<std::string>& files,
+                         const std::string& option = "--system");
 // Every spec parsed, in order of first mention (the baseline first); a name given again adds
 // runs to its system. A file given twice for one system (by name, or the same file by another
 // path) is a ConfigError: one run counted as several would shrink its spread and interval.
 std::vector<NamedSystem> parse_systems(const std::vector<std::string>& specs,
-                                       std::vector<std::string>& files);
+                                       std::vector<std::string>& files,
+                                       const std::string& option = "--system");
 
 // The TSV columns, in order.
 const std::vector<std::string>& comparison_columns();

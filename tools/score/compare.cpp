@@ -32,6 +32,12 @@ std::vector<std::string> comparison_report(const ScoreCliConfig& cfg,
        cli::comparison_method(cfg.bootstrap, cfg.seed, cfg.systems[0].name, comparisons, margin)) {
     lines.push_back(std::move(line));
   }
+  if (!cfg.systems[0].minus.empty()) {
+    lines.push_back(
+        "# --minus: every run scored as its score minus that of its --minus run on the same "
+        "resampled segments; means, differences and intervals are of these gains (a difference "
+        "of differences)");
+  }
   for (const MetricComparison& m : metrics) {
     lines.push_back("# " + m.metric + " signature: " +
                     (m.metric == "BLEU" ? eval::bleu_signature(cfg.bleu_options, references)

@@ -66,14 +66,17 @@ void check_comparison_fits(const ScoreCliConfig& cfg, size_t segments) {
   size_t files = 0;
   for (const auto& system : cfg.systems) {
     runs.push_back(system.runs.size());
-    files += system.runs.size();
+    files += system.runs.size() + system.minus.size();
   }
+  // With --minus a run's statistics are its own and its --minus run's, side by side.
+  const size_t halves = cfg.systems[0].minus.empty() ? 1 : 2;
   const eval::MultiRunOptions options{cfg.bootstrap, cfg.seed, cfg.equivalence_margin, cfg.threads};
   double bytes = 0;
   // Each segment's statistics: the numbers and a vector's own bytes.
   const auto metric = [&](size_t dims) {
-    bytes += eval::compare_runs_bytes(runs, segments, dims, options) +
+    bytes += eval::compare_runs_bytes(runs, segments, halves * dims, options) +
              double(files) * double(segments) * (8.0 * double(dims) + 48.0);
+    if (halves == 2) bytes += double(files / 2) * double(segments) * (16.0 * double(dims) + 48.0);
   };
   if (cfg.bleu) metric(eval::to_vector(eval::BleuStats{}).size());
   if (cfg.chrf) metric(3 * size_t(cfg.chrf_options.char_order + cfg.chrf_options.word_order));
@@ -82,6 +85,16 @@ void check_comparison_fits(const ScoreCliConfig& cfg, size_t segments) {
                            std::to_string(cfg.bootstrap) + " over " + std::to_string(segments) +
                            " segments: the comparison",
                        "compare fewer systems at once, or lower --bootstrap");
+}
+
+// --minus: the score of the first half of a run's summed statistics (its own) minus that of the
+// second (its --minus run's, summed over the same segments).
+eval::CorpusScore gain_score(eval::CorpusScore score) {
+  return [score = std::move(score)](const eval::SegmentStats& both) {
+    const auto half = both.begin() + std::ptrdiff_t(both.size() / 2);
+    return score(eval::SegmentStats(both.begin(), half)) -
+           score(eval::SegmentStats(half, both.end()));
+  };
 }
 
 // One metric's corpus score as sacreBLEU 2 reports it: its line of text, or its JSON object.
@@ -328,12 +341,24 @@ int score_main(int argc, char** argv) {
     // One thread a metric: each draws its own resamples from the seed, as it would alone.
     std::vector<score_tool::MetricComparison> comparisons(metrics.size());
     parallel_for(metrics.size(), cfg.threads, [&](size_t m) {
+      const auto& stats = *metrics[m].stats;
       std::vector<eval::SystemRuns> systems;
       for (const auto& system : cfg.systems) {
         eval::SystemRuns& runs = systems.emplace_back();
-        for (size_t file : system.runs) runs.push_back((*metrics[m].stats)[file]);
+        for (size_t r = 0; r < system.runs.size(); ++r) {
+          runs.push_back(stats[system.runs[r]]);
+          if (system.minus.empty()) continue;
+          // --minus: each segment's statistics and its --minus run's on the same segment, so
+          // that every resample scores both on the same draw (gain_score below).
+          const auto& minus = stats[system.minus[r]];
+          for (size_t i = 0; i < segments; ++i) {
+            runs.back()[i].insert(runs.back()[i].end(), minus[i].begin(), minus[i].end());
+          }
+        }
       }
-      comparisons[m] = {metrics[m].name, eval::compare_runs(systems, metrics[m].score, options)};
+      eval::CorpusScore score = metrics[m].score;
+      if (!cfg.systems[0].minus.empty()) score = gain_score(score);
+      comparisons[m] = {metrics[m].name, eval::compare_runs(systems, score, options)};
     });
     for (const auto& line : score_tool::comparison_report(cfg, comparisons, nrefs)) {
       out.write_line(line);

@@ -12,6 +12,37 @@
 
 namespace heed::score_tool {
 
+namespace {
+
+// --minus NAME=RUN,...: the runs each of NAME's runs is scored against, in order. Every system
+// has them or none does (a gain compared with a score says nothing), as many as its runs.
+void attach_minus(ScoreCliConfig& cfg) {
+  if (cfg.minus_specs.empty()) return;
+  for (cli::NamedSystem& minus : cli::parse_systems(cfg.minus_specs, cfg.hypotheses, "--minus")) {
+    auto system =
+        std::find_if(cfg.systems.begin(), cfg.systems.end(),
+                     [&minus](const cli::NamedSystem& s) { return s.name == minus.name; });
+    if (system == cfg.systems.end()) {
+      throw ConfigError("--minus " + minus.name + ": no --system of that name");
+    }
+    if (minus.runs.size() != system->runs.size()) {
+      throw ConfigError("--minus " + minus.name + ": " + std::to_string(minus.runs.size()) +
+                        " runs for the system's " + std::to_string(system->runs.size()) +
+                        " (one for each run, in the same order)");
+    }
+    system->minus = std::move(minus.runs);
+  }
+  for (const cli::NamedSystem& system : cfg.systems) {
+    if (system.minus.empty()) {
+      throw ConfigError("--system " + system.name +
+                        ": no --minus, but other systems have one (give every system its "
+                        "--minus runs: a gain is compared with gains, not with a score)");
+    }
+  }
+}
+
+}  // namespace
+
 cli::ToolInfo tool_info() {
   return {"score",
           "--ref REF --hyp HYP [--hyp HYP2 ...] [options]\n"
@@ -31,6 +62,10 @@ void add_options(cli::CommandLine& cl, ScoreCliConfig& cfg) {
     std::vector<std::string> files;
     (void)cli::parse_system(spec, files);
   };
+  const auto check_minus = [](const std::string& spec) {
+    std::vector<std::string> files;
+    (void)cli::parse_system(spec, files, "--minus");
+  };
   const auto metrics = [](const std::string& list) {
     for (const auto& m : split(list, ",")) cli::check_choice("metrics", m, {"bleu", "chrf"});
   };
@@ -43,6 +78,11 @@ void add_options(cli::CommandLine& cl, ScoreCliConfig& cfg) {
       ("system",    cli::checked_texts(&cfg.system_specs, check_system),
                     "NAME=RUN[,RUN...]: a system and its runs' hypothesis files (one per "
                     "seed); repeat for each system, the first is the baseline; with --bootstrap")
+      ("minus",     cli::checked_texts(&cfg.minus_specs, check_minus),
+                    "NAME=RUN[,RUN...]: with --system, each run of system NAME is scored as its "
+                    "score minus that of the run given here in the same place (its greedy "
+                    "output, say): the systems are compared on what they gain; give it for "
+                    "every system")
       ("output,o",  cli::text_with_default(&cfg.output), "output file ('-' = stdout)")
       ("metrics,m", cli::checked_words(&cfg.metrics, "bleu chrf", metrics),
                     "bleu, chrf or both (several words, or comma-separated)")
@@ -91,7 +131,7 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
     const ScoreCliConfig defaults;
     for (const auto& [option, set] :
          {std::pair{"equivalence-margin", cfg.equivalence_margin != defaults.equivalence_margin},
-          std::pair{"format", system_format}}) {
+          std::pair{"format", system_format}, std::pair{"minus", !cfg.minus_specs.empty()}}) {
       if (set) throw ConfigError("--" + std::string(option) + " applies to --system comparisons");
     }
     const bool one_corpus_score = cfg.hypotheses.size() == 1 && !cfg.sentence;
@@ -121,6 +161,7 @@ bool parse_options(int argc, char** argv, ScoreCliConfig& cfg) {
       throw ConfigError("--system compares by resampling: give --bootstrap N (1000 is usual)");
     }
     cfg.systems = cli::parse_systems(cfg.system_specs, cfg.hypotheses);
+    attach_minus(cfg);
     cfg.format = cfg.format_name == "table"                   ? ScoreFormat::kTable
                  : cfg.format_name == "tsv"                   ? ScoreFormat::kTsv
                  : cfg.output == "-" && isatty(STDOUT_FILENO) ? ScoreFormat::kTable

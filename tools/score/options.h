@@ -21,6 +21,7 @@ struct ScoreCliConfig {
   // The --hyp files; with --system, every run's file (systems says whose).
   std::vector<std::string> hypotheses;
   std::vector<std::string> system_specs;  // --system as given
+  std::vector<std::string> minus_specs;   // --minus as given (NAME=RUN[,RUN...], like --system)
   std::vector<cli::NamedSystem> systems;  // resolved, in order of first mention; the baseline first
   std::string output = "-";
   // As given: words after -m ("-m bleu chrf", sacreBLEU's habit), each may be a comma list;
