@@ -54,6 +54,7 @@ std::unique_ptr<model::Seq2Seq> make_model(const ModelOptions& options) {
   cli::check_precision_supported(options.precision);
   model::ModelConfig config;
   config.attention = options.attention;
+  config.decoder = options.decoder;
   config.hidden = options.hidden;
   config.embed = options.embed;
   config.dropout = 0.f;

@@ -31,6 +31,10 @@ struct ModelOptions {
   int hidden = 512;
   int embed = 256;
   std::string attention = "general";  // checked as given; the model's config resolves it
+  // The arrangement around the attention: Luong's (the PyTorch peer's), or Bahdanau's (the one
+  // nearest Marian's s2s, heed-marian-like in bench/peers/marian/systems.yaml); an option of
+  // train_phases only (decode_phases counts Luong's FLOPs).
+  model::DecoderType decoder = model::DecoderType::kLuong;
   int64_t repeats = 5;
   int64_t peak_size = 2048;
 };
@@ -44,9 +48,9 @@ cli::ToolInfo bench_info(const std::string& name, const std::string& synopsis,
 bool parse_options(int argc, char** argv, const cli::ToolInfo& info, ModelOptions& options,
                    const std::function<void(cli::CommandLine&)>& add_own);
 
-// bi-LSTM encoder hidden/2 + hidden/2, LSTM decoder with input feeding, options' attention, no
-// dropout (the PyTorch peer's model has none), in options' precision, its parameters uniform from
-// seed 7.
+// bi-LSTM encoder hidden/2 + hidden/2, LSTM decoder (options' arrangement: Luong's with input
+// feeding by default), options' attention, no dropout (the PyTorch peer's model has none), in
+// options' precision, its parameters uniform from seed 7.
 std::unique_ptr<model::Seq2Seq> make_model(const ModelOptions& options);
 // length random target-vocabulary word ids (past the specials) of a model of vocab words.
 std::vector<int32_t> random_words(std::mt19937& rng, int64_t length, int vocab);

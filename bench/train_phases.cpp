@@ -5,10 +5,12 @@
 //
 //   heed_bench_train_phases [--precision f32|bf16] [--threads n] [--batch N] [--length L]
 //                           [--vocab V] [--hidden H] [--embed E] [--attention NAME]
+//                           [--decoder luong|bahdanau|concat]
 //                           [--steps K] [--repeats R] [--warmup W] [--peak-size P]
 //
 // The model of bench/train_speed.sh and the PyTorch peer: bi-LSTM encoder H/2 + H/2, LSTM
-// decoder H with input feeding, Luong general attention, embeddings E, vocabularies V, Adam,
+// decoder H with input feeding (Luong's arrangement; --decoder bahdanau: heed's model nearest
+// Marian's s2s), Luong general attention, embeddings E, vocabularies V, Adam,
 // clipping 5, no dropout; batches of N random pairs, source L tokens, target L − 1 tokens +
 // </s> (L steps). W untimed updates, then R repeats of K updates; each phase's figure is the
 // median over repeats of its seconds per update (profile.h: exclusive wall time). Output: "# "
@@ -53,6 +55,10 @@ bool parse(int argc, char** argv, Settings& s) {
     const heed::cli::Bounds count = heed::cli::at_least(1);
     // clang-format off
     cl.group("Updates")
+        ("decoder", heed::cli::choice(&s.decoder, heed::model::to_string(s.decoder),
+                                      heed::model::parse_decoder),
+                    "the arrangement around the attention: luong (with input feeding), "
+                    "bahdanau or concat")
         ("batch",   number(&s.batch, count), "sentence pairs per batch")
         ("length",  number(&s.length, heed::cli::at_least(2)),
                     "source tokens; the target has length - 1 and </s>")
@@ -112,11 +118,12 @@ int run(int argc, char** argv) {
   phase_flops[size_t(Phase::kOutput)] = flops.output;
 
   heed::bench::print_machine(machine, s);
-  std::printf(
-      "# model: %s, bi-LSTM %d+%d, LSTM %d with input feeding, embed %d, vocab %d, %lld "
-      "parameters\n",
-      model->attention().name().c_str(), s.hidden / 2, s.hidden / 2, s.hidden, s.embed, s.vocab,
-      static_cast<long long>(model->parameters().numel()));
+  std::printf("# model: %s, bi-LSTM %d+%d, LSTM %d %s, embed %d, vocab %d, %lld parameters\n",
+              model->attention().name().c_str(), s.hidden / 2, s.hidden / 2, s.hidden,
+              s.decoder == heed::model::DecoderType::kLuong
+                  ? "with input feeding"
+                  : ("(" + heed::model::to_string(s.decoder) + " decoder)").c_str(),
+              s.embed, s.vocab, static_cast<long long>(model->parameters().numel()));
   std::printf(
       "# update: batch %lld, source %lld, target %lld steps, %s, %d threads; median of %lld "
       "repeats of %lld updates after %lld\n",

@@ -226,6 +226,16 @@ if [ -x "$BENCH/heed_bench_decode_phases" ]; then
     --repeats 1 --peak-size 16
   grep -q '^# model: additive, ' "$TMP/out" && ok || fail "bench-decode: no model line naming additive"
   expect_eq bench-decode-rows "$(grep -cE $'^(encoder|decoder_rnn|attention|output|other|step)\t' "$TMP/out")" 6
+  # train_phases with Bahdanau's arrangement (heed's model nearest Marian's s2s): named in the
+  # model line, its phases rated; a decoder it does not know refused.
+  expect_exit 0 bench-train-bahdanau -- "$BENCH/heed_bench_train_phases" --decoder bahdanau \
+    --attention additive --threads 1 --hidden 8 --embed 8 --vocab 20 --batch 2 --length 3 \
+    --steps 1 --warmup 1 --repeats 1 --peak-size 16
+  grep -q '^# model: additive, bi-LSTM 4+4, LSTM 8 (bahdanau decoder), ' "$TMP/out" && ok ||
+    fail "bench-train-bahdanau: $(grep '^# model' "$TMP/out")"
+  expect_eq bench-train-rows "$(grep -cE $'^(encoder|decoder_rnn|attention|output|optimizer|update)\t' "$TMP/out")" 6
+  expect_exit 64 bench-bad-decoder -- "$BENCH/heed_bench_train_phases" --decoder sideways
+  bench_error train_phases bench-bad-decoder "--decoder: unknown value 'sideways'"
 else
   echo "bench programs not checked: no $BENCH/heed_bench_decode_phases"
 fi
