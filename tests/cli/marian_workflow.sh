@@ -59,6 +59,11 @@ printf 'updates\tmarian\t1\t40\t1.0\t99.0\t1.00\t1.10\n' > "$TMP/work/marian/upd
 expect_exit 0 partial-one -- "${study[@]}" rows --config "${config[@]}" 'seeds=[1, 2]' partial=1
 grep -q "# runs done: 1 of 12" "$TMP/out" && ok || fail "partial: no '1 of 12' in the rows job"
 rm -r "$TMP/work/marian"
+# A rows.tsv already there (partial=1's, newer than every row) does not hide the runs to do.
+mkdir -p "$TMP/results" && touch "$TMP/results/rows.tsv"
+expect_exit 0 after-partial -- "${study[@]}" --config "${config[@]}" 'seeds=[1]'
+expect_eq after-partial-trainings "$(count multi30k_train) $(count marian_train)" "4 2"
+rm "$TMP/results/rows.tsv"
 # A system systems.yaml does not define.
 expect_exit 1 unknown-system -- "${study[@]}" --config "${config[@]}" 'systems=[marian, nope]'
 grep -q "marian: systems: no system 'nope'" "$TMP/err" "$TMP/out" && ok ||

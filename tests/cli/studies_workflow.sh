@@ -37,6 +37,13 @@ expect_eq family-trainings "$(grep -c '^rule multi30k_train:\|^checkpoint multi3
   "$mechanisms"
 grep -q "$TMP/family/runs/family-dot-bf16-u3400/s1/train.done" "$TMP/out" && ok ||
   fail "family plan: no run of dot: $(grep train.done "$TMP/out" | head -3)"
+# A table already there (newer than every row) does not hide the mechanisms still to run.
+mkdir -p "$TMP/family-results" && touch "$TMP/family-results/attention-family-bf16-u3400.tsv"
+expect_exit 0 family-plan-table -- snakemake -s "$ROOT/experiments/attention-family/Snakefile" -d "$TMP/wd" \
+  --profile "$profile" -n --config bin="$BIN" data="$C" work="$TMP/family" results="$TMP/family-results"
+expect_eq family-trainings-table "$(grep -c '^rule multi30k_train:\|^checkpoint multi30k_train:' "$TMP/out")" \
+  "$mechanisms"
+rm "$TMP/family-results/attention-family-bf16-u3400.tsv"
 
 # A small study: its own variants table and plan, tiny settings.
 printf '# name\tprecision\ttrain options\tmodel options\trecipe overrides\n' > "$TMP/variants.tsv"
