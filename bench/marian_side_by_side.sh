@@ -22,9 +22,9 @@
 #           at --disp-freq), and the peak RSS of the process (GNU time).
 #   decode  test2016 (the first SENTENCES lines; batch 1: the first BATCH1_SENTENCES), BPE
 #           tokens in and out (heed-translate --pretokenized), greedy and beam 5, batch 1 and 64,
-#           f32 and each one's fastest CPU setting (Marian: the model converted to int8 by
-#           marian-conv --gemm-type intgemm8, when marian-conv is built; heed: bf16 where the CPU
-#           has it, else none beyond f32): output tokens (+1 </s> a sentence) per second of the
+#           f32 and each one's fastest CPU settings (Marian: the model converted to int8 by
+#           marian-conv --gemm-type intgemm8, when marian-conv is built, and f32 with a lexical
+#           shortlist; heed: bf16 where the CPU has it, and with a shortlist): output tokens (+1 </s> a sentence) per second of the
 #           whole process (start and model load included, the same for both), and its peak RSS.
 # Decoding uses the models of the quality study when its runs have finished (MODELS_DIR, its
 # WORK: seed 1 of experiments/marian at equal updates), else the first training round's, copied
@@ -190,11 +190,33 @@ model_of() {
   [ -f "$frozen" ] || { cp "$trained" "$frozen.tmp" && mv "$frozen.tmp" "$frozen"; }
   echo "$frozen"
 }
+# A setting ending in -shortlist scores only a lexical shortlist of target words (shortlist_table:
+# the same table, the same sizes for both), the other part the precision (Marian's int8: its
+# intgemm8 model). Marian's int8 with a shortlist is not run: on its s2s model it dies of a
+# segmentation fault (marian-decoder c9f287db, 2026-12-05, AVX-512 and AVX2 alike untested apart).
 decode_settings() {  # SYSTEM
   if [ "$1" = marian ]; then
-    if [ -x "$MARIAN/marian-conv" ]; then echo f32 int8; else echo f32; fi
-  elif [ "$(heed_default_precision)" = bf16 ]; then echo f32 bf16
-  else echo f32; fi
+    if [ -x "$MARIAN/marian-conv" ]; then echo f32 f32-shortlist int8; else echo f32 f32-shortlist; fi
+  elif [ "$(heed_default_precision)" = bf16 ]; then echo f32 bf16 bf16-shortlist
+  else echo f32 f32-shortlist; fi
+}
+# The lexical table both decoders' shortlists read, once: t(en | de) of fast_align's model as
+# heed-align ibm2 trains it on the training text (fast_align's recommended -d -o -v), as heed
+# writes it (de, en, p) and as Marian reads it (en de p); each batch's shortlist takes the
+# SHORTLIST_FREQUENT most frequent target words and each source word's SHORTLIST_BEST most
+# probable translations (heed-translate's defaults, 100 and 50; Marian's --shortlist FILE 100 50).
+SHORTLIST_FREQUENT=100 SHORTLIST_BEST=50
+shortlist_table() {  # heed|marian: the table's path
+  local table=$speed/lex.de-en.tsv
+  if [ ! -s "$table" ]; then
+    echo "marian_side_by_side: the shortlists' lexical table (heed-align ibm2 on the training text)" >&2
+    "$BIN/heed-align" ibm2 --threads "$THREADS" --quiet --favor-diagonal --optimize-tension \
+      --variational-bayes "$WORK/train.bpe.de" "$WORK/train.bpe.en" -o /dev/null \
+      --lexical-table "$table.tmp" || die 70 "heed-align ibm2 failed"
+    awk -F'\t' '{ print $2 " " $1 " " $3 }' "$table.tmp" > "$speed/lex.marian.s2t"
+    mv "$table.tmp" "$table"
+  fi
+  if [ "$1" = heed ]; then echo "$table"; else echo "$speed/lex.marian.s2t"; fi
 }
 int8_model() {  # the Marian model converted for intgemm8 (once)
   local model out
@@ -213,20 +235,26 @@ decode_once() {  # ROUND SYSTEM SETTING BEAM BATCH
   local input=$speed/input.64 out=$speed/out.$system.$setting.$case secs rss tokens sentences
   [ "$batch" = 1 ] && input=$speed/input.1
   echo "marian_side_by_side: round $round: decoding $system ($setting, $case)" >&2
+  local precision=${setting%-shortlist} shortlist=()
   if [ "$system" = marian ]; then
     local model sort=()
     model=$(model_of marian)
-    [ "$setting" = int8 ] && model=$(int8_model)
+    [ "$precision" = int8 ] && model=$(int8_model)
     [ "$batch" -gt 1 ] && sort=(--maxi-batch 100 --maxi-batch-sort src)
+    [ "$precision" != "$setting" ] &&
+      shortlist=(--shortlist "$(shortlist_table marian)" "$SHORTLIST_FREQUENT" "$SHORTLIST_BEST")
     OPENBLAS_NUM_THREADS=1 measured "$out.time" "$MARIAN/marian-decoder" -m "$model" \
       -v "$WORK/vocab.de.yml" "$WORK/vocab.en.yml" --beam-size "$beam" --mini-batch "$batch" \
-      "${sort[@]}" --normalize 0.6 --cpu-threads "$THREADS" --quiet --log "$out.log" -i "$input" \
-      -o "$out" 2>> "$out.log" ||
+      "${sort[@]}" "${shortlist[@]}" --normalize 0.6 --cpu-threads "$THREADS" --quiet \
+      --log "$out.log" -i "$input" -o "$out" 2>> "$out.log" ||
       die 70 "marian-decoder failed: $(grep -m1 'Error:' "$out.log" || tail -n 1 "$out.log")"
   else
+    [ "$precision" != "$setting" ] &&
+      shortlist=(--shortlist "$(shortlist_table heed)" --shortlist-frequent "$SHORTLIST_FREQUENT"
+                 --shortlist-best "$SHORTLIST_BEST")
     OMP_WAIT_POLICY=passive measured "$out.time" "$BIN/heed-translate" -m "$(model_of "$system")" \
-      --pretokenized --beam-size "$beam" --batch-size "$batch" --precision "$setting" \
-      --threads "$THREADS" -i "$input" -o "$out" 2> "$out.log" ||
+      --pretokenized --beam-size "$beam" --batch-size "$batch" --precision "$precision" \
+      "${shortlist[@]}" --threads "$THREADS" -i "$input" -o "$out" 2> "$out.log" ||
       die 70 "heed-translate failed: $(tail -n 1 "$out.log")"
   fi
   IFS=$'\t' read -r secs rss < "$out.time"
