@@ -108,8 +108,8 @@ class AdditiveAttention : public ScoredAttention {
                          /*accumulate_dx=*/true);
   }
 
-  void select_precomputed(const std::vector<int64_t>& rows) override {
-    regather_batch(projected_, rows, select_scratch_);
+  void select_precomputed(const std::vector<int64_t>&, const KeySelection& keys) override {
+    select_key_side(projected_, keys, select_scratch_);
   }
 
  private:

@@ -32,6 +32,35 @@ void regather_batch(Tensor& t, const std::vector<int64_t>& rows, Tensor& scratch
   std::swap(t, scratch);
 }
 
+namespace {
+
+// t's rows rows[i] moved to place i within t's buffer, t [S, N, C] → [S, M, C]: writing
+// (s, i) at s·M + i only ever overwrites what was read already, since every read (s', j) at
+// s'·N + j with j = rows[i'] >= i' and M <= N comes at or after the write in that order.
+void gather_in_place(Tensor& t, const std::vector<int64_t>& rows) {
+  const int64_t s = t.dim(0), n = t.dim(1), c = t.dim(2);
+  const int64_t m = static_cast<int64_t>(rows.size());
+  float* p = t.data();
+  for (int64_t step = 0; step < s; ++step) {
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t from = (step * n + rows[size_t(i)]) * c, to = (step * m + i) * c;
+      if (from != to) std::memmove(p + to, p + from, sizeof(float) * size_t(c));
+    }
+  }
+  t.resize(Shape{s, m, c});  // smaller: the same buffer, its first S·M·C floats
+}
+
+}  // namespace
+
+void select_key_side(Tensor& t, const KeySelection& selection, Tensor& scratch) {
+  if (!selection.moved) return;
+  if (selection.in_place) {
+    gather_in_place(t, selection.rows);
+  } else {
+    regather_batch(t, selection.rows, scratch);
+  }
+}
+
 void check_keys(const Tensor& keys, const std::vector<int64_t>& lengths, int64_t key_size) {
   HEED_CHECK(keys.rank() == 3 && keys.dim(2) == key_size, "attention: keys shape");
   HEED_CHECK(static_cast<int64_t>(lengths.size()) == keys.dim(1), "attention: lengths");
@@ -74,6 +103,9 @@ void ScoredAttention::prepare(const Tensor& keys, const std::vector<int64_t>& le
   check_keys(keys, lengths, config_.key_size);
   keys_ = keys.view(keys.shape());
   key_buffer_ = -1;
+  prepared_rows_ = lengths.size();
+  origins_.resize(lengths.size());
+  for (size_t i = 0; i < origins_.size(); ++i) origins_[i] = int64_t(i);
   lengths_ = lengths;
   training_ = training;
   if (training) {
@@ -209,16 +241,42 @@ void ScoredAttention::finish_backward(Tensor& d_keys) {
 
 void ScoredAttention::select(const std::vector<int64_t>& rows) {
   select_lengths(lengths_, rows, selected_lengths_);
-  // The target buffer is not viewed by keys_ (which views the other one or the caller's keys),
-  // so resize() reuses it.
-  const int target = key_buffer_ == 0 ? 1 : 0;
-  Tensor& buffer = key_buffers_[target];
-  gather_batch(keys_, rows, buffer);
-  keys_ = buffer.view(buffer.shape());
-  key_buffer_ = target;
+  KeySelection& keys = key_selection_;
+  new_origins_.resize(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) new_origins_[i] = origins_[size_t(rows[i])];
+  keys.moved = new_origins_ != origins_;
+  if (keys.moved) {
+    // Each new row takes the key side of the last old row of its origin: the latest place it
+    // can be read from, so that a beam that only shrinks is copied forward in place.
+    last_row_of_origin_.assign(prepared_rows_, -1);
+    for (size_t j = 0; j < origins_.size(); ++j) {
+      last_row_of_origin_[size_t(origins_[j])] = int64_t(j);
+    }
+    keys.rows.resize(rows.size());
+    keys.in_place = key_buffer_ >= 0;  // the caller's keys are never written
+    for (size_t i = 0; i < rows.size(); ++i) {
+      keys.rows[i] = last_row_of_origin_[size_t(new_origins_[i])];
+      keys.in_place = keys.in_place && keys.rows[i] >= int64_t(i);
+    }
+    if (keys.in_place) {
+      Tensor& buffer = key_buffers_[key_buffer_];
+      keys_ = Tensor();  // the buffer's only owner again, so that it shrinks where it is
+      select_key_side(buffer, keys, buffer);
+      keys_ = buffer.view(buffer.shape());
+    } else {
+      // The other buffer is not viewed by keys_ (which views this one or the caller's keys),
+      // so resize() reuses it.
+      const int target = key_buffer_ == 0 ? 1 : 0;
+      Tensor& buffer = key_buffers_[target];
+      gather_batch(keys_, keys.rows, buffer);
+      keys_ = buffer.view(buffer.shape());
+      key_buffer_ = target;
+    }
+    std::swap(origins_, new_origins_);
+  }
   training_ = false;
-  select_precomputed(rows);
-  keys_changed();
+  select_precomputed(rows, keys);
+  if (keys.moved) keys_changed();
 }
 
 ProductAttention::ProductAttention(std::string name, const AttentionConfig& config, float alpha)

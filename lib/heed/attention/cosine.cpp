@@ -89,8 +89,8 @@ class CosineAttention : public ProductAttention {
     unit_rows_backward(keys_, key_norms_, d_unit_keys_, d_keys, /*accumulate=*/true);
   }
 
-  void select_precomputed(const std::vector<int64_t>& rows) override {
-    regather_batch(unit_keys_, rows, select_scratch_);
+  void select_precomputed(const std::vector<int64_t>&, const KeySelection& keys) override {
+    select_key_side(unit_keys_, keys, select_scratch_);
   }
 
  private:

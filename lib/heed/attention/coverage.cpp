@@ -209,9 +209,9 @@ class CoverageAttention : public ScoredAttention {
                          /*accumulate_dx=*/true);
   }
 
-  void select_precomputed(const std::vector<int64_t>& rows) override {
-    regather_batch(projected_, rows, select_scratch_);
-    regather_batch(coverage_, rows, coverage_scratch_);
+  void select_precomputed(const std::vector<int64_t>& rows, const KeySelection& keys) override {
+    select_key_side(projected_, keys, select_scratch_);
+    regather_batch(coverage_, rows, coverage_scratch_);  // each hypothesis's own
     target_lengths_.clear();
   }
 

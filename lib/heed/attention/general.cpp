@@ -69,8 +69,8 @@ class GeneralAttention : public ProductAttention {
     linear_.backward(keys_, d_projected_, &d_keys, weight_.grad, nullptr, /*accumulate_dx=*/true);
   }
 
-  void select_precomputed(const std::vector<int64_t>& rows) override {
-    regather_batch(projected_, rows, select_scratch_);
+  void select_precomputed(const std::vector<int64_t>&, const KeySelection& keys) override {
+    select_key_side(projected_, keys, select_scratch_);
   }
 
  private:

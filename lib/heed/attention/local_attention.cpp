@@ -95,8 +95,8 @@ void LocalAttention::precompute_backward(Tensor& d_keys) {
   linear_.backward(keys_, d_projected_, &d_keys, weight_.grad, nullptr, /*accumulate_dx=*/true);
 }
 
-void LocalAttention::select_precomputed(const std::vector<int64_t>& rows) {
-  regather_batch(projected_, rows, select_scratch_);
+void LocalAttention::select_precomputed(const std::vector<int64_t>&, const KeySelection& keys) {
+  select_key_side(projected_, keys, select_scratch_);
 }
 
 }  // namespace heed::attention

@@ -30,7 +30,7 @@ class LocalAttention : public ScoredAttention {
   void score_backward(AttentionTape& tape, const tensor::Tensor& d_scores,
                       tensor::Tensor& d_query) override;
   void precompute_backward(tensor::Tensor& d_keys) override;
-  void select_precomputed(const std::vector<int64_t>& rows) override;
+  void select_precomputed(const std::vector<int64_t>& rows, const KeySelection& keys) override;
 
  private:
   layers::Parameter& weight_;

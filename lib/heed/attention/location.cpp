@@ -84,7 +84,7 @@ class LocationAttention : public ScoredAttention {
   }
 
   void precompute_backward(Tensor&) override {}
-  void select_precomputed(const std::vector<int64_t>&) override {}
+  void select_precomputed(const std::vector<int64_t>&, const KeySelection&) override {}
 
  private:
   int64_t positions_;

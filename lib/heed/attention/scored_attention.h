@@ -13,6 +13,22 @@
 
 namespace heed::attention {
 
+// What select() does to the key side (the keys and what a mechanism computes from them alone):
+// it is the same for every row that descends from one row of prepare() — a sentence's
+// hypotheses in a beam search — so it is copied only when that layout changes (a sentence
+// starts its beam or finishes), and then within its own buffer where it can be: a beam of 5 over
+// 64 sentences otherwise held the keys twice (the old rows and the new) and copied them at
+// every step.
+struct KeySelection {
+  bool moved = false;         // false: every row keeps its key side, nothing is copied
+  bool in_place = false;      // rows[i] >= i for every i: copied forward within the buffer
+  std::vector<int64_t> rows;  // for each new row, the old row whose key side it takes
+};
+// t [S, N, C] becomes its rows selected by selection: nothing when it has not moved; in t's own
+// buffer when in place; else through scratch (swapped with t). t must be owned by the caller
+// and not viewed elsewhere.
+void select_key_side(tensor::Tensor& t, const KeySelection& selection, tensor::Tensor& scratch);
+
 class ScoredAttention : public Attention {
  public:
   ScoredAttention(std::string name, const AttentionConfig& config);
@@ -43,8 +59,9 @@ class ScoredAttention : public Attention {
                               tensor::Tensor& d_query) = 0;
   // Adds the gradient through the precomputation to d_keys and finishes parameter gradients.
   virtual void precompute_backward(tensor::Tensor& d_keys) = 0;
-  // Gathers the precomputed rows (inference).
-  virtual void select_precomputed(const std::vector<int64_t>& rows) = 0;
+  // Gathers the precomputed rows (inference): what depends on the keys alone through keys
+  // (select_key_side), a row's own state (coverage) through rows.
+  virtual void select_precomputed(const std::vector<int64_t>& rows, const KeySelection& keys) = 0;
   // The keys (and what is computed from them) are new: products that hold a packed copy of a
   // key-side operand across steps must drop it.
   virtual void keys_changed() { context_mm_.weights_changed(); }
@@ -91,6 +108,10 @@ class ScoredAttention : public Attention {
   // allocate nothing once the shapes have been seen); -1 while keys_ views the caller's keys.
   tensor::Tensor key_buffers_[2];
   int key_buffer_ = -1;
+  // The row of prepare() each row descends from, and select()'s plan for the key side.
+  std::vector<int64_t> origins_, new_origins_, last_row_of_origin_;
+  size_t prepared_rows_ = 0;
+  KeySelection key_selection_;
   std::vector<int64_t> selected_lengths_;
   tensor::Tensor scores_, d_weights_;
   std::vector<float> d_centres_;
@@ -120,7 +141,7 @@ class ProductAttention : public ScoredAttention {
   void score_backward(AttentionTape& tape, const tensor::Tensor& d_scores,
                       tensor::Tensor& d_query) override;
   void precompute_backward(tensor::Tensor&) override {}
-  void select_precomputed(const std::vector<int64_t>&) override {}
+  void select_precomputed(const std::vector<int64_t>&, const KeySelection&) override {}
   void keys_changed() override {
     ScoredAttention::keys_changed();
     score_mm_.weights_changed();

@@ -636,18 +636,23 @@ TEST_CASE("attention: select() reorders the prepared rows for beam search", "[at
   heed::Rng rng = heed::make_rng(9);
   const Tensor keys = heed::test::random_tensor(Shape{kS, kN, kK}, rng);
   // Successive selects compose (the second one picks rows of the first's result): growing,
-  // repeating, shrinking.
-  const std::vector<std::vector<int64_t>> steps = {{2, 0, 0}, {2, 0, 0, 1}, {1, 3, 0}, {2}};
+  // repeating, shrinking; then as a beam search selects: a beam of 2 per sentence, reordered
+  // within each sentence (the key side does not move), a sentence finished (it moves forward
+  // in its own buffer), reordered again, one sentence left.
+  const std::vector<std::vector<int64_t>> steps = {
+      {2, 0, 0}, {2, 0, 0, 1}, {1, 3, 0}, {2}, {0, 0, 0}};
+  const std::vector<std::vector<int64_t>> beam_steps = {
+      {0, 0, 1, 1, 2, 2}, {1, 0, 3, 2, 5, 4}, {0, 1, 4, 5}, {1, 0, 3, 2}, {2, 3}};
   const Tensor keys_before = keys.clone();
   for (const TestedAttention& tested : heed::test::tested_attentions()) {
     const std::string& name = tested.name;
     if (name == "none" || stateful(name)) continue;  // stateful: their own tests, with history
     Fixture f(tested, 10);
     std::vector<int64_t> original = {0, 1, 2};  // original row of each current row
-    for (int repeat = 0; repeat < 2; ++repeat) {
+    for (int repeat = 0; repeat < 4; ++repeat) {
       f.attention->prepare(keys, kLengths, false);
       original = {0, 1, 2};
-      for (const std::vector<int64_t>& rows : steps) {
+      for (const std::vector<int64_t>& rows : repeat % 2 == 0 ? steps : beam_steps) {
         f.attention->select(rows);
         std::vector<int64_t> next;
         for (int64_t r : rows) next.push_back(original[size_t(r)]);
