@@ -52,6 +52,30 @@ void gather_in_place(Tensor& t, const std::vector<int64_t>& rows) {
 
 }  // namespace
 
+void KeySideRows::reset(size_t rows) {
+  prepared_rows_ = rows;
+  origins_.resize(rows);
+  for (size_t i = 0; i < rows; ++i) origins_[i] = int64_t(i);
+}
+
+const KeySelection& KeySideRows::select(const std::vector<int64_t>& rows, bool owned) {
+  new_origins_.resize(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) new_origins_[i] = origins_[size_t(rows[i])];
+  plan_.moved = new_origins_ != origins_;
+  if (!plan_.moved) return plan_;
+  last_row_of_origin_.assign(prepared_rows_, -1);
+  for (size_t j = 0; j < origins_.size(); ++j)
+    last_row_of_origin_[size_t(origins_[j])] = int64_t(j);
+  plan_.rows.resize(rows.size());
+  plan_.in_place = owned;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    plan_.rows[i] = last_row_of_origin_[size_t(new_origins_[i])];
+    plan_.in_place = plan_.in_place && plan_.rows[i] >= int64_t(i);
+  }
+  std::swap(origins_, new_origins_);
+  return plan_;
+}
+
 void select_key_side(Tensor& t, const KeySelection& selection, Tensor& scratch) {
   if (!selection.moved) return;
   if (selection.in_place) {
@@ -103,9 +127,7 @@ void ScoredAttention::prepare(const Tensor& keys, const std::vector<int64_t>& le
   check_keys(keys, lengths, config_.key_size);
   keys_ = keys.view(keys.shape());
   key_buffer_ = -1;
-  prepared_rows_ = lengths.size();
-  origins_.resize(lengths.size());
-  for (size_t i = 0; i < origins_.size(); ++i) origins_[i] = int64_t(i);
+  key_rows_.reset(lengths.size());
   lengths_ = lengths;
   training_ = training;
   if (training) {
@@ -241,38 +263,21 @@ void ScoredAttention::finish_backward(Tensor& d_keys) {
 
 void ScoredAttention::select(const std::vector<int64_t>& rows) {
   select_lengths(lengths_, rows, selected_lengths_);
-  KeySelection& keys = key_selection_;
-  new_origins_.resize(rows.size());
-  for (size_t i = 0; i < rows.size(); ++i) new_origins_[i] = origins_[size_t(rows[i])];
-  keys.moved = new_origins_ != origins_;
-  if (keys.moved) {
-    // Each new row takes the key side of the last old row of its origin: the latest place it
-    // can be read from, so that a beam that only shrinks is copied forward in place.
-    last_row_of_origin_.assign(prepared_rows_, -1);
-    for (size_t j = 0; j < origins_.size(); ++j) {
-      last_row_of_origin_[size_t(origins_[j])] = int64_t(j);
-    }
-    keys.rows.resize(rows.size());
-    keys.in_place = key_buffer_ >= 0;  // the caller's keys are never written
-    for (size_t i = 0; i < rows.size(); ++i) {
-      keys.rows[i] = last_row_of_origin_[size_t(new_origins_[i])];
-      keys.in_place = keys.in_place && keys.rows[i] >= int64_t(i);
-    }
-    if (keys.in_place) {
-      Tensor& buffer = key_buffers_[key_buffer_];
-      keys_ = Tensor();  // the buffer's only owner again, so that it shrinks where it is
-      select_key_side(buffer, keys, buffer);
-      keys_ = buffer.view(buffer.shape());
-    } else {
-      // The other buffer is not viewed by keys_ (which views this one or the caller's keys),
-      // so resize() reuses it.
-      const int target = key_buffer_ == 0 ? 1 : 0;
-      Tensor& buffer = key_buffers_[target];
-      gather_batch(keys_, keys.rows, buffer);
-      keys_ = buffer.view(buffer.shape());
-      key_buffer_ = target;
-    }
-    std::swap(origins_, new_origins_);
+  // The caller's keys are never written: in place only in a buffer of this object's.
+  const KeySelection& keys = key_rows_.select(rows, /*owned=*/key_buffer_ >= 0);
+  if (keys.moved && keys.in_place) {
+    Tensor& buffer = key_buffers_[key_buffer_];
+    keys_ = Tensor();  // the buffer's only owner again, so that it shrinks where it is
+    select_key_side(buffer, keys, buffer);
+    keys_ = buffer.view(buffer.shape());
+  } else if (keys.moved) {
+    // The other buffer is not viewed by keys_ (which views this one or the caller's keys), so
+    // resize() reuses it.
+    const int target = key_buffer_ == 0 ? 1 : 0;
+    Tensor& buffer = key_buffers_[target];
+    gather_batch(keys_, keys.rows, buffer);
+    keys_ = buffer.view(buffer.shape());
+    key_buffer_ = target;
   }
   training_ = false;
   select_precomputed(rows, keys);

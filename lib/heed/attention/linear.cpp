@@ -52,6 +52,7 @@ class LinearAttention : public Attention {
     check_keys(keys, lengths, k);
     keys_ = keys.view(keys.shape());
     lengths_ = lengths;
+    key_rows_.reset(lengths.size());
     training_ = training;
     // φ(h_s), exactly 0 at padded positions so that they add nothing to Z, z or the weights.
     phi_keys_.resize(keys.shape());
@@ -197,12 +198,13 @@ class LinearAttention : public Attention {
 
   void select(const std::vector<int64_t>& rows) override {
     select_lengths(lengths_, rows, selected_lengths_);
-    regather_batch(sums_, rows, select_scratch_);
-    regather_batch(normaliser_, rows, select_scratch_);
-    regather_batch(phi_keys_, rows, select_scratch_);
+    const KeySelection& keys = key_rows_.select(rows, /*owned=*/true);
+    select_key_side(sums_, keys, select_scratch_);
+    select_key_side(normaliser_, keys, select_scratch_);
+    select_key_side(phi_keys_, keys, select_scratch_);
     training_ = false;
     keys_ = Tensor();
-    keys_changed();
+    if (keys.moved) keys_changed();
   }
 
   void weights_changed() override {}
@@ -249,6 +251,7 @@ class LinearAttention : public Attention {
   Tensor sums_;        // [1, N, K·K] Z
   Tensor normaliser_;  // [1, N, K] z
   Tensor d_sums_, d_normaliser_, d_phi_keys_, select_scratch_;
+  KeySideRows key_rows_;
   Tensor phi_query_, denominators_;  // inference scratch (training: in the tape)
   Tensor d_numerator_, d_denominator_;
   onednn::MatMul sums_mm_, numerator_mm_, weights_mm_, d_phi_query_mm_, d_sums_mm_, d_keys_mm_,

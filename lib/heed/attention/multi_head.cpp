@@ -65,6 +65,7 @@ class MultiHeadAttention : public Attention {
     check_keys(keys, lengths, config_.key_size);
     keys_ = keys.view(keys.shape());
     lengths_ = lengths;
+    key_rows_.reset(lengths.size());
     training_ = training;
     const Shape projected{keys.dim(0), keys.dim(1), dim_};
     keys_p_.resize(projected);
@@ -159,11 +160,12 @@ class MultiHeadAttention : public Attention {
 
   void select(const std::vector<int64_t>& rows) override {
     select_lengths(lengths_, rows, selected_lengths_);
-    regather_batch(keys_p_, rows, select_scratch_);
-    regather_batch(values_p_, rows, select_scratch_);
+    const KeySelection& keys = key_rows_.select(rows, /*owned=*/true);
+    select_key_side(keys_p_, keys, select_scratch_);
+    select_key_side(values_p_, keys, select_scratch_);
     training_ = false;
     keys_ = Tensor();  // only the projections are needed from here on
-    keys_changed();
+    if (keys.moved) keys_changed();
   }
 
   void weights_changed() override {
@@ -226,6 +228,7 @@ class MultiHeadAttention : public Attention {
   bool training_ = false;
   std::vector<Span> spans_;
   Tensor keys_p_, values_p_, d_keys_p_, d_values_p_, select_scratch_;
+  KeySideRows key_rows_;
   Tensor query_p_, heads_context_, weights_;  // inference scratch (training: in the tape)
   Tensor d_heads_, d_weights_, d_query_p_;
 };

@@ -29,6 +29,23 @@ struct KeySelection {
 // and not viewed elsewhere.
 void select_key_side(tensor::Tensor& t, const KeySelection& selection, tensor::Tensor& scratch);
 
+// The row of prepare() each current row descends from, and what a select() must do to the key
+// side: each new row takes the key side of the last old row of its origin, the latest place it
+// can be read from, so that a beam that only shrinks is copied forward in place.
+class KeySideRows {
+ public:
+  // prepare(): rows rows, each its own origin.
+  void reset(size_t rows);
+  // The plan for select(rows) (rows checked by select_lengths first); in place only where the
+  // caller owns the key side's buffers (owned).
+  const KeySelection& select(const std::vector<int64_t>& rows, bool owned);
+
+ private:
+  std::vector<int64_t> origins_, new_origins_, last_row_of_origin_;
+  size_t prepared_rows_ = 0;
+  KeySelection plan_;
+};
+
 class ScoredAttention : public Attention {
  public:
   ScoredAttention(std::string name, const AttentionConfig& config);
@@ -108,10 +125,7 @@ class ScoredAttention : public Attention {
   // allocate nothing once the shapes have been seen); -1 while keys_ views the caller's keys.
   tensor::Tensor key_buffers_[2];
   int key_buffer_ = -1;
-  // The row of prepare() each row descends from, and select()'s plan for the key side.
-  std::vector<int64_t> origins_, new_origins_, last_row_of_origin_;
-  size_t prepared_rows_ = 0;
-  KeySelection key_selection_;
+  KeySideRows key_rows_;
   std::vector<int64_t> selected_lengths_;
   tensor::Tensor scores_, d_weights_;
   std::vector<float> d_centres_;
