@@ -22,7 +22,8 @@ double decoding_bytes(const model::ModelConfig& model, const DecodeConfig& confi
 
   // Per live hypothesis, in floats: log-probabilities; h and c of each decoder layer, before
   // and after the step; input feeding, step input, context, output; keys and projected keys
-  // gathered for the row (twice: select() swaps buffers) and the attention weights.
+  // gathered for the row (twice at most: a select() that cannot move them within their buffer
+  // gathers into a second one) and the attention weights.
   double per_row = vocab + 4.0 * double(model.decoder_layers) * hidden + 6.0 * hidden + embed +
                    source * (2.0 * keys + 2.0 * projected + 3.0);
   // The search's rows (current and next): tokens, and with attention kept the coverage and
