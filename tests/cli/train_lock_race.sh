@@ -5,8 +5,11 @@
 # its run at its first checkpoint). First a case that makes the loss certain, then 50 starts at
 # once: both wait for a line on one FIFO, which gets both lines together, and start each after
 # its own random 0–2 ms, so either may win. Each trainer reads its corpus from a pipe that gives
-# the data after 0.4 s, so the winner holds the lock while the loser starts: the two overlap
-# whatever the jitter, and nothing here depends on how long anything takes beyond that.
+# the data only once the other trainer has exited (or after 20 s), so the winner holds the lock
+# until the loser has been refused: the two overlap however slow the machine (a pipe that gave
+# the data after 0.4 s let a winner finish before a loser delayed by ASan on a loaded machine
+# started, which then found a finished run: 64, not 75). Were both to pass the lock, each would
+# wait its 20 s and train: 0 and 0, a failure, not a hang.
 source "$(dirname "$0")/lib.sh"
 T=$BIN/heed-train
 sample_pairs 200 0
@@ -16,14 +19,27 @@ expect_exit 0 reference -- "$T" --train-src "$TMP/src" --train-tgt "$TMP/tgt" "$
 mkfifo "$TMP/go"
 exec {go}<>"$TMP/go"  # held open all along: a line written before its reader opens stays there
 
-# start DIR NAME: a trainer on DIR in the background that waits for its line, then 0–2 ms; its
-# pid in $started.
+# after OTHER: returns once trainer OTHER (its pid in $TMP/pid.OTHER) has exited — gone, or a
+# zombie its parent has not reaped yet — or after 20 s.
+after() {
+  local pid state
+  for _ in $(seq 400); do [ -s "$TMP/pid.$1" ] && break; sleep 0.05; done
+  pid=$(cat "$TMP/pid.$1" 2> /dev/null)
+  for _ in $(seq 400); do
+    state=$(awk '{ print $3 }' "/proc/$pid/stat" 2> /dev/null)
+    [ -z "$state" ] || [ "$state" = Z ] && return 0
+    sleep 0.05
+  done
+}
+
+# start DIR NAME OTHER: a trainer on DIR in the background that waits for its line, then 0–2 ms,
+# its corpus coming once trainer OTHER has exited; its pid in $started.
 start() {
   local delay=0.00$((RANDOM % 3))
   (
     read -r <>"$TMP/go"
     sleep "$delay"
-    exec "$T" --train-src <(sleep 0.4; cat "$TMP/src") --train-tgt <(sleep 0.4; cat "$TMP/tgt") \
+    exec "$T" --train-src <(after "$3"; cat "$TMP/src") --train-tgt <(after "$3"; cat "$TMP/tgt") \
       "${model[@]}" -o "$1"
   ) >/dev/null 2>"$TMP/err.$2" &
   started=$!
@@ -59,10 +75,13 @@ rm -rf "$dir"
 rounds=50
 for round in $(seq "$rounds"); do
   dir=$TMP/race/r$round
-  start "$dir" a
+  rm -f "$TMP/pid.a" "$TMP/pid.b"
+  start "$dir" a b
   a=$started
-  start "$dir" b
+  start "$dir" b a
   b=$started
+  echo "$a" > "$TMP/pid.a"
+  echo "$b" > "$TMP/pid.b"
   printf 'go\ngo\n' >&$go  # one line each: both start
   wait $a
   status_a=$?
