@@ -63,9 +63,10 @@ Segments read_segments(const std::string& path, text::OnInvalid on_invalid) {
 // grows with the systems times --bootstrap.
 void check_comparison_fits(const ScoreCliConfig& cfg, size_t segments) {
   std::vector<size_t> runs;
-  size_t files = 0;
+  size_t files = 0, run_count = 0;
   for (const auto& system : cfg.systems) {
     runs.push_back(system.runs.size());
+    run_count += system.runs.size();
     files += system.runs.size() + system.minus.size();
   }
   // With --minus a run's statistics are its own and its --minus run's, side by side.
@@ -76,7 +77,8 @@ void check_comparison_fits(const ScoreCliConfig& cfg, size_t segments) {
   const auto metric = [&](size_t dims) {
     bytes += eval::compare_runs_bytes(runs, segments, halves * dims, options) +
              double(files) * double(segments) * (8.0 * double(dims) + 48.0);
-    if (halves == 2) bytes += double(files / 2) * double(segments) * (16.0 * double(dims) + 48.0);
+    // --minus: each run's statistics joined to its --minus run's, a copy of both.
+    if (halves == 2) bytes += double(run_count) * double(segments) * (16.0 * double(dims) + 48.0);
   };
   if (cfg.bleu) metric(eval::to_vector(eval::BleuStats{}).size());
   if (cfg.chrf) metric(3 * size_t(cfg.chrf_options.char_order + cfg.chrf_options.word_order));

@@ -268,7 +268,7 @@ void ScoredAttention::select(const std::vector<int64_t>& rows) {
   if (keys.moved && keys.in_place) {
     Tensor& buffer = key_buffers_[key_buffer_];
     keys_ = Tensor();  // the buffer's only owner again, so that it shrinks where it is
-    select_key_side(buffer, keys, buffer);
+    gather_in_place(buffer, keys.rows);
     keys_ = buffer.view(buffer.shape());
   } else if (keys.moved) {
     // The other buffer is not viewed by keys_ (which views this one or the caller's keys), so
