@@ -37,7 +37,11 @@
 # stdout: the summary TSV (also written to RESULTS), "# key: value" lines first (machine, ISA,
 # both commits). stderr: progress. Resumable: every finished measurement is a row of
 # WORK/speed/raw.tsv and is not run again (a changed setting needs a fresh WORK or FRESH=1).
-# Speed figures need an idle machine: the script says so and measures anyway.
+# Speed figures need an idle machine: the script says so and measures anyway. Each toolkit runs
+# with its own threading as a user running it alone gets it: heed with libgomp's default wait
+# policy, not the studies' OMP_WAIT_POLICY=passive (for a shared machine; on an idle one it costs
+# heed 15–25 %, measured: docs/benchmarks.md); an OMP_WAIT_POLICY in the environment is kept and
+# the TSV says which.
 # Environment: ROUNDS (5), THREADS (2), UPDATES (300), WINDOW (50), SENTENCES (1000),
 # BATCH1_SENTENCES (200), SYSTEMS ("heed-marian-like marian heed-recipe"), WORK
 # (/tmp/heed-marian), DATA (../shared/data/multi30k/raw), RESULTS
@@ -145,7 +149,7 @@ train_once() {  # ROUND SYSTEM SETTING
     local options
     mapfile -t options <<< "${model_options[$system]}"
     # --vocab-size: the recipe's cap (experiments/common/multi30k.smk), not reached on Multi30k
-    OMP_WAIT_POLICY=passive measured "$dir/time" "$BIN/heed-train" "${options[@]}" --vocab-size 10000 \
+    measured "$dir/time" "$BIN/heed-train" "${options[@]}" --vocab-size 10000 \
       --train-src "$WORK/train.bpe.de" --train-tgt "$WORK/train.bpe.en" --batch-size 64 \
       --max-steps "$UPDATES" --log-every "$WINDOW" --valid-every 0 --save-every 1000000 \
       --lr 0.001 --lr-schedule constant --clip 5 --dropout 0 --label-smoothing 0 \
@@ -252,7 +256,7 @@ decode_once() {  # ROUND SYSTEM SETTING BEAM BATCH
     [ "$precision" != "$setting" ] &&
       shortlist=(--shortlist "$(shortlist_table heed)" --shortlist-frequent "$SHORTLIST_FREQUENT"
                  --shortlist-best "$SHORTLIST_BEST")
-    OMP_WAIT_POLICY=passive measured "$out.time" "$BIN/heed-translate" -m "$(model_of "$system")" \
+    measured "$out.time" "$BIN/heed-translate" -m "$(model_of "$system")" \
       --pretokenized --beam-size "$beam" --batch-size "$batch" --precision "$precision" \
       "${shortlist[@]}" --threads "$THREADS" -i "$input" -o "$out" 2> "$out.log" ||
       die 70 "heed-translate failed: $(tail -n 1 "$out.log")"
@@ -319,6 +323,7 @@ models="the first training round's models, frozen ($UPDATES updates: not a train
   peak_summary 3 bf16
   echo "# threads: $THREADS; rounds: $ROUNDS (interleaved); updates: $UPDATES (windows of $WINDOW); decode sentences: $SENTENCES (batch 1: $BATCH1_SENTENCES)"
   echo "# decoding models: $models"
+  echo "# heed OMP_WAIT_POLICY: ${OMP_WAIT_POLICY:-unset (the libgomp default: threads spin a while, then sleep)}"
   # The sizes of docs/benchmarks.md's FLOPs table: tokens (+ </s>) of the training text.
   awk 'NR == FNR { s += NF + 1; n++; next } { t += NF + 1 } END {
          printf "# data: source_tokens %.2f; source_per_target %.3f; ", s / n, s / t }' \

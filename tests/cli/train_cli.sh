@@ -3,8 +3,8 @@
 # resumable checkpoint (exit 130; SIGTERM 143) and, without validation data, the model, a
 # diverging run stops on the non-finite loss with the last checkpoint intact, a closed log pipe
 # does not end a run, the progress line on a terminal never swallows a log line, pipes work as
-# corpus inputs, and bad input (corpus, BPE codes, metrics file, checkpoint) fails with one
-# error line before any training.
+# corpus inputs, --profile writes where the updates' time went, and bad input (corpus, BPE codes,
+# metrics file, profile file, checkpoint) fails with one error line before any training.
 source "$(dirname "$0")/lib.sh"
 T=$BIN/heed-train
 SAMPLE=$(dirname "$0")/../../share/heed/sample
@@ -160,6 +160,23 @@ expect_exit 74 metrics-unwritable -- "$T" "${tiny[@]}" -o "$TMP/m2" "${short[@]}
 expect_last_error_line train metrics-unwritable "/proc/heed-no/m.tsv"
 [ -e "$TMP/m1/checkpoint.heed" ] || [ -e "$TMP/m2/checkpoint.heed" ] && fail "metrics: trained first" || ok
 [ -e "$TMP/m1" ] && fail "metrics-directory: left $TMP/m1" || ok
+
+# --profile: a row per phase, the rest and the update, for the updates after the first metrics
+# window; the shares of the phases and the rest add up to the update's; an unwritable place is
+# refused before training, like the metrics file's.
+expect_exit 0 profile -- "$T" "${tiny[@]}" -o "$TMP/prof" --max-steps 12 --log-every 4 --profile "$TMP/prof.tsv"
+expect_eq profile-rows "$(grep -v '^#' "$TMP/prof.tsv" | cut -f1 | tr '\n' ' ')" \
+  "phase batching encoder decoder_rnn attention output optimizer other update "
+grep -q "^# heed-train --profile: 8 updates after the first 4, [0-9]* target tokens/s$" "$TMP/prof.tsv" && ok ||
+  fail "profile: header: $(head -n 1 "$TMP/prof.tsv")"
+expect_eq profile-shares "$(awk -F'\t' 'NR > 2 && $1 != "update" { s += $3 } $1 == "update" { u = $3 }
+  END { print (s > 0.99 && s < 1.01 && u == 1 ? "sum 1" : "sum " s " of " u) }' "$TMP/prof.tsv")" "sum 1"
+awk -F'\t' '$1 == "decoder_rnn" && $2 > 0 { f = 1 } END { exit !f }' "$TMP/prof.tsv" && ok ||
+  fail "profile: no decoder time"
+expect_exit 74 profile-directory -- "$T" "${tiny[@]}" -o "$TMP/prof2" "${short[@]}" --profile "$TMP/metrics-dir"
+expect_last_error_line train profile-directory "metrics-dir': a directory"
+expect_exit 74 profile-unwritable -- "$T" "${tiny[@]}" -o "$TMP/prof3" "${short[@]}" --profile /proc/heed-no/p.tsv
+[ -e "$TMP/prof2" ] || [ -e "$TMP/prof3" ] && fail "profile: an output directory was left" || ok
 
 # A full disk (here: the file size limit, with SIGXFSZ ignored so writes fail with EFBIG) is a
 # write error, and the atomic writes leave no partial file.

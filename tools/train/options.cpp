@@ -234,6 +234,10 @@ void add_options(cli::CommandLine& cl, TrainCliConfig& cli_cfg) {
       ("metrics-file",            cli::text(&cfg.metrics_file),
                                   "append TSV rows (step, epoch, loss, perplexity, lr, tokens/s, "
                                   "val-ppl, val-BLEU)")
+      ("profile",                 cli::text(&cfg.profile_file),
+                                  "write a TSV of where the updates after the first metrics "
+                                  "window spent their time, phase by phase (encoder, decoder RNN, "
+                                  "attention, output, optimizer, the rest)")
       ("mpi-timeout",             cli::number(&cli_cfg.mpi_timeout, cli::above(0)),
                                   "under mpirun: seconds a process waits for the others to "
                                   "exchange gradients before it stops with an error (a process "

@@ -51,7 +51,15 @@ int64_t ParameterStore::numel() const {
 }
 
 void ParameterStore::zero_grad() {
-  for (Parameter* p : order_) p->grad.zero();
+  // Every thread clears a part of each gradient: cleared by one (a memset), the others waited
+  // for it, 2 % of a bf16 update's samples (perf on heed-train, Multi30k, 2 threads).
+#pragma omp parallel
+  for (Parameter* p : order_) {
+    float* grad = p->grad.data();
+    const int64_t n = p->grad.numel();
+#pragma omp for simd schedule(static) nowait
+    for (int64_t i = 0; i < n; ++i) grad[i] = 0.0f;
+  }
 }
 
 }  // namespace heed::layers

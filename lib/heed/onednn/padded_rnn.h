@@ -33,7 +33,7 @@ class PaddedRnn {
   PaddedRnn(PaddedRnn&&) noexcept;
   PaddedRnn& operator=(PaddedRnn&&) noexcept;
 
-  // Parameters, gradients (set_weights, weights_changed, zero_grad, flush_grads) live here.
+  // Parameters, gradients (set_weights, weights_changed, flush_grads) live here.
   Rnn& rnn();
   const Rnn& rnn() const;
   Direction direction() const;

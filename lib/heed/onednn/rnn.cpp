@@ -768,13 +768,6 @@ void Rnn::backward(RnnTape& tape, const RnnOutputGrads& grads_out, const RnnInpu
   detail::guarded("rnn backward", [&] { impl_->backward(*tape.impl_, grads_out, grads_in); });
 }
 
-void Rnn::zero_grad() {
-  for (Impl::Accumulator& acc : impl_->accumulators) {
-    std::memset(acc.mem.get_data_handle(), 0, acc.desc.get_size());
-  }
-  impl_->diff_bias.zero();
-}
-
 void Rnn::flush_grads(const RnnGrads& grads) {
   detail::guarded("rnn flush_grads", [&] { impl_->flush(grads); });
 }

@@ -135,9 +135,7 @@ class Rnn {
   // gradients accumulate inside this Rnn.
   void backward(RnnTape& tape, const RnnOutputGrads& grads_out, const RnnInputGrads& grads_in);
 
-  // Discards the accumulated weight gradients.
-  void zero_grad();
-  // Adds the weight gradients accumulated since the last flush/zero to grads (PyTorch layout)
+  // Adds the weight gradients accumulated since the last flush to grads (PyTorch layout)
   // and clears them.
   void flush_grads(const RnnGrads& grads);
 

@@ -75,6 +75,9 @@ struct TrainConfig {
   // vocab-size and vocab-min-count, which --bpe-dropout refuses.
   std::set<std::string> given;
   std::string metrics_file;  // TSV; empty = none
+  // TSV of where the updates after the first metrics window spent their time, phase by phase
+  // (common/profile.h), written at the end; empty = not measured.
+  std::string profile_file;
   // Metadata stored in every model file (the tokenizer options and BPE codes of the data).
   std::map<std::string, std::string> extra;
   // Testing aid: the process kills itself with SIGKILL right after this update (0 = never).

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -44,6 +45,35 @@ struct Window {
   double mean_loss() const { return steps ? loss / double(steps) : std::nan(""); }
   double tokens_per_second() const { return seconds > 0 ? tokens / seconds : 0; }
 };
+
+// --profile: the updates' time per phase (common/profile.h), after the first metrics window
+// (its new batch shapes plan oneDNN's primitives), outside validation.
+struct PhaseProfile {
+  std::array<double, profile::kPhases> phase{};
+  double seconds = 0, tokens = 0;
+  int64_t updates = 0;
+  // The TSV: a row per phase and "other", the update's time outside every phase.
+  std::string tsv(int64_t skipped) const;
+};
+
+std::string PhaseProfile::tsv(int64_t skipped) const {
+  std::string out = fmt::format(
+      "# heed-train --profile: {} updates after the first {}, {:.0f} target tokens/s\n"
+      "phase\tseconds\tshare\tms_per_update\n",
+      updates, skipped, seconds > 0 ? tokens / seconds : 0.0);
+  const auto row = [&](const char* name, double s) {
+    out += fmt::format("{}\t{:.3f}\t{:.3f}\t{:.2f}\n", name, s, seconds > 0 ? s / seconds : 0.0,
+                       updates ? 1e3 * s / double(updates) : 0.0);
+  };
+  double phases = 0;
+  for (size_t p = 0; p < profile::kPhases; ++p) {
+    row(profile::phase_name(profile::Phase(p)), phase[p]);
+    phases += phase[p];
+  }
+  row("other", std::max(0.0, seconds - phases));
+  row("update", seconds);
+  return out;
+}
 
 // The model for config, refused (ConfigError) before it is allocated when its parameters cannot
 // be trained in this machine's memory, and after it is built when an update on the largest batch
@@ -174,6 +204,7 @@ class Trainer {
   std::string checkpoint_path_, model_path_;
   std::unique_ptr<OutputDirLock> lock_;  // rank 0's: one run per output directory
   Window window_;
+  PhaseProfile profile_;
   bool curves_failed_ = false;
   int64_t last_saved_ = 0;
   int64_t steps_before_ = 0;  // at the start of this run
@@ -476,6 +507,12 @@ void Trainer::open_outputs() {
   // minutes of training; before the lock, since a FIFO's open waits for its reader and a run
   // waiting so must not hold the directory (cli.train_lock_race).
   metrics_ = std::make_unique<MetricsWriter>(writer_ ? config_.metrics_file : std::string());
+  if (writer_ && !config_.profile_file.empty()) {
+    if (fs::is_directory(config_.profile_file)) {
+      throw WriteError("cannot write the profile '" + config_.profile_file + "': a directory");
+    }
+    io::check_writable(config_.profile_file);
+  }
   if (writer_) {
     own_output_directory();
     io::check_writable(checkpoint_path_);
@@ -580,6 +617,8 @@ void Trainer::restore_average(const model::ModelFile& checkpoint) {
 }
 
 void Trainer::step(const std::vector<size_t>& global_batch) {
+  const bool profiled = profile::enabled() && state_.step - steps_before_ >= config_.log_every;
+  const std::array<double, profile::kPhases> phases_before = profile::seconds();
   const auto t0 = Clock::now();
   const std::vector<size_t> mine = shard_of(global_batch, world_.rank(), world_.size());
   model::Batch shard;
@@ -614,8 +653,16 @@ void Trainer::step(const std::vector<size_t>& global_batch) {
   update_average();
   window_.loss += result.loss;
   window_.tokens += double(result.sums.tokens);
-  window_.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  window_.seconds += seconds;
   ++window_.steps;
+  if (profiled) {
+    const std::array<double, profile::kPhases> phases = profile::seconds();
+    for (size_t p = 0; p < profile::kPhases; ++p) profile_.phase[p] += phases[p] - phases_before[p];
+    profile_.seconds += seconds;
+    profile_.tokens += double(result.sums.tokens);
+    ++profile_.updates;
+  }
   tokens_trained_ += double(result.sums.tokens);
 }
 
@@ -656,6 +703,7 @@ TrainResult Trainer::run() {
 
 TrainResult Trainer::run_training() {
   start();
+  profile::set_enabled(!config_.profile_file.empty());
   // From here on a stop saves a checkpoint first; before, with nothing to save, it acted at once.
   const GracefulStop graceful;
   if (const int signal = agree_on_stop_and_clock()) {
@@ -726,6 +774,10 @@ TrainResult Trainer::run_training() {
   } else if (config_.valid_every == 0 || state_.step % config_.valid_every != 0) {
     validate(false, lr);
     save_checkpoint();
+  }
+  if (!config_.profile_file.empty() && writer_) {
+    io::write_file_atomically(config_.profile_file, profile_.tsv(config_.log_every));
+    spdlog::info("[profile] {} updates: {}", profile_.updates, config_.profile_file);
   }
   TrainResult result;
   result.stop_reason = reason;

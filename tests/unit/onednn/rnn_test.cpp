@@ -153,14 +153,10 @@ TEST_CASE("rnn: null states mean zeros and gradients accumulate until flushed", 
   std::vector<double> twice(g.dweight_hh);
   for (double& v : twice) v *= 2;
   CHECK(relative_error(twice, p.g_weight_hh) < kTol);
-  // Flushing cleared the accumulators; zero_grad discards.
+  // Flushing cleared the accumulators.
   p.zero_grads();
   rnn.flush_grads(p.grads());
   CHECK(heed::tensor::max_abs_diff(p.g_weight_ih, Tensor(p.g_weight_ih.shape())) == 0);
-  rnn.forward_training({&x}, {&y}, tape);
-  rnn.backward(tape, {&dy}, {});
-  rnn.zero_grad();
-  rnn.flush_grads(p.grads());
   CHECK(heed::tensor::max_abs_diff(p.g_weight_hh, Tensor(p.g_weight_hh.shape())) == 0);
   // Misuse.
   CHECK_THROWS_AS(rnn.backward(tape, {&dy}, {}), heed::InternalError);
