@@ -145,10 +145,13 @@ def trained(wildcards):
 
 # 1. Tokenize (lowercased), learn one joint BPE on German and English, apply it; the lowercased
 #    references. Shared by every run in WORK.
+# The raw corpus is read as ancient: its files' times say nothing (a copy, a checkout or a new
+# deployment of the same text gives them new ones, which would redo the preparation and, through
+# it, every run); a changed corpus needs a new `work`.
 rule multi30k_prepare:
     input:
-        expand(MULTI30K_DATA + "/{split}.{lang}", split=["train", "val", "test_2016_flickr"],
-               lang=["de", "en"]),
+        ancient(expand(MULTI30K_DATA + "/{split}.{lang}",
+                       split=["train", "val", "test_2016_flickr"], lang=["de", "en"])),
     output:
         codes=MULTI30K_WORK + "/codes",
         bpe=expand(MULTI30K_WORK + "/{split}.bpe.{lang}", split=["train", "val"],
@@ -247,7 +250,7 @@ def translate_inputs(wildcards):
              else f"{run}/model.{wildcards.model}.heed")
     source = {"val": "val", "test": "test_2016_flickr"}[wildcards.set]
     inputs = {"trained": f"{run}/train.done", "model": model,
-              "source": f"{MULTI30K_DATA}/{source}.de"}
+              "source": ancient(f"{MULTI30K_DATA}/{source}.de")}
     if wildcards.decode == "beam":
         inputs["alpha"] = f"{run}/alpha"
     return inputs

@@ -6,7 +6,7 @@
 # and search; quick=1 loads quick.yaml (40 updates, warm-up 10, a minute, the first 40 test
 # sentences) under the command line's settings; one seed plans no comparison; a system that
 # bench/peers/marian/systems.yaml lacks is refused; a second Marian system trains in its own
-# folder with its own options; partial=1 plans the rows of the runs done
+# folder with its own options; the raw corpus's times do not redo its preparation; partial=1 plans the rows of the runs done
 # and nothing else; systems.py gives the speed bench the same architectures. Skipped (77) without snakemake.
 #   tests/cli/marian_workflow.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
@@ -76,6 +76,15 @@ done
 expect_eq marian-systems-rates "$(grep -c -- 'no-marian/marian --type s2s.* --learn-rate 0.001 --lr-warmup 500' "$TMP/out")" 1
 grep -q "# other marian systems (their options): marian-lr0.001: --type s2s" "$TMP/out" && ok ||
   fail "marian systems: the rows' header does not name marian-lr0.001's options"
+# The raw corpus is ancient: prepared data older than a new copy of the same corpus (a checkout,
+# a redeployment) is not prepared again, so no run is redone.
+mkdir -p "$TMP/aw"
+for f in codes train.bpe.de train.bpe.en val.bpe.de val.bpe.en val.ref.lc.en test.ref.lc.en; do
+  touch -d 2020-01-01 "$TMP/aw/$f"
+done
+touch "$C"/*
+expect_exit 0 ancient-data -- "${study[@]}" "$TMP/aw/test.bpe.de" --config "${config[@]}" work="$TMP/aw"
+expect_eq ancient-data-jobs "$(count multi30k_prepare) $(count marian_test_bpe)" "0 1"
 # A system systems.yaml does not define.
 expect_exit 1 unknown-system -- "${study[@]}" --config "${config[@]}" 'systems=[marian, nope]'
 grep -q "marian: systems: no system 'nope'" "$TMP/err" "$TMP/out" && ok ||
