@@ -166,12 +166,15 @@ def quality_section(folder):
         out.append(f"**Status: {done.group(1)} of {done.group(2)} runs done** (the study is under "
                    "way: the rows below are the runs finished so far; no comparison until every "
                    "run of a budget is done).\n")
-    for key in ("date", "cpu", "heed", "marian", "updates", "marian options"):
+    for key in ("date", "cpu", "heed", "marian", "updates", "marian options",
+                "other marian systems (their options)"):
         if key in meta:
             out.append(f"- {key}: {meta[key]}")
     beam = re.search(r"\bbeam: (\d+)", meta.get("updates", ""))
     out += ["", "test2016 BLEU (lowercased) per budget, mean ± standard deviation over seeds; minutes "
-            "are heed-train's clock (its metrics) and Marian's wall clock:", "",
+            "are heed-train's clock (its metrics) and Marian's wall clock, speed figures only in the "
+            "minutes budget (in the updates budget the machine was shared and runs were paused for "
+            "the speed bench):", "",
             f"| budget | system | seeds | updates | minutes | best val ppl | greedy | beam {beam.group(1) if beam else 5} |",
             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
 
