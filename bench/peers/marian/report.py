@@ -3,7 +3,7 @@
 
 Reads the speed summary of bench/marian_side_by_side.sh (bench/results/marian_side_by_side.tsv:
 "# key: value" lines, then part, system, setting, case, tokens_per_s, its min and max,
-peak_rss_mib, rounds) and the quality study of experiments/marian/Snakefile (its results folder:
+peak_rss_mib, rounds, and for decoding the median seconds and output tokens) and the quality study of experiments/marian/Snakefile (its results folder:
 rows.tsv and compare-MODE-beamK.tsv, heed-score --system's TSV), and replaces the text between
 the page's two marker lines with: the machine and both commits, where the architectures differ
 and their forward FLOPs per target token (computed here from the sizes), the training and
@@ -138,17 +138,34 @@ def speed_section(path, flops_per_token):
         out.append(f"| {NAMES.get(r['system'], r['system'])} | {r['setting']} | {r['case'][1:]} | "
                    f"{int(r['tokens_per_s']):,} ({int(r['tokens_per_s_min']):,}–{int(r['tokens_per_s_max']):,}) | "
                    f"{against_marian(r)} | {gflops:.1f} | {share} | {int(r['peak_rss_mib']):,} MiB |")
+    def time_against_marian(r):
+        """Marian f32's seconds for the same input over this row's (× faster), or —."""
+        base = [b for b in rows if b["part"] == r["part"] and b["case"] == r["case"]
+                and b["system"] == "marian" and b["setting"] == "f32"]
+        if not base or r.get("seconds", "-") in ("-", "") or base[0].get("seconds", "-") in ("-", ""):
+            return "—"
+        return f"{float(base[0]['seconds']) / float(r['seconds']):.2f}×"
+
+    def cell(r, key, fmt):
+        value = r.get(key, "-")
+        return "—" if value in ("-", "", None) else fmt(value)
+
     out += ["", "Decoding test2016 (output tokens + one `</s>` a sentence per second of the whole process, "
-            "model load included; median (min–max); × Marian's f32; peak RSS):", "",
-            "| case | system | setting | target tokens/s | × Marian f32 | peak RSS |",
-            "| --- | --- | --- | ---: | ---: | ---: |"]
+            "model load included; median (min–max); × Marian's f32; the median seconds of the whole "
+            "process for the same input, and × Marian's f32 by them: the measure of the same work when "
+            "the outputs' lengths differ, as tokens/s rewards the longer; the median output tokens; "
+            "peak RSS):", "",
+            "| case | system | setting | target tokens/s | × Marian f32 | seconds | × Marian f32 (time) | output tokens | peak RSS |",
+            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     order = {"beam1-batch64": 0, "beam5-batch64": 1, "beam1-batch1": 2, "beam5-batch1": 3}
     for r in sorted((r for r in rows if r["part"] == "decode"), key=lambda r: (order.get(r["case"], 9), r["system"], r["setting"])):
         beam, batch = r["case"].replace("beam", "").split("-batch")
         label = ("greedy" if beam == "1" else f"beam {beam}") + f", batch {batch}"
         out.append(f"| {label} | {NAMES.get(r['system'], r['system'])} | {r['setting']} | "
                    f"{int(r['tokens_per_s']):,} ({int(r['tokens_per_s_min']):,}–{int(r['tokens_per_s_max']):,}) | "
-                   f"{against_marian(r)} | {int(r['peak_rss_mib']):,} MiB |")
+                   f"{against_marian(r)} | {cell(r, 'seconds', lambda v: f'{float(v):.2f}')} | "
+                   f"{time_against_marian(r)} | {cell(r, 'output_tokens', lambda v: f'{int(float(v)):,}')} | "
+                   f"{int(r['peak_rss_mib']):,} MiB |")
     return out
 
 
