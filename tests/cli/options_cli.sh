@@ -3,7 +3,8 @@
 # range-checked (NaN, infinities and negative values for unsigned types included) with exit 64
 # and one line naming the option and the accepted range, on the command line and in config
 # files (with FILE:LINE); unknown subcommands are named; --print-config replays (subcommand
-# and defaults included); an unwritable --log-file is a write error (74).
+# and defaults included); an unwritable --log-file is a write error (74); --version names the
+# commit built.
 source "$(dirname "$0")/lib.sh"
 
 # Every option that --help shows with a numeric default refuses NaN, infinity and text.
@@ -143,4 +144,15 @@ expect_error_line score placeholder-argv "the command line: '%value%' cannot be 
 printf 'width = 2\nbootstrap = %%canonical_option%%\n' > "$TMP/placeholder.cfg"
 expect_exit 64 placeholder-config -- timeout 20 "$BIN/heed-score" -r x --hyp x --config "$TMP/placeholder.cfg"
 expect_error_line score placeholder-config "placeholder.cfg:2: '%canonical_option%' cannot be used"
+
+# --version names the commit the binaries were built from (written at every build, not only when
+# CMake configured), "+" after it when lib/ or tools/ differed from it.
+src=$(cd "$(dirname "$0")/../.." && pwd)
+if head=$(git -C "$src" rev-parse --short HEAD 2> /dev/null); then
+  version=$("$BIN/heed-score" --version)
+  case $version in
+    *"($head)"* | *"($head+)"*) ok ;;
+    *) fail "--version '$version' does not name the source tree's commit $head (a stale build?)" ;;
+  esac
+fi
 finish
