@@ -335,22 +335,19 @@ models="the first training round's models, frozen ($UPDATES updates: not a train
   [ "$QUICK" = 1 ] && echo "# QUICK: a test of the pipeline, not a result"
   printf 'part\tsystem\tsetting\tcase\ttokens_per_s\ttokens_per_s_min\ttokens_per_s_max\tpeak_rss_mib\trounds\tseconds\toutput_tokens\n'
   tail -n +2 "$raw" | cut -f2-5 | sort -u | while IFS=$'\t' read -r part system setting case; do
-    values=$(awk -F'\t' -v p="$part" -v s="$system" -v g="$setting" -v c="$case" \
-      '$2 == p && $3 == s && $4 == g && $5 == c { print $6 }' "$raw")
+    rows=$(awk -F'\t' -v p="$part" -v s="$system" -v g="$setting" -v c="$case" \
+      '$2 == p && $3 == s && $4 == g && $5 == c' "$raw")
+    values=$(cut -f6 <<< "$rows")
+    rss=$(awk -F'\t' '$7 > m { m = $7 } END { printf "%.0f", m / 1024 }' <<< "$rows")
     # Decoding: the median seconds for the same input (the outputs' lengths differ by model, and
     # tokens/s rewards the longer), and the median output tokens.
-    seconds=$(awk -F'\t' -v p="$part" -v s="$system" -v g="$setting" -v c="$case" \
-      '$2 == p && $3 == s && $4 == g && $5 == c { print $8 }' "$raw")
-    out_tokens=$(awk -F'\t' -v p="$part" -v s="$system" -v g="$setting" -v c="$case" \
-      '$2 == p && $3 == s && $4 == g && $5 == c { print $9 }' "$raw")
+    seconds=- out_tokens=-
     if [ "$part" = decode ]; then
-      # shellcheck disable=SC2086
-      seconds=$(printf '%.3f' "$(heed_median $seconds)") out_tokens=$(heed_median $out_tokens)
-    else
-      seconds=- out_tokens=-
+      # shellcheck disable=SC2046
+      seconds=$(printf '%.3f' "$(heed_median $(cut -f8 <<< "$rows"))")
+      # shellcheck disable=SC2046
+      out_tokens=$(heed_median $(cut -f9 <<< "$rows"))
     fi
-    rss=$(awk -F'\t' -v p="$part" -v s="$system" -v g="$setting" -v c="$case" \
-      '$2 == p && $3 == s && $4 == g && $5 == c && $7 > m { m = $7 } END { printf "%.0f", m / 1024 }' "$raw")
     # shellcheck disable=SC2086
     printf '%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\n' "$part" "$system" "$setting" "$case" \
       "$(heed_median $values)" "$(echo "$values" | sort -g | head -n 1)" \

@@ -119,11 +119,15 @@ def speed_section(path, flops_per_token):
         if found:
             peaks[precision] = float(found.group(1))
 
+    def marian_f32(r):
+        """Marian f32's row of r's part and case, or None."""
+        return next((b for b in rows if b["part"] == r["part"] and b["case"] == r["case"]
+                     and b["system"] == "marian" and b["setting"] == "f32"), None)
+
     def against_marian(r):
         """This row's median over Marian's in the same part, case and f32 (× it), or —."""
-        base = [b for b in rows if b["part"] == r["part"] and b["case"] == r["case"]
-                and b["system"] == "marian" and b["setting"] == "f32"]
-        return f"{int(r['tokens_per_s']) / int(base[0]['tokens_per_s']):.2f}×" if base else "—"
+        base = marian_f32(r)
+        return f"{int(r['tokens_per_s']) / int(base['tokens_per_s']):.2f}×" if base else "—"
 
     out += ["", "Training (target tokens/s, median over interleaved rounds (min–max); × Marian's; "
             "the matrix products' FLOP/s (3× the forward FLOPs per target token above: the backward "
@@ -138,17 +142,19 @@ def speed_section(path, flops_per_token):
         out.append(f"| {NAMES.get(r['system'], r['system'])} | {r['setting']} | {r['case'][1:]} | "
                    f"{int(r['tokens_per_s']):,} ({int(r['tokens_per_s_min']):,}–{int(r['tokens_per_s_max']):,}) | "
                    f"{against_marian(r)} | {gflops:.1f} | {share} | {int(r['peak_rss_mib']):,} MiB |")
+    def measured(r, key):
+        """r's KEY, or None where the summary has none (training rows, an older summary)."""
+        value = r.get(key) if r else None
+        return None if value in ("-", "", None) else value
+
     def time_against_marian(r):
         """Marian f32's seconds for the same input over this row's (× faster), or —."""
-        base = [b for b in rows if b["part"] == r["part"] and b["case"] == r["case"]
-                and b["system"] == "marian" and b["setting"] == "f32"]
-        if not base or r.get("seconds", "-") in ("-", "") or base[0].get("seconds", "-") in ("-", ""):
-            return "—"
-        return f"{float(base[0]['seconds']) / float(r['seconds']):.2f}×"
+        mine, base = measured(r, "seconds"), measured(marian_f32(r), "seconds")
+        return f"{float(base) / float(mine):.2f}×" if mine and base else "—"
 
     def cell(r, key, fmt):
-        value = r.get(key, "-")
-        return "—" if value in ("-", "", None) else fmt(value)
+        value = measured(r, key)
+        return fmt(value) if value else "—"
 
     out += ["", "Decoding test2016 (output tokens + one `</s>` a sentence per second of the whole process, "
             "model load included; median (min–max); × Marian's f32; the median seconds of the whole "
