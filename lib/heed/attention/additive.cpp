@@ -50,6 +50,8 @@ class AdditiveAttention : public ScoredAttention {
   }
 
  protected:
+  bool shares_key_side() const override { return true; }
+
   void precompute(bool training) override {
     projected_.resize(Shape{source_length(), batch(), dim_});
     key_linear_.forward(keys_, projected_);  // U h_s + b
@@ -77,8 +79,12 @@ class AdditiveAttention : public ScoredAttention {
     Tensor& wq = tape ? tape->slot(0) : wq_;
     wq.resize(Shape{query.dim(0), batch(), dim_});
     query_linear_.forward(query, wq);
-    additive_scores(score_shape(wq), wq.data(), projected_.data(), scored_v(), spans,
-                    scores.data());
+    AdditiveScoreShape shape = score_shape(wq);
+    if (grouped()) {  // a sentence's hypotheses read its one U h + b
+      shape.key_rows = key_slot_rows().data();
+      shape.key_batch = projected_.dim(1);
+    }
+    additive_scores(shape, wq.data(), projected_.data(), scored_v(), spans, scores.data());
   }
 
   void score_backward(AttentionTape& tape, const Tensor& d_scores, Tensor& d_query) override {

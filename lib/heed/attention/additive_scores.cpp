@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "heed/common/check.h"
 #include "heed/common/simd.h"
 
 namespace heed::attention {
@@ -46,13 +47,15 @@ HEED_INLINE void score_block_body(const AdditiveScoreShape& shape, const float* 
                                   const float* p_all, const float* v, const Span* spans, int64_t b,
                                   int64_t s0, int64_t s1, float* scores) {
   const int64_t n = shape.batch, s_len = shape.source, a = shape.dim;
+  const int64_t p_n = shape.key_rows ? shape.key_batch : n;
+  const int64_t p_b = shape.key_rows ? shape.key_rows[b] : b;
   for (int64_t t = 0; t < shape.queries; ++t) {
     const int64_t row = b * shape.queries + t;
     const float* wq = wq_all + (t * n + b) * a;
     float* out = scores + row * s_len;
     const int64_t lo = std::max(s0, spans[row].begin), hi = std::min(s1, spans[row].end);
     for (int64_t s = s0; s < s1; ++s) {
-      out[s] = s < lo || s >= hi ? 0.f : score_one(wq, p_all + (s * n + b) * a, v, a);
+      out[s] = s < lo || s >= hi ? 0.f : score_one(wq, p_all + (s * p_n + p_b) * a, v, a);
     }
   }
 }
@@ -165,6 +168,7 @@ void additive_scores(const AdditiveScoreShape& shape, const float* wq, const flo
 void additive_scores_backward(const AdditiveScoreShape& shape, const float* wq, const float* p,
                               const float* v, const std::vector<Span>& spans, const float* d_scores,
                               float* d_wq, float* d_p, float* dv) {
+  HEED_CHECK(shape.key_rows == nullptr, "additive scores: a shared key side has no backward");
   const Variant& kernel = variant();
   const int64_t n = shape.batch, a = shape.dim;
   // One dv per sentence, summed in sentence order afterwards: the same sums whatever the thread

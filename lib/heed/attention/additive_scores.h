@@ -21,6 +21,11 @@ struct AdditiveScoreShape {
   int64_t batch = 0;    // N
   int64_t source = 0;   // S
   int64_t dim = 0;      // A
+  // Decoding with a key side shared by a sentence's hypotheses (scored_attention.h): p is
+  // [S, key_batch, A] and row b reads its column key_rows[b]. Null: p is [S, N, A], row b reads
+  // column b (the backward's only layout).
+  const int64_t* key_rows = nullptr;
+  int64_t key_batch = 0;
 };
 
 // scores [N, T, S]: e inside each row's span (row b·T + t), 0 outside.

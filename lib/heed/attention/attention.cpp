@@ -56,23 +56,39 @@ void KeySideRows::reset(size_t rows) {
   prepared_rows_ = rows;
   origins_.resize(rows);
   for (size_t i = 0; i < rows; ++i) origins_[i] = int64_t(i);
+  slot_origins_ = origins_;
+  row_slots_ = origins_;
+  largest_group_ = 1;
 }
 
-const KeySelection& KeySideRows::select(const std::vector<int64_t>& rows, bool owned) {
+const KeySelection& KeySideRows::select(const std::vector<int64_t>& rows, bool owned, bool shared) {
   new_origins_.resize(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) new_origins_[i] = origins_[size_t(rows[i])];
-  plan_.moved = new_origins_ != origins_;
-  if (!plan_.moved) return plan_;
-  last_row_of_origin_.assign(prepared_rows_, -1);
-  for (size_t j = 0; j < origins_.size(); ++j)
-    last_row_of_origin_[size_t(origins_[j])] = int64_t(j);
-  plan_.rows.resize(rows.size());
-  plan_.in_place = owned;
+  new_slot_origins_.clear();
+  row_slots_.resize(rows.size());
+  largest_group_ = 1;
+  int64_t group = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
-    plan_.rows[i] = last_row_of_origin_[size_t(new_origins_[i])];
-    plan_.in_place = plan_.in_place && plan_.rows[i] >= int64_t(i);
+    if (!shared || i == 0 || new_origins_[i] != new_origins_[i - 1]) {
+      new_slot_origins_.push_back(new_origins_[i]);
+      group = 0;
+    }
+    row_slots_[i] = int64_t(new_slot_origins_.size()) - 1;
+    largest_group_ = std::max(largest_group_, ++group);
   }
   std::swap(origins_, new_origins_);
+  plan_.moved = new_slot_origins_ != slot_origins_;
+  if (!plan_.moved) return plan_;
+  last_slot_of_origin_.assign(prepared_rows_, -1);
+  for (size_t j = 0; j < slot_origins_.size(); ++j)
+    last_slot_of_origin_[size_t(slot_origins_[j])] = int64_t(j);
+  plan_.rows.resize(new_slot_origins_.size());
+  plan_.in_place = owned;
+  for (size_t j = 0; j < new_slot_origins_.size(); ++j) {
+    plan_.rows[j] = last_slot_of_origin_[size_t(new_slot_origins_[j])];
+    plan_.in_place = plan_.in_place && plan_.rows[j] >= int64_t(j);
+  }
+  std::swap(slot_origins_, new_slot_origins_);
   return plan_;
 }
 
@@ -128,6 +144,7 @@ void ScoredAttention::prepare(const Tensor& keys, const std::vector<int64_t>& le
   keys_ = keys.view(keys.shape());
   key_buffer_ = -1;
   key_rows_.reset(lengths.size());
+  grouped_ = false;
   lengths_ = lengths;
   training_ = training;
   if (training) {
@@ -142,6 +159,7 @@ void ScoredAttention::forward(const Tensor& query, int64_t step, Tensor& context
                               AttentionTape* tape) {
   const int64_t tq = query.dim(0), n = batch(), s = source_length();
   HEED_CHECK(query.dim(1) == n && query.dim(2) == config_.query_size, "attention: query shape");
+  HEED_CHECK(!grouped_ || tq == 1, "attention: a shared key side takes one query per row");
   AttentionTape& t = tape ? *tape : inference_;
   t.step = step;
   Tensor& a = tape ? tape->weights : scores_;
@@ -172,6 +190,8 @@ void ScoredAttention::forward(const Tensor& query, int64_t step, Tensor& context
   if (window_ >= 0) {
     // Only the window's keys: the per-step cost does not grow with the source length.
     windowed_context(a, t.spans, context);
+  } else if (grouped_) {
+    grouped_product(context_mm_, a, MatrixRef::time_major(keys_), context, key_side_options());
   } else {
     context_mm_.run(MatrixRef::of(a), MatrixRef::time_major(keys_), MatrixRef::time_major(context),
                     key_side_options());
@@ -264,7 +284,9 @@ void ScoredAttention::finish_backward(Tensor& d_keys) {
 void ScoredAttention::select(const std::vector<int64_t>& rows) {
   select_lengths(lengths_, rows, selected_lengths_);
   // The caller's keys are never written: in place only in a buffer of this object's.
-  const KeySelection& keys = key_rows_.select(rows, /*owned=*/key_buffer_ >= 0);
+  const bool shared = shares_key_side();
+  HEED_CHECK(!shared || window_ < 0, "attention: a windowed mechanism cannot share its key side");
+  const KeySelection& keys = key_rows_.select(rows, /*owned=*/key_buffer_ >= 0, shared);
   if (keys.moved && keys.in_place) {
     Tensor& buffer = key_buffers_[key_buffer_];
     keys_ = Tensor();  // the buffer's only owner again, so that it shrinks where it is
@@ -280,8 +302,35 @@ void ScoredAttention::select(const std::vector<int64_t>& rows) {
     key_buffer_ = target;
   }
   training_ = false;
+  grouped_ = shared;
   select_precomputed(rows, keys);
   if (keys.moved) keys_changed();
+}
+
+void ScoredAttention::grouped_product(onednn::MatMul& mm, const Tensor& x, const MatrixRef& b,
+                                      Tensor& out, const MatMulOptions& options) {
+  const std::vector<int64_t>& slots = key_rows_.row_slots();
+  const int64_t rows = batch(), j_count = keys_.dim(1), g = key_rows_.largest_group();
+  const int64_t width = x.numel() / std::max<int64_t>(rows, 1), c = b.cols;
+  HEED_CHECK(x.numel() == rows * width && b.batch == j_count && b.rows == width,
+             "attention: grouped product shapes");
+  padded_in_.resize(Shape{j_count, g, width});
+  padded_in_.zero();
+  padded_out_.resize(Shape{j_count, g, c});
+  // A slot's rows follow each other (KeySideRows): row i is place i − first of its slot.
+  int64_t first = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    if (i > 0 && slots[size_t(i)] != slots[size_t(i - 1)]) first = i;
+    std::memcpy(padded_in_.data() + (slots[size_t(i)] * g + i - first) * width,
+                x.data() + i * width, sizeof(float) * size_t(width));
+  }
+  mm.run(MatrixRef::of(padded_in_), b, MatrixRef::of(padded_out_), options);
+  first = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    if (i > 0 && slots[size_t(i)] != slots[size_t(i - 1)]) first = i;
+    std::memcpy(out.data() + i * c, padded_out_.data() + (slots[size_t(i)] * g + i - first) * c,
+                sizeof(float) * size_t(c));
+  }
 }
 
 ProductAttention::ProductAttention(std::string name, const AttentionConfig& config, float alpha)
@@ -295,6 +344,12 @@ void ProductAttention::score(const Tensor& query, int64_t, const std::vector<Spa
                              AttentionTape*) {
   MatMulOptions options = key_side_options();
   options.alpha = alpha_;
+  if (grouped()) {
+    HEED_CHECK(query.dim(0) == 1, "attention: a shared key side takes one query per row");
+    grouped_product(score_mm_, query, MatrixRef::time_major(projected_keys()).transposed(), scores,
+                    options);
+    return;
+  }
   score_mm_.run(MatrixRef::time_major(query), MatrixRef::time_major(projected_keys()).transposed(),
                 MatrixRef::of(scores), options);
 }

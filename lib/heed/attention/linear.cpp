@@ -198,7 +198,7 @@ class LinearAttention : public Attention {
 
   void select(const std::vector<int64_t>& rows) override {
     select_lengths(lengths_, rows, selected_lengths_);
-    const KeySelection& keys = key_rows_.select(rows, /*owned=*/true);
+    const KeySelection& keys = key_rows_.select(rows, /*owned=*/true, /*shared=*/false);
     select_key_side(sums_, keys, select_scratch_);
     select_key_side(normaliser_, keys, select_scratch_);
     select_key_side(phi_keys_, keys, select_scratch_);

@@ -160,7 +160,7 @@ class MultiHeadAttention : public Attention {
 
   void select(const std::vector<int64_t>& rows) override {
     select_lengths(lengths_, rows, selected_lengths_);
-    const KeySelection& keys = key_rows_.select(rows, /*owned=*/true);
+    const KeySelection& keys = key_rows_.select(rows, /*owned=*/true, /*shared=*/false);
     select_key_side(keys_p_, keys, select_scratch_);
     select_key_side(values_p_, keys, select_scratch_);
     training_ = false;

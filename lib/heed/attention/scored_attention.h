@@ -18,31 +18,41 @@ namespace heed::attention {
 // hypotheses in a beam search — so it is copied only when that layout changes (a sentence
 // starts its beam or finishes), and then within its own buffer where it can be: a beam of 5 over
 // 64 sentences otherwise held the keys twice (the old rows and the new) and copied them at
-// every step.
+// every step. The key side is held in slots: one per row, or, for a mechanism that shares it
+// (ScoredAttention::shares_key_side), one per run of rows of one origin — a sentence's beam then
+// reads one copy of its keys, not one per hypothesis.
 struct KeySelection {
-  bool moved = false;         // false: every row keeps its key side, nothing is copied
-  bool in_place = false;      // rows[i] >= i for every i: copied forward within the buffer
-  std::vector<int64_t> rows;  // for each new row, the old row whose key side it takes
+  bool moved = false;         // false: every slot keeps its key side, nothing is copied
+  bool in_place = false;      // rows[j] >= j for every j: copied forward within the buffer
+  std::vector<int64_t> rows;  // for each new slot, the old slot whose key side it takes
 };
-// t [S, N, C] becomes its rows selected by selection: nothing when it has not moved; in t's own
+// t [S, N, C] becomes its slots selected by selection: nothing when it has not moved; in t's own
 // buffer when in place; else through scratch (swapped with t). t must be owned by the caller
 // and not viewed elsewhere.
 void select_key_side(tensor::Tensor& t, const KeySelection& selection, tensor::Tensor& scratch);
 
-// The row of prepare() each current row descends from, and what a select() must do to the key
-// side: each new row takes the key side of the last old row of its origin, the latest place it
-// can be read from, so that a beam that only shrinks is copied forward in place.
+// The row of prepare() each current row descends from, the key-side slot each row reads, and
+// what a select() must do to the key side: each new slot takes the key side of the last old slot
+// of its origin, the latest place it can be read from, so that a beam that only shrinks is copied
+// forward in place.
 class KeySideRows {
  public:
-  // prepare(): rows rows, each its own origin.
+  // prepare(): rows rows, each its own origin and slot.
   void reset(size_t rows);
   // The plan for select(rows) (rows checked by select_lengths first); in place only where the
-  // caller owns the key side's buffers (owned).
-  const KeySelection& select(const std::vector<int64_t>& rows, bool owned);
+  // caller owns the key side's buffers (owned); shared: the rows of a run of one origin read one
+  // slot (else one slot per row).
+  const KeySelection& select(const std::vector<int64_t>& rows, bool owned, bool shared);
+  // Each row's slot, and the most rows any slot has.
+  const std::vector<int64_t>& row_slots() const { return row_slots_; }
+  int64_t largest_group() const { return largest_group_; }
 
  private:
-  std::vector<int64_t> origins_, new_origins_, last_row_of_origin_;
+  std::vector<int64_t> origins_, new_origins_;            // per row
+  std::vector<int64_t> slot_origins_, new_slot_origins_;  // per slot
+  std::vector<int64_t> row_slots_, last_slot_of_origin_;
   size_t prepared_rows_ = 0;
+  int64_t largest_group_ = 1;
   KeySelection plan_;
 };
 
@@ -95,6 +105,20 @@ class ScoredAttention : public Attention {
   virtual void weights_formed(const tensor::Tensor& /*weights*/, AttentionTape* /*tape*/) {}
   virtual void weights_backward(AttentionTape& /*tape*/, tensor::Tensor& /*d_weights*/) {}
 
+  // Decoding (after select()): whether the mechanism reads its key side by slot, a sentence's
+  // hypotheses sharing one (KeySideRows), through key_slot_rows() or grouped_product(). Then
+  // keys_ and what select_precomputed gathers are [S, J, ·] over the J slots, not the rows.
+  virtual bool shares_key_side() const { return false; }
+  // Whether the key side is held by slot now (a select() of a sharing mechanism since prepare()).
+  bool grouped() const { return grouped_; }
+  // Grouped: each row's slot.
+  const std::vector<int64_t>& key_slot_rows() const { return key_rows_.row_slots(); }
+  // Grouped, one query per row: out's row i (of [rows, C] rows, the layout of [1, N, C] and
+  // [N, 1, C] alike) = x's row i (of [rows, X]) times matrix slot(i) of b (J matrices [X, C]).
+  // The rows of a slot are multiplied as one matrix, padded to the largest group.
+  void grouped_product(onednn::MatMul& mm, const tensor::Tensor& x, const onednn::MatrixRef& b,
+                       tensor::Tensor& out, const onednn::MatMulOptions& options);
+
   // Options for a product whose B operand is key-side: outside training it stays the same over
   // the steps of a batch, so it is packed (and converted to bf16) once, not at every step.
   onednn::MatMulOptions key_side_options() const {
@@ -103,7 +127,9 @@ class ScoredAttention : public Attention {
     return options;
   }
 
-  int64_t batch() const { return keys_.dim(1); }
+  // The rows (queries per step); the key side's slots are keys_.dim(1), the same until a
+  // sharing mechanism's select().
+  int64_t batch() const { return int64_t(lengths_.size()); }
   int64_t source_length() const { return keys_.dim(0); }
 
   AttentionConfig config_;
@@ -126,6 +152,8 @@ class ScoredAttention : public Attention {
   tensor::Tensor key_buffers_[2];
   int key_buffer_ = -1;
   KeySideRows key_rows_;
+  bool grouped_ = false;
+  tensor::Tensor padded_in_, padded_out_;  // grouped_product's [J, G, ·] operands
   std::vector<int64_t> selected_lengths_;
   tensor::Tensor scores_, d_weights_;
   std::vector<float> d_centres_;
@@ -149,6 +177,7 @@ class ProductAttention : public ScoredAttention {
   virtual const tensor::Tensor& projected_keys() const { return keys_; }
   // Where d P accumulates.
   virtual tensor::Tensor& projected_grad() { return d_keys_; }
+  bool shares_key_side() const override { return true; }
   void precompute(bool) override {}
   void score(const tensor::Tensor& query, int64_t step, const std::vector<Span>& spans,
              tensor::Tensor& scores, AttentionTape* tape) override;

@@ -14,6 +14,7 @@
 
 #include "heed/attention/feed_forward_pool.h"
 #include "heed/attention/registry.h"
+#include "heed/attention/scored_attention.h"
 #include "heed/common/error.h"
 #include "heed/onednn/context.h"
 #include "heed/tensor/tensor_ops.h"
@@ -685,6 +686,41 @@ TEST_CASE("attention: select() reorders the prepared rows for beam search", "[at
     }
     CHECK(heed::tensor::max_abs_diff(keys, keys_before) == 0);  // the caller's keys untouched
   }
+}
+
+TEST_CASE("attention: a beam's hypotheses share their sentence's key side", "[attention][fast]") {
+  using heed::attention::KeySelection;
+  using heed::attention::KeySideRows;
+  using Rows = std::vector<int64_t>;
+  KeySideRows shared;
+  shared.reset(3);
+  // The beam starts (each sentence's row becomes 2): the key side stays where it is, one slot a
+  // sentence, which its hypotheses read.
+  const KeySelection& start = shared.select({0, 0, 1, 1, 2, 2}, /*owned=*/false, /*shared=*/true);
+  CHECK_FALSE(start.moved);
+  CHECK(shared.row_slots() == Rows{0, 0, 1, 1, 2, 2});
+  CHECK(shared.largest_group() == 2);
+  // Reordered within each sentence: nothing moves.
+  CHECK_FALSE(shared.select({1, 0, 3, 2, 5, 4}, false, true).moved);
+  // Sentence 1 finishes: its slot goes, sentence 2's moves forward (in place when owned).
+  const KeySelection& finished = shared.select({0, 1, 4, 5}, /*owned=*/true, true);
+  CHECK(finished.moved);
+  CHECK(finished.in_place);
+  CHECK(finished.rows == Rows{0, 2});
+  CHECK(shared.row_slots() == Rows{0, 0, 1, 1});
+  // Rows of one origin apart from each other: a slot for each run.
+  const KeySelection& apart = shared.select({0, 2, 1}, false, true);
+  CHECK(apart.moved);
+  CHECK(apart.rows == Rows{0, 1, 0});
+  CHECK(shared.row_slots() == Rows{0, 1, 2});
+
+  // Not shared: a slot for each row, the beam's start copies the key side.
+  KeySideRows per_row;
+  per_row.reset(3);
+  const KeySelection& copied = per_row.select({0, 0, 1, 1, 2, 2}, false, /*shared=*/false);
+  CHECK(copied.moved);
+  CHECK(copied.rows == Rows{0, 0, 1, 1, 2, 2});
+  CHECK(per_row.largest_group() == 1);
 }
 
 TEST_CASE("attention: bf16 precision is close to f32", "[attention][fast]") {
