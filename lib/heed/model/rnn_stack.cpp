@@ -1,5 +1,6 @@
 #include "heed/model/rnn_stack.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "heed/tensor/tensor_ops.h"
@@ -179,16 +180,30 @@ void RnnStack::select(const std::vector<int64_t>& rows) {
   }
 }
 
+// A search step runs each layer over at most kStepRows rows at a time: oneDNN's RNN scratchpad
+// grows with the rows it is given (72 KB a row for a 512-unit LSTM fed 1,280 inputs, bf16),
+// and over all of a beam of 5 on a batch of 64 (320 rows, 23 MB) it was the largest buffer of a
+// translation; 128 rows a run bound it whatever the beam and batch, still rows enough for
+// the gate products to run at full width.
+constexpr int64_t kStepRows = 128;
+
 void RnnStack::step(const Tensor& x0) {
   const int64_t r = x0.dim(1);
   for (size_t l = 0; l < rnns_.size(); ++l) {
-    const Tensor x = l == 0 ? x0.view(x0.shape()) : as_step(h_[l - 1]);
+    const Tensor x = l == 0 ? x0.view(Shape{r, x0.dim(2)}) : h_[l - 1].view(h_[l - 1].shape());
     h_next_[l].resize(Shape{r, hidden_});
     if (lstm_) c_next_[l].resize(Shape{r, hidden_});
-    Tensor y = as_step(h_next_[l]);
-    const onednn::RnnInputs in{&x, &h_[l], lstm_ ? &c_[l] : nullptr};
-    const onednn::RnnOutputs o{&y, nullptr, lstm_ ? &c_next_[l] : nullptr};
-    rnns_[l].forward_inference(in, o);
+    for (int64_t r0 = 0; r0 < r; r0 += kStepRows) {
+      const int64_t r1 = std::min(r, r0 + kStepRows);
+      const Tensor x_rows = as_step(x.slice(r0, r1));
+      const Tensor h_rows = h_[l].slice(r0, r1);
+      const Tensor c_rows = lstm_ ? c_[l].slice(r0, r1) : Tensor();
+      Tensor y_rows = as_step(h_next_[l].slice(r0, r1));
+      Tensor c_next_rows = lstm_ ? c_next_[l].slice(r0, r1) : Tensor();
+      const onednn::RnnInputs in{&x_rows, &h_rows, lstm_ ? &c_rows : nullptr};
+      const onednn::RnnOutputs o{&y_rows, nullptr, lstm_ ? &c_next_rows : nullptr};
+      rnns_[l].forward_inference(in, o);
+    }
     std::swap(h_[l], h_next_[l]);
     if (lstm_) std::swap(c_[l], c_next_[l]);
   }

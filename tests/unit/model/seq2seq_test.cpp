@@ -436,38 +436,46 @@ TEST_CASE("seq2seq: initialize() honours a parameter's fixed initial value", "[m
 TEST_CASE("seq2seq: search steps score a target as teacher forcing does, for every decoder",
           "[model][fast]") {
   heed::onednn::set_threads(1);
-  const Batch batch = make_batch({4, 2, 3}, {3, 1, 2}, 11, 9, 13);
-  for (const Variant& v : kVariants) {
-    // A key-side precomputation, a context of width A ≠ K, and a mechanism that keeps state.
-    for (const char* attention : {"general", "multi-head", "coverage"}) {
-      Seq2Seq model(tiny_config(attention, v.decoder, v.feeding, heed::model::CellType::kLstm));
-      model.initialize(14, 0.4f);
-      LossOptions eval;
-      eval.training = false;
-      eval.backward = false;
-      heed::Rng rng = heed::make_rng(1);
-      const double forced = model.loss(batch, eval, rng).loss;
-      model.encoder().forward(batch.src.data(), batch.src_lengths, batch.size, batch.src_len,
-                              /*training=*/false, nullptr);
-      model.decoder().begin(model.encoder().keys(), batch.src_lengths, model.encoder().finals());
-      double stepped = 0;
-      heed::tensor::Tensor out, log_probs;
-      std::vector<int32_t> tokens(size_t(batch.size));
-      for (int64_t t = 0; t < batch.tgt_len; ++t) {
-        for (int64_t b = 0; b < batch.size; ++b) {
-          tokens[size_t(b)] = batch.tgt_in[size_t(b * batch.tgt_len + t)];
+  // Three sentences; and 300, more rows than a search step gives the RNN in one run (128).
+  std::vector<int64_t> many_sources, many_targets;
+  for (int64_t i = 0; i < 300; ++i) {
+    many_sources.push_back(1 + i % 5);
+    many_targets.push_back(1 + i % 3);
+  }
+  for (const Batch& batch : {make_batch({4, 2, 3}, {3, 1, 2}, 11, 9, 13),
+                             make_batch(many_sources, many_targets, 11, 9, 15)}) {
+    for (const Variant& v : kVariants) {
+      // A key-side precomputation, a context of width A ≠ K, and a mechanism that keeps state.
+      for (const char* attention : {"general", "multi-head", "coverage"}) {
+        Seq2Seq model(tiny_config(attention, v.decoder, v.feeding, heed::model::CellType::kLstm));
+        model.initialize(14, 0.4f);
+        LossOptions eval;
+        eval.training = false;
+        eval.backward = false;
+        heed::Rng rng = heed::make_rng(1);
+        const double forced = model.loss(batch, eval, rng).loss;
+        model.encoder().forward(batch.src.data(), batch.src_lengths, batch.size, batch.src_len,
+                                /*training=*/false, nullptr);
+        model.decoder().begin(model.encoder().keys(), batch.src_lengths, model.encoder().finals());
+        double stepped = 0;
+        heed::tensor::Tensor out, log_probs;
+        std::vector<int32_t> tokens(size_t(batch.size));
+        for (int64_t t = 0; t < batch.tgt_len; ++t) {
+          for (int64_t b = 0; b < batch.size; ++b) {
+            tokens[size_t(b)] = batch.tgt_in[size_t(b * batch.tgt_len + t)];
+          }
+          model.decoder().step(tokens.data(), out, nullptr);
+          REQUIRE(out.dim(1) == model.decoder().output_size());
+          model.output().log_probs(out, log_probs);
+          for (int64_t b = 0; b < batch.size; ++b) {
+            if (t >= batch.tgt_lengths[size_t(b)]) continue;
+            const int32_t y = batch.tgt_out[size_t(b * batch.tgt_len + t)];
+            stepped -= double(log_probs.data()[b * model.config().tgt_vocab_size + y]);
+          }
         }
-        model.decoder().step(tokens.data(), out, nullptr);
-        REQUIRE(out.dim(1) == model.decoder().output_size());
-        model.output().log_probs(out, log_probs);
-        for (int64_t b = 0; b < batch.size; ++b) {
-          if (t >= batch.tgt_lengths[size_t(b)]) continue;
-          const int32_t y = batch.tgt_out[size_t(b * batch.tgt_len + t)];
-          stepped -= double(log_probs.data()[b * model.config().tgt_vocab_size + y]);
-        }
+        INFO(attention << " " << v.name << ", " << batch.size << " sentences");
+        CHECK(stepped == Approx(forced).epsilon(1e-5));
       }
-      INFO(attention << " " << v.name);
-      CHECK(stepped == Approx(forced).epsilon(1e-5));
     }
   }
 }
