@@ -2,10 +2,10 @@
 # The quality study heed beside Marian (experiments/marian/Snakefile) planned, not run (Marian
 # is not built in CI, and a dry run needs none of its binaries): on the embedded sample, two
 # seeds plan a training per heed system, budget and seed through the recipe's rule and one per
-# budget and seed of Marian's, its vocabularies and test2016's BPE, and a comparison per budget
-# and search; quick=1 loads quick.yaml (40 updates, warm-up 10, a minute, the first 40 test
+# budget and seed of Marian's, one run of the probe (Marian at its default rate), its
+# vocabularies and test2016's BPE, and a comparison per budget and search; quick=1 loads quick.yaml (40 updates, warm-up 10, a minute, the first 40 test
 # sentences) under the command line's settings; one seed plans no comparison; a system that
-# bench/peers/marian/systems.yaml lacks is refused; a second Marian system trains in its own
+# bench/peers/marian/systems.yaml lacks, or one both compared and a probe, is refused; a second Marian system trains in its own
 # folder with its own options; the raw corpus's times do not redo its preparation; partial=1 plans the rows of the runs done
 # and nothing else; systems.py gives the speed bench the same architectures. Skipped (77) without snakemake.
 #   tests/cli/marian_workflow.sh BIN_DIR SOURCE_DIR
@@ -19,10 +19,16 @@ study=(snakemake -s "$ROOT/experiments/marian/Snakefile" -d "$TMP/wd"
 config=(bin="$BIN" data="$C" work="$TMP/work" marian="$TMP/no-marian" results="$TMP/results")
 count() { grep -cE "^(local)?(rule|checkpoint) $1:" "$TMP/out"; }  # RULE: its planned jobs
 
-# The plan: 2 heed systems × 2 budgets × 2 seeds, 2 Marian systems the same, a comparison per budget and search.
+# The plan: 2 heed systems × 2 budgets × 2 seeds, Marian at heed's rate the same, the probe once
+# (seed 1, updates), a comparison per budget and search.
 expect_exit 0 plan -- "${study[@]}" --config "${config[@]}" 'seeds=[1, 2]'
 expect_eq heed-trainings "$(count multi30k_train)" 8
-expect_eq marian-trainings "$(count marian_train)" 8
+expect_eq marian-trainings "$(count marian_train)" 5
+for f in marian/minutes/s1/train.done marian/updates/s2/train.done; do
+  grep -q "$TMP/work/$f" "$TMP/out" && fail "plan: the probe runs $f" || ok
+done
+grep -q "$TMP/work/marian-lr0.001/minutes/s2/train.done" "$TMP/out" && ok ||
+  fail "plan: no marian-lr0.001/minutes/s2"
 expect_eq vocabularies "$(count marian_vocab)" 2
 expect_eq test-bpe "$(count marian_test_bpe)" 1
 expect_eq comparisons "$(count compare)" 4
@@ -47,28 +53,32 @@ grep -q "$TMP/work/test2016-first40.bpe.de" "$TMP/out" && ok || fail "quick: no 
 expect_exit 0 one-seed -- "${study[@]}" --config "${config[@]}" 'seeds=[1]'
 expect_eq one-seed-comparisons "$(count compare)" 0
 expect_exit 0 heed-only -- "${study[@]}" --config "${config[@]}" 'systems=[heed-recipe, heed-marian-like]' \
-  'seeds=[1, 2]'
+  'probes=[]' 'seeds=[1, 2]'
 expect_eq heed-only-marian "$(grep -cE '^(local)?rule marian_' "$TMP/out")" 0
 expect_eq heed-only-comparisons "$(count compare)" 4
 
 # partial=1: the rows made so far and nothing else (a study under way): none yet, then one.
 expect_exit 0 partial-none -- "${study[@]}" rows --config "${config[@]}" 'seeds=[1, 2]' partial=1
 expect_eq partial-none-trainings "$(grep -cE '^(local)?(rule|checkpoint) (multi30k_train|marian_train):' "$TMP/out")" 0
-grep -q "# runs done: 0 of 16" "$TMP/out" && ok || fail "partial: no '0 of 16' in the rows job"
+grep -q "# runs done: 0 of 13" "$TMP/out" && ok || fail "partial: no '0 of 13' in the rows job"
+grep -q "# probes (one run each, not compared): marian" "$TMP/out" && ok ||
+  fail "partial: the rows' header does not name the probe"
+grep -q "# heed binaries: \$($BIN/heed-train --version" "$TMP/out" && ok ||
+  fail "partial: the rows' header does not ask the study's heed-train its version"
 mkdir -p "$TMP/work/marian/updates/s1"
 printf 'updates\tmarian\t1\t40\t1.0\t99.0\t1.00\t1.10\n' > "$TMP/work/marian/updates/s1/test2016.row"
 expect_exit 0 partial-one -- "${study[@]}" rows --config "${config[@]}" 'seeds=[1, 2]' partial=1
-grep -q "# runs done: 1 of 16" "$TMP/out" && ok || fail "partial: no '1 of 16' in the rows job"
+grep -q "# runs done: 1 of 13" "$TMP/out" && ok || fail "partial: no '1 of 13' in the rows job"
 rm -r "$TMP/work/marian"
 # A rows.tsv already there (partial=1's, newer than every row) does not hide the runs to do.
 mkdir -p "$TMP/results" && touch "$TMP/results/rows.tsv"
 expect_exit 0 after-partial -- "${study[@]}" --config "${config[@]}" 'seeds=[1]'
-expect_eq after-partial-trainings "$(count multi30k_train) $(count marian_train)" "4 4"
+expect_eq after-partial-trainings "$(count multi30k_train) $(count marian_train)" "4 3"
 rm "$TMP/results/rows.tsv"
 # A second Marian system (its own options after the architecture): its runs in WORK/SYSTEM/,
 # its learning rate given to Marian, its row named by it, and the first's runs untouched.
 expect_exit 0 marian-systems -- "${study[@]}" --config "${config[@]}" 'systems=[marian, marian-lr0.001]' \
-  'seeds=[1]' 'modes=[updates]'
+  'probes=[]' 'seeds=[1]' 'modes=[updates]'
 expect_eq marian-systems-trainings "$(count marian_train)" 2
 for f in marian/updates/s1/train.done marian-lr0.001/updates/s1/train.done; do
   grep -q "$TMP/work/$f" "$TMP/out" && ok || fail "marian systems: no $f"
@@ -89,6 +99,9 @@ expect_eq ancient-data-jobs "$(count multi30k_prepare) $(count marian_test_bpe)"
 expect_exit 1 unknown-system -- "${study[@]}" --config "${config[@]}" 'systems=[marian, nope]'
 grep -q "marian: systems: no system 'nope'" "$TMP/err" "$TMP/out" && ok ||
   fail "unknown system: $(tail -3 "$TMP/err")"
+expect_exit 1 probe-compared -- "${study[@]}" --config "${config[@]}" 'systems=[marian, heed-recipe]'
+grep -q "marian: a system is either compared (systems) or a probe (probes)" "$TMP/err" "$TMP/out" &&
+  ok || fail "probe compared: $(tail -3 "$TMP/err")"
 
 # The bench's architectures: the same file, heed's on the recipe's model options.
 systems=$ROOT/bench/peers/marian/systems.py

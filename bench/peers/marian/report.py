@@ -189,8 +189,8 @@ def quality_section(folder):
         out.append(f"**Status: {done.group(1)} of {done.group(2)} runs done** (the study is under "
                    "way: the rows below are the runs finished so far; no comparison until every "
                    "run of a budget is done).\n")
-    for key in ("date", "cpu", "heed", "marian", "updates", "marian options",
-                "other marian systems (their options)"):
+    for key in ("date", "cpu", "heed", "heed binaries", "marian", "updates", "marian options",
+                "other marian systems (their options)", "probes (one run each, not compared)"):
         if key in meta:
             out.append(f"- {key}: {meta[key]}")
     beam = re.search(r"\bbeam: (\d+)", meta.get("updates", ""))
