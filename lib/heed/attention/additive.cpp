@@ -50,8 +50,6 @@ class AdditiveAttention : public ScoredAttention {
   }
 
  protected:
-  bool shares_key_side() const override { return true; }
-
   void precompute(bool training) override {
     projected_.resize(Shape{source_length(), batch(), dim_});
     key_linear_.forward(keys_, projected_);  // U h_s + b
@@ -177,6 +175,7 @@ void register_additive() {
   info.aliases = {"mlp"};
   info.has_parameters = true;
   info.traits.keeps_unit_activations = true;
+  info.traits.shares_key_side = true;
   info.flops = additive_flops;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {

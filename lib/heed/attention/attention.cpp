@@ -131,6 +131,7 @@ void require_equal_sizes(const std::string& name, const AttentionConfig& config)
 ScoredAttention::ScoredAttention(std::string name, const AttentionConfig& config)
     : config_(config),
       name_(std::move(name)),
+      shares_key_side_(attention_info(name_).traits.shares_key_side),
       // The score and context products run in f32 at every precision: stepped (input feeding,
       // decoding) they are N products of one query row each, where the bf16 kernel and its
       // conversions took 2–3× the f32 time (docs/benchmarks.md, "bf16 attention products").

@@ -58,6 +58,10 @@ struct AttentionTraits {
   // Forms per-position weights on its way to the context. False for linear attention, whose
   // weights forward() computes only when they are asked for (alignment).
   bool position_weights = true;
+  // In a beam search a sentence's hypotheses read one copy of its key side (scored_attention.h
+  // KeySideRows): decoding memory grows with the sentences, not the hypotheses
+  // (decode/memory.cpp estimates from this).
+  bool shares_key_side = false;
   // Reads the query (false for ff-pool: one context per sentence, the same at every step).
   bool uses_query = true;
   // Its weights come from the shared normaliser, so --attention-normalizer applies.

@@ -104,6 +104,7 @@ class CosineAttention : public ProductAttention {
 void register_cosine() {
   AttentionInfo info;
   info.name = "cosine";
+  info.traits.shares_key_side = true;  // ProductAttention
   info.summary =
       "q·h/(|q| |h|) (AllenNLP cosine; no parameters; norms + 1e-13; needs query size = key "
       "size)";

@@ -7,6 +7,7 @@ namespace heed::attention {
 void register_dot() {
   AttentionInfo info;
   info.name = "dot";
+  info.traits.shares_key_side = true;  // ProductAttention
   info.summary = "q·h (Luong dot; no parameters; needs query size = key size)";
   info.flops = [](const AttentionShape& shape, const AttentionConfig& config) {
     AttentionFlops flops;

@@ -105,6 +105,7 @@ AttentionFlops general_flops(const AttentionShape& shape, const AttentionConfig&
 void register_general() {
   AttentionInfo info;
   info.name = "general";
+  info.traits.shares_key_side = true;  // ProductAttention
   info.summary = "q·W h (Luong general, bilinear; weight [Q, K])";
   info.has_parameters = true;
   info.options = {OptionSpec{"identity-init", true, 0, 0, 1,

@@ -17,6 +17,7 @@ void register_normed_additive() {
       "starting at sqrt(1/A), bias starting at 0)";
   info.has_parameters = true;
   info.traits.keeps_unit_activations = true;
+  info.traits.shares_key_side = true;
   info.flops = additive_flops;
   info.factory = [](const AttentionConfig& config, layers::ParameterStore& store,
                     const std::string& prefix) {

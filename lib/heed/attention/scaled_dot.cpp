@@ -61,6 +61,7 @@ class TemperatureDotAttention : public ProductAttention {
 void register_scaled_dot() {
   AttentionInfo info;
   info.name = "scaled-dot";
+  info.traits.shares_key_side = true;  // ProductAttention
   info.summary =
       "q·h/sqrt(K) (scaled dot product; no parameters, or log_temperature [1] with "
       "--learn-temperature; needs query size = key size)";

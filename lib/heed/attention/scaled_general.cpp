@@ -11,6 +11,7 @@ namespace heed::attention {
 void register_scaled_general() {
   AttentionInfo info;
   info.name = "scaled-general";
+  info.traits.shares_key_side = true;  // ProductAttention
   info.summary =
       "g·q·W h (TF scaled_luong: general times a learned scalar; weight [Q, K], scale [1] "
       "starting at 1)";

@@ -106,9 +106,10 @@ class ScoredAttention : public Attention {
   virtual void weights_backward(AttentionTape& /*tape*/, tensor::Tensor& /*d_weights*/) {}
 
   // Decoding (after select()): whether the mechanism reads its key side by slot, a sentence's
-  // hypotheses sharing one (KeySideRows), through key_slot_rows() or grouped_product(). Then
-  // keys_ and what select_precomputed gathers are [S, J, ·] over the J slots, not the rows.
-  virtual bool shares_key_side() const { return false; }
+  // hypotheses sharing one (KeySideRows), through key_slot_rows() or grouped_product() — its
+  // registry entry's trait. Then keys_ and what select_precomputed gathers are [S, J, ·] over
+  // the J slots, not the rows.
+  bool shares_key_side() const { return shares_key_side_; }
   // Whether the key side is held by slot now (a select() of a sharing mechanism since prepare()).
   bool grouped() const { return grouped_; }
   // Grouped: each row's slot.
@@ -147,6 +148,7 @@ class ScoredAttention : public Attention {
                                  const tensor::Tensor& d_context);
 
   std::string name_;
+  bool shares_key_side_;
   // select(): keys_ becomes a view of one of two owned buffers (ping-pong, so beam steps
   // allocate nothing once the shapes have been seen); -1 while keys_ views the caller's keys.
   tensor::Tensor key_buffers_[2];
@@ -177,7 +179,6 @@ class ProductAttention : public ScoredAttention {
   virtual const tensor::Tensor& projected_keys() const { return keys_; }
   // Where d P accumulates.
   virtual tensor::Tensor& projected_grad() { return d_keys_; }
-  bool shares_key_side() const override { return true; }
   void precompute(bool) override {}
   void score(const tensor::Tensor& query, int64_t step, const std::vector<Span>& spans,
              tensor::Tensor& scores, AttentionTape* tape) override;

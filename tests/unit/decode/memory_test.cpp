@@ -3,16 +3,20 @@
 #include <catch2/catch.hpp>
 #include <climits>
 #include <cmath>
+#include <string>
 
 using namespace heed;
 
 namespace {
 
-model::ModelConfig model_of(int vocab, int hidden) {
+// A validated config (its attention resolved, as a loaded model's is).
+model::ModelConfig model_of(int vocab, int hidden, const std::string& attention = "multi-head") {
   model::ModelConfig model;
   model.src_vocab_size = model.tgt_vocab_size = vocab;
   model.hidden = model.attention_dim = hidden;
   model.embed = hidden / 2;
+  model.attention = attention;
+  model.validate();
   return model;
 }
 
@@ -20,7 +24,9 @@ model::ModelConfig model_of(int vocab, int hidden) {
 
 TEST_CASE("decode memory: the estimate scales with hypotheses and source length",
           "[decode][fast]") {
+  // A mechanism whose hypotheses each hold a copy of the key side.
   const model::ModelConfig model = model_of(32000, 512);
+  REQUIRE_FALSE(model.resolved_attention().traits().shares_key_side);
   decode::DecodeConfig config;
   const decode::DecodeSizes sizes;  // batch 32, sources up to 250 tokens
   const double usual = decode::decoding_bytes(model, config, sizes);
@@ -44,6 +50,25 @@ TEST_CASE("decode memory: the estimate scales with hypotheses and source length"
   const double greedy = decode::decoding_bytes(model, config, sizes);
   config.sampling = decode::parse_sampling("nucleus:0.9");
   CHECK(decode::decoding_bytes(model, config, sizes) - greedy >= 12.0 * 32000);
+}
+
+TEST_CASE("decode memory: a key side the hypotheses share is counted once per sentence",
+          "[decode][fast]") {
+  const model::ModelConfig shared = model_of(32000, 512, "general");
+  const model::ModelConfig per_hypothesis = model_of(32000, 512);
+  REQUIRE(shared.resolved_attention().traits().shares_key_side);
+  decode::DecodeConfig config;
+  config.beam_size = 50;
+  CHECK(decode::key_side_copies(shared, config, {32, 250}) == 32);
+  CHECK(decode::key_side_copies(per_hypothesis, config, {32, 250}) == 32 * 50);
+  // A beam of 50 against one of 5: the shared key side stays, the rest grows tenfold.
+  const double beam50 = decode::decoding_bytes(shared, config, {32, 250});
+  const double caches50 = decode::translation_memory(shared, 0, config, {32, 250}).caches;
+  config.beam_size = 5;
+  CHECK(beam50 < 6 * decode::decoding_bytes(shared, config, {32, 250}));
+  CHECK(caches50 == decode::translation_memory(shared, 0, config, {32, 250}).caches);
+  CHECK(decode::decoding_bytes(shared, config, {32, 250}) <
+        decode::decoding_bytes(per_hypothesis, config, {32, 250}));
 }
 
 TEST_CASE("decode memory: impossible sizes give huge finite numbers, not overflow",
