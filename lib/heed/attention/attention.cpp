@@ -58,6 +58,7 @@ void KeySideRows::reset(size_t rows) {
   for (size_t i = 0; i < rows; ++i) origins_[i] = int64_t(i);
   slot_origins_ = origins_;
   row_slots_ = origins_;
+  row_places_.assign(rows, 0);
   largest_group_ = 1;
 }
 
@@ -66,15 +67,17 @@ const KeySelection& KeySideRows::select(const std::vector<int64_t>& rows, bool o
   for (size_t i = 0; i < rows.size(); ++i) new_origins_[i] = origins_[size_t(rows[i])];
   new_slot_origins_.clear();
   row_slots_.resize(rows.size());
+  row_places_.resize(rows.size());
   largest_group_ = 1;
-  int64_t group = 0;
+  int64_t place = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     if (!shared || i == 0 || new_origins_[i] != new_origins_[i - 1]) {
       new_slot_origins_.push_back(new_origins_[i]);
-      group = 0;
+      place = 0;
     }
     row_slots_[i] = int64_t(new_slot_origins_.size()) - 1;
-    largest_group_ = std::max(largest_group_, ++group);
+    row_places_[i] = place;
+    largest_group_ = std::max(largest_group_, ++place);
   }
   std::swap(origins_, new_origins_);
   plan_.moved = new_slot_origins_ != slot_origins_;
@@ -311,6 +314,7 @@ void ScoredAttention::select(const std::vector<int64_t>& rows) {
 void ScoredAttention::grouped_product(onednn::MatMul& mm, const Tensor& x, const MatrixRef& b,
                                       Tensor& out, const MatMulOptions& options) {
   const std::vector<int64_t>& slots = key_rows_.row_slots();
+  const std::vector<int64_t>& places = key_rows_.row_places();
   const int64_t rows = batch(), j_count = keys_.dim(1), g = key_rows_.largest_group();
   const int64_t width = x.numel() / std::max<int64_t>(rows, 1), c = b.cols;
   HEED_CHECK(x.numel() == rows * width && b.batch == j_count && b.rows == width,
@@ -318,19 +322,15 @@ void ScoredAttention::grouped_product(onednn::MatMul& mm, const Tensor& x, const
   padded_in_.resize(Shape{j_count, g, width});
   padded_in_.zero();
   padded_out_.resize(Shape{j_count, g, c});
-  // A slot's rows follow each other (KeySideRows): row i is place i − first of its slot.
-  int64_t first = 0;
+  // Row i is row places[i] of its slot's matrix.
+  const auto padded = [&](int64_t i) { return slots[size_t(i)] * g + places[size_t(i)]; };
   for (int64_t i = 0; i < rows; ++i) {
-    if (i > 0 && slots[size_t(i)] != slots[size_t(i - 1)]) first = i;
-    std::memcpy(padded_in_.data() + (slots[size_t(i)] * g + i - first) * width,
-                x.data() + i * width, sizeof(float) * size_t(width));
+    std::memcpy(padded_in_.data() + padded(i) * width, x.data() + i * width,
+                sizeof(float) * size_t(width));
   }
   mm.run(MatrixRef::of(padded_in_), b, MatrixRef::of(padded_out_), options);
-  first = 0;
   for (int64_t i = 0; i < rows; ++i) {
-    if (i > 0 && slots[size_t(i)] != slots[size_t(i - 1)]) first = i;
-    std::memcpy(out.data() + i * c, padded_out_.data() + (slots[size_t(i)] * g + i - first) * c,
-                sizeof(float) * size_t(c));
+    std::memcpy(out.data() + i * c, padded_out_.data() + padded(i) * c, sizeof(float) * size_t(c));
   }
 }
 

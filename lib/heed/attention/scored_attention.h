@@ -43,14 +43,15 @@ class KeySideRows {
   // caller owns the key side's buffers (owned); shared: the rows of a run of one origin read one
   // slot (else one slot per row).
   const KeySelection& select(const std::vector<int64_t>& rows, bool owned, bool shared);
-  // Each row's slot, and the most rows any slot has.
+  // Each row's slot, its place among the slot's rows, and the most rows any slot has.
   const std::vector<int64_t>& row_slots() const { return row_slots_; }
+  const std::vector<int64_t>& row_places() const { return row_places_; }
   int64_t largest_group() const { return largest_group_; }
 
  private:
   std::vector<int64_t> origins_, new_origins_;            // per row
   std::vector<int64_t> slot_origins_, new_slot_origins_;  // per slot
-  std::vector<int64_t> row_slots_, last_slot_of_origin_;
+  std::vector<int64_t> row_slots_, row_places_, last_slot_of_origin_;
   size_t prepared_rows_ = 0;
   int64_t largest_group_ = 1;
   KeySelection plan_;

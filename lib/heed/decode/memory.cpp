@@ -30,8 +30,8 @@ double decoding_bytes(const model::ModelConfig& model, const DecodeConfig& confi
   // The key side's copies (keys and projected keys, twice at most: a select() that cannot move
   // them within their buffer gathers into a second one): one per sentence for a mechanism whose
   // hypotheses share it, else one per hypothesis.
-  const double key_sides = key_side_copies(model, config, sizes);
-  const double key_side = key_sides * source * (2.0 * keys + 2.0 * projected);
+  const double key_side =
+      key_side_copies(model, config, sizes) * source * (2.0 * keys + 2.0 * projected);
 
   // Per live hypothesis, in floats: log-probabilities; h and c of each decoder layer, before
   // and after the step; input feeding, step input, context, output; the attention weights; a

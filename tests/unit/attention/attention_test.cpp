@@ -699,6 +699,7 @@ TEST_CASE("attention: a beam's hypotheses share their sentence's key side", "[at
   const KeySelection& start = shared.select({0, 0, 1, 1, 2, 2}, /*owned=*/false, /*shared=*/true);
   CHECK_FALSE(start.moved);
   CHECK(shared.row_slots() == Rows{0, 0, 1, 1, 2, 2});
+  CHECK(shared.row_places() == Rows{0, 1, 0, 1, 0, 1});
   CHECK(shared.largest_group() == 2);
   // Reordered within each sentence: nothing moves.
   CHECK_FALSE(shared.select({1, 0, 3, 2, 5, 4}, false, true).moved);
