@@ -13,7 +13,7 @@ Parameter& ParameterStore::add(const std::string& name, const tensor::Shape& sha
   auto param = std::make_unique<Parameter>();
   param->name = name;
   param->value = tensor::Tensor(shape);
-  param->grad = tensor::Tensor(shape);
+  if (with_gradients_) param->grad = tensor::Tensor(shape);
   Parameter* raw = param.get();
   owned_.push_back(std::move(param));
   order_.push_back(raw);

@@ -19,7 +19,8 @@ namespace heed::layers {
 struct Parameter {
   std::string name;
   tensor::Tensor value;  // f32, zero until initialised or loaded
-  tensor::Tensor grad;   // f32, same shape; gradients accumulate here
+  tensor::Tensor grad;   // f32, same shape; gradients accumulate here (empty in a store
+                         // without gradients)
   // Where the method it comes from starts at a fixed value (a learned scale at 1, a bias at 0):
   // the model's initialiser sets every element to it instead of drawing them uniformly.
   std::optional<float> initial_value;
@@ -38,12 +39,15 @@ struct ParameterLimit {
 
 class ParameterStore {
  public:
-  ParameterStore() = default;
+  // A store without gradients (a model that only decodes) allocates none: the gradients
+  // of a model are as large as its weights, and zeroed they would be resident.
+  explicit ParameterStore(bool with_gradients = true) : with_gradients_(with_gradients) {}
   ParameterStore(const ParameterStore&) = delete;
   ParameterStore& operator=(const ParameterStore&) = delete;
 
-  // Adds a zero parameter (and zero gradient). Throws InternalError for a duplicate name or an
-  // empty shape, and ConfigError when it would take the store past its limit.
+  // Adds a zero parameter (and zero gradient, in a store with gradients). Throws InternalError
+  // for a duplicate name or an empty shape, and ConfigError when it would take the store past
+  // its limit.
   Parameter& add(const std::string& name, const tensor::Shape& shape);
   void limit(ParameterLimit limit) { limit_ = std::move(limit); }
   // Throws InternalError for an unknown name.
@@ -58,6 +62,7 @@ class ParameterStore {
   size_t size() const { return order_.size(); }
   // Total number of values.
   int64_t numel() const;
+  bool has_gradients() const { return with_gradients_; }
   void zero_grad();
 
  private:
@@ -66,6 +71,7 @@ class ParameterStore {
   std::map<std::string, Parameter*> by_name_;
   int64_t values_ = 0;
   ParameterLimit limit_;
+  bool with_gradients_ = true;
 };
 
 }  // namespace heed::layers

@@ -8,8 +8,9 @@
 
 namespace heed::model {
 
-Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision, layers::ParameterLimit limit)
-    : config_(std::move(config)), precision_(precision) {
+Seq2Seq::Seq2Seq(ModelConfig config, onednn::Precision precision, layers::ParameterLimit limit,
+                 ModelUse use)
+    : config_(std::move(config)), precision_(precision), store_(use == ModelUse::kTraining) {
   if (!config_.validated()) config_.validate();
   store_.limit(std::move(limit));
   encoder_ = std::make_unique<Encoder>(config_, precision, store_);
@@ -59,6 +60,7 @@ layers::LossSums Seq2Seq::loss(const Batch& batch, const LossOptions& options, R
                  static_cast<int64_t>(batch.tgt_in.size()) == n * t,
              "batch tensors do not match its sizes");
   const bool train = options.backward;
+  HEED_CHECK(!train || store_.has_gradients(), "a backward pass through a model built to decode");
   const bool guided = options.guided_alignment_weight > 0.f && !batch.guide.empty();
   HEED_CHECK(!guided || static_cast<int64_t>(batch.guide.size()) == n * t * s,
              "batch guide does not match its sizes");

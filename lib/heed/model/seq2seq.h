@@ -28,6 +28,10 @@ struct LossOptions {
   float guided_alignment_weight = 0.f;
 };
 
+// What a model is built for: kInference keeps no gradients (half the parameters' memory in
+// decoding) and its loss() computes no backward.
+enum class ModelUse { kTraining, kInference };
+
 class Seq2Seq {
  public:
   // Builds every layer from config as ModelConfig::validate left it, with the attention it
@@ -35,7 +39,7 @@ class Seq2Seq {
   // zero. With a limit, a model that would pass it is refused (ConfigError) before it is
   // allocated.
   Seq2Seq(ModelConfig config, onednn::Precision precision = onednn::Precision::kF32,
-          layers::ParameterLimit limit = {});
+          layers::ParameterLimit limit = {}, ModelUse use = ModelUse::kTraining);
   ~Seq2Seq();
   Seq2Seq(const Seq2Seq&) = delete;
   Seq2Seq& operator=(const Seq2Seq&) = delete;

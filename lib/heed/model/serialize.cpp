@@ -115,7 +115,8 @@ void check_architecture(const model::ModelConfig& config, const io::SafeTensors&
 std::unique_ptr<Seq2Seq> load_seq2seq(const model::ModelFile& file, const std::string& source,
                                       onednn::Precision precision) {
   check_architecture(file.config, file.tensors, source);
-  auto model = std::make_unique<Seq2Seq>(file.config, precision);
+  auto model = std::make_unique<Seq2Seq>(file.config, precision, layers::ParameterLimit{},
+                                         ModelUse::kInference);
   read_parameters(file.tensors, source, model->parameters());
   model->weights_changed();
   return model;

@@ -30,8 +30,8 @@ void read_parameters(const io::SafeTensors& in, const std::string& source,
 void check_architecture(const model::ModelConfig& config, const io::SafeTensors& tensors,
                         const std::string& source);
 
-// A model ready for inference from a loaded model file (source: the path, for messages);
-// check_architecture first.
+// A model ready for inference (ModelUse::kInference: no gradients) from a loaded model file
+// (source: the path, for messages); check_architecture first.
 std::unique_ptr<Seq2Seq> load_seq2seq(const model::ModelFile& file, const std::string& source,
                                       onednn::Precision precision);
 

@@ -4,6 +4,7 @@
 // in a batch.
 #include "heed/model/seq2seq.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
@@ -431,6 +432,31 @@ TEST_CASE("seq2seq: initialize() honours a parameter's fixed initial value", "[m
   CHECK(model.parameters().get("decoder/attention/scale").value.data()[0] ==
         Approx(std::sqrt(1.0 / 4)));
   CHECK(model.parameters().get("decoder/attention/bias").value.data()[0] == 0.f);
+}
+
+TEST_CASE("seq2seq: a model built to decode holds no gradients, scores as one built to train",
+          "[model][fast]") {
+  heed::onednn::set_threads(1);
+  const ModelConfig config = tiny_config("additive", heed::model::DecoderType::kBahdanau, false,
+                                         heed::model::CellType::kLstm);
+  Seq2Seq trained(config);
+  trained.initialize(4, 0.4f);
+  Seq2Seq decoding(config, heed::onednn::Precision::kF32, {}, heed::model::ModelUse::kInference);
+  for (heed::layers::Parameter* p : decoding.parameters().all()) {
+    INFO(p->name);
+    CHECK(p->grad.empty());
+    const heed::tensor::Tensor& value = trained.parameters().get(p->name).value;
+    std::copy_n(value.data(), value.numel(), p->value.data());
+  }
+  decoding.weights_changed();
+  const Batch batch = make_batch({4, 2}, {3, 2}, 11, 9, 8);
+  LossOptions score;
+  score.training = false;
+  score.backward = false;
+  heed::Rng rng = heed::make_rng(1);
+  CHECK(decoding.loss(batch, score, rng).loss == trained.loss(batch, score, rng).loss);
+  score.backward = true;
+  CHECK_THROWS_AS(decoding.loss(batch, score, rng), heed::InternalError);
 }
 
 TEST_CASE("seq2seq: search steps score a target as teacher forcing does, for every decoder",
