@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "heed/common/check.h"
 #include "heed/common/error.h"
 
 namespace heed::model {
@@ -29,6 +30,7 @@ void write_parameters(const layers::ParameterStore& store, io::SafeTensors& out)
 
 void write_tensors(const layers::ParameterStore& store, bool gradients, const std::string& prefix,
                    io::SafeTensors& out) {
+  HEED_CHECK(!gradients || store.has_gradients(), "the gradients of a model built to decode");
   for (const layers::Parameter* p : store.all()) {
     const tensor::Tensor& t = gradients ? p->grad : p->value;
     out.add_f32(prefix + p->name, dims(t.shape()), t.data());
