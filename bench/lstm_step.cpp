@@ -13,7 +13,6 @@
 // the ceiling such a cell could reach, not a cell. Both repack their weights once a repeat, as
 // after an optimizer step. Output: "# " lines, then TSV rows way, part, ms (per T steps, median
 // over R repeats), gflop, gflops, peak_fraction.
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "common/run.h"
+#include "heed/common/stats.h"
 #include "heed/onednn/matmul.h"
 #include "heed/onednn/rnn.h"
 #include "phases.h"
@@ -73,11 +73,6 @@ double ms_between(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double, std::milli>(end - start).count();
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
 // Median milliseconds of work over repeats, after one untimed run.
 double median_ms(int64_t repeats, const std::function<void()>& work) {
   work();
@@ -87,7 +82,7 @@ double median_ms(int64_t repeats, const std::function<void()>& work) {
     work();
     ms.push_back(ms_between(start, Clock::now()));
   }
-  return median(ms);
+  return heed::median(ms);
 }
 
 int run(int argc, char** argv) {
@@ -147,7 +142,7 @@ int run(int argc, char** argv) {
     forward_ms.push_back(ms_between(start, middle));
     backward_ms.push_back(ms_between(middle, end));
   }
-  const double onednn_fwd = median(forward_ms), onednn_bwd = median(backward_ms);
+  const double onednn_fwd = heed::median(forward_ms), onednn_bwd = heed::median(backward_ms);
 
   // The products of a step of heed's own: W = [W_ih W_hh] [4H, I + H], [x; h] of every step.
   MatMul gates_mm(s.precision), data_mm(s.precision), weight_mm(s.precision);
