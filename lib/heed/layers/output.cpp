@@ -9,7 +9,12 @@ namespace heed::layers {
 
 OutputLayer::OutputLayer(int64_t hidden, int64_t vocab, onednn::Precision precision,
                          int64_t chunk_rows)
-    : hidden_(hidden), vocab_(vocab), chunk_rows_(chunk_rows), linear_(hidden, vocab, precision) {}
+    : hidden_(hidden),
+      vocab_(vocab),
+      chunk_rows_(chunk_rows > 0 ? chunk_rows
+                                 : std::clamp(kChunkLogits / std::max<int64_t>(vocab, 1),
+                                              kMinChunkRows, kMaxChunkRows)),
+      linear_(hidden, vocab, precision) {}
 
 void OutputLayer::set_weights(Parameter& weight, Parameter& bias) {
   weight_ = &weight;

@@ -13,6 +13,7 @@
 #include "heed/common/error.h"
 #include "heed/onednn/context.h"
 #include "heed/onednn/internal.h"
+#include "heed/onednn/lstm_step.h"
 #include "heed/onednn/plan_cache.h"
 
 namespace heed::onednn {
@@ -90,10 +91,14 @@ struct RnnTape::Impl {
   const void* dst_iter_c = nullptr;
   Tensor workspace;  // raw bytes, held as f32 for the 64-byte aligned allocation
   Tensor x_copy, h0_copy, c0_copy, y_copy, h_copy, c_copy;
+  // An LSTM step recorded by heed's own step (lstm_step.h) rather than oneDNN's primitive.
+  bool own_step = false;
+  detail::LstmStepRecord step;
 
   size_t bytes() const {
     size_t n = 0;
-    for (const Tensor* t : {&workspace, &x_copy, &h0_copy, &c0_copy, &y_copy, &h_copy, &c_copy}) {
+    for (const Tensor* t : {&workspace, &x_copy, &h0_copy, &c0_copy, &y_copy, &h_copy, &c_copy,
+                            &step.xh, &step.gates, &step.c0, &step.tanh_c}) {
       n += t->bytes();
     }
     return n;
@@ -174,6 +179,8 @@ struct Rnn::Impl {
   std::list<Packed> packed;  // most recently used first, at most kMaxPacked
   std::vector<Accumulator> accumulators;
   Tensor grad_stage;  // flush_grads(): one ldgoi matrix in oneDNN gate order
+  // An LSTM's T = 1 training calls (lstm_step.h says why), made on first use.
+  std::unique_ptr<detail::LstmStep> own_step;
   dnnl::primitive_attr scratchpad_attr;
   void bind_scratchpad(memory& scratch);
 
@@ -557,14 +564,26 @@ void Rnn::Impl::forward(const RnnInputs& in, const RnnOutputs& out, RnnTape::Imp
   if (in.c0) check_shape("rnn c0", *in.c0, state);
   if (out.c_last) check_shape("rnn c_last", *out.c_last, state);
 
-  Plan& p = plan(training, steps, batch);
-  bind_packed(p.packed_layer, p.packed_iter, p.forward_args);
-  stage();  // the bias
-
   tape.owner = this;
   tape.steps = steps;
   tape.batch = batch;
   tape.pending = false;
+  tape.own_step = training && lstm && steps == 1;
+  if (tape.own_step) {
+    stage();  // the bias
+    if (!own_step) {
+      own_step = std::make_unique<detail::LstmStep>(config.input_size, h, config.precision);
+    }
+    own_step->set_weights(weight_ih, weight_hh, version);
+    own_step->forward(x, in.h0, in.c0, bias, out.y, out.h_last, out.c_last, tape.step);
+    tape.pending = true;
+    return;
+  }
+
+  Plan& p = plan(training, steps, batch);
+  bind_packed(p.packed_layer, p.packed_iter, p.forward_args);
+  stage();  // the bias
+
   tape.src_layer = as_type(x, data_type, tape.x_copy);
   tape.src_iter =
       in.h0 ? as_type(*in.h0, data_type, tape.h0_copy) : zeros(tape.h0_copy, state, data_type);
@@ -601,8 +620,6 @@ void Rnn::Impl::forward(const RnnInputs& in, const RnnOutputs& out, RnnTape::Imp
 void Rnn::Impl::backward(RnnTape::Impl& tape, const RnnOutputGrads& go, const RnnInputGrads& gi) {
   HEED_CHECK(tape.pending, "rnn backward without a pending forward_training");
   HEED_CHECK(tape.owner == this, "rnn backward with a tape recorded by another Rnn");
-  // By key, not by pointer: the plan may have been evicted (and is then made again).
-  Plan& p = plan(true, tape.steps, tape.batch);
   const int64_t steps = tape.steps;
   const int64_t batch = tape.batch;
   const int64_t h = config.hidden_size;
@@ -616,6 +633,14 @@ void Rnn::Impl::backward(RnnTape::Impl& tape, const RnnOutputGrads& go, const Rn
   if (gi.dh0) check_f32("rnn dh0", *gi.dh0, state);
   if (gi.dc0) check_f32("rnn dc0", *gi.dc0, state);
 
+  if (tape.own_step) {
+    own_step->backward(tape.step, go.dy, go.dh_last, go.dc_last, gi.dx, gi.dh0, gi.dc0,
+                       diff_bias.data());
+    tape.pending = false;
+    return;
+  }
+  // By key, not by pointer: the plan may have been evicted (and is then made again).
+  Plan& p = plan(true, tape.steps, tape.batch);
   build_backward(p);
   bind_packed(p.bwd_packed_layer, p.bwd_packed_iter, p.backward_args);
   stage();
@@ -650,6 +675,13 @@ void Rnn::Impl::backward(RnnTape::Impl& tape, const RnnOutputGrads& go, const Rn
 void Rnn::Impl::flush(const RnnGrads& grads) {
   const int64_t h = config.hidden_size;
   const dnnl::engine& eng = detail::engine();
+  if (own_step) {
+    if (grads.weight_ih)
+      check_f32("rnn weight_ih gradient", *grads.weight_ih, Shape({gates * h, config.input_size}));
+    if (grads.weight_hh)
+      check_f32("rnn weight_hh gradient", *grads.weight_hh, Shape({gates * h, h}));
+    own_step->flush(grads.weight_ih, grads.weight_hh);
+  }
   for (Accumulator& acc : accumulators) {
     Tensor* target = acc.layer ? grads.weight_ih : grads.weight_hh;
     const int64_t in = acc.layer ? config.input_size : h;

@@ -2,6 +2,7 @@ list(APPEND HEED_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/context.cpp
   ${CMAKE_CURRENT_LIST_DIR}/error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/linear.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/lstm_step.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul_peak.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory.cpp

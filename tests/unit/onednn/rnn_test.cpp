@@ -131,9 +131,11 @@ TEST_CASE("rnn: forward and backward match the PyTorch-equation reference", "[on
 }
 
 TEST_CASE("rnn: null states mean zeros and gradients accumulate until flushed", "[onednn][fast]") {
+  // T = 1 trains an LSTM on heed's own step (lstm_step.h), T = 3 on oneDNN's primitive.
+  const int64_t T = GENERATE(3, 1);
   heed::onednn::set_threads(1);
   heed::Rng rng = heed::make_rng(32);
-  const int64_t T = 3, N = 2, I = 4, H = 5;
+  const int64_t N = 2, I = 4, H = 5;
   Params p(CellKind::kLstm, I, H, rng);
   Tensor x = heed::test::random_tensor(Shape{T, N, I}, rng);
   Tensor dy = heed::test::random_tensor(Shape{T, N, H}, rng);
@@ -221,7 +223,9 @@ TEST_CASE("rnn: T single steps equal one T-step call, forward and backward", "[o
         if (lstm) heed::tensor::copy(dc_prev, dc_next);
       }
       b.flush_grads(stepped.grads());
-      CHECK(b.plan_count() == 1);  // one T=1 training primitive, reused every step
+      // A GRU steps on one T=1 training primitive, reused every step; an LSTM on heed's own
+      // products (lstm_step.h), no primitive.
+      CHECK(b.plan_count() == (lstm ? 0 : 1));
       CHECK(relative_error(to_double(dx), dxs) < kTol);
       CHECK(relative_error(to_double(dh0), dh_next) < kTol);
       if (lstm) CHECK(relative_error(to_double(dc0), dc_next) < kTol);
@@ -261,12 +265,14 @@ TEST_CASE("rnn: a decoder's ever new row counts keep a bounded number of packed 
 }
 
 TEST_CASE("rnn: gradients pass a finite-difference check", "[onednn][grad]") {
+  // T = 1 trains an LSTM on heed's own step (lstm_step.h); the loss runs oneDNN's inference.
+  const int64_t T = GENERATE(3, 1);
   heed::onednn::set_threads(1);
   for (CellKind cell : {CellKind::kLstm, CellKind::kGru}) {
     SECTION(heed::onednn::cell_name(cell)) {
       const bool lstm = cell == CellKind::kLstm;
       heed::Rng rng = heed::make_rng(34);
-      const int64_t T = 3, N = 2, I = 3, H = 4;
+      const int64_t N = 2, I = 3, H = 4;
       const Shape state{N, H};
       Params p(cell, I, H, rng);
       Tensor x = heed::test::random_tensor(Shape{T, N, I}, rng);
@@ -298,7 +304,7 @@ TEST_CASE("rnn: gradients pass a finite-difference check", "[onednn][grad]") {
       const auto result = heed::test::gradcheck(loss, params);
       INFO(result.report);
       CHECK(result.ok);
-      CHECK(result.checked > 80);
+      CHECK(result.checked > (T == 1 ? 60 : 80));
     }
   }
 }
@@ -309,12 +315,14 @@ TEST_CASE("rnn: bf16 LSTM and GRU are close to f32", "[onednn][fast]") {
     CHECK_THROWS_AS(Rnn(RnnConfig{CellKind::kLstm, 8, 8, Precision::kBF16}), heed::ConfigError);
     return;
   }
+  // T = 1 trains an LSTM on heed's own step (lstm_step.h), T = 6 on oneDNN's primitive.
+  const int64_t T = GENERATE(6, 1);
   heed::onednn::set_threads(1);
   for (CellKind cell : {CellKind::kLstm, CellKind::kGru}) {
     SECTION(heed::onednn::cell_name(cell)) {
       const bool lstm = cell == CellKind::kLstm;
       heed::Rng rng = heed::make_rng(35);
-      const int64_t T = 6, N = 4, I = 24, H = 16;
+      const int64_t N = 4, I = 24, H = 16;
       const Shape state{N, H};
       Params p(cell, I, H, rng);
       Tensor x = heed::test::random_tensor(Shape{T, N, I}, rng);
