@@ -154,6 +154,8 @@ void ScoredAttention::prepare(const Tensor& keys, const std::vector<int64_t>& le
   if (training) {
     d_keys_.resize(keys.shape());
     d_keys_.zero();
+    kept_weights_.reset(keys.dim(0));
+    kept_d_context_.reset(config_.key_size);
   }
   precompute(training);
   keys_changed();
@@ -258,10 +260,15 @@ void ScoredAttention::backward(AttentionTape& tape, const Tensor& d_context, Ten
     // d a = d c · Vᵀ; d V += aᵀ · d c.
     d_weights_mm_.run(MatrixRef::time_major(d_context), MatrixRef::time_major(keys_).transposed(),
                       MatrixRef::of(d_weights_));
-    MatMulOptions accumulate;
-    accumulate.accumulate = true;
-    d_keys_mm_.run(MatrixRef::of(a).transposed(), MatrixRef::time_major(d_context),
-                   MatrixRef::time_major(d_keys_), accumulate);
+    if (tq == 1) {  // a step: kept for finish_backward
+      kept_weights_.append(a.raw(), n);
+      kept_d_context_.append(d_context.raw(), n);
+    } else {
+      MatMulOptions accumulate;
+      accumulate.accumulate = true;
+      d_keys_mm_.run(MatrixRef::of(a).transposed(), MatrixRef::time_major(d_context),
+                     MatrixRef::time_major(d_keys_), accumulate);
+    }
   }
   if (tape.d_weights) tensor::axpy(1.f, *tape.d_weights, d_weights_);
   weights_backward(tape, d_weights_);
@@ -281,6 +288,18 @@ void ScoredAttention::backward(AttentionTape& tape, const Tensor& d_context, Ten
 
 void ScoredAttention::finish_backward(Tensor& d_keys) {
   HEED_CHECK(training_, "attention backward without a training prepare");
+  if (kept_weights_.rows() > 0) {
+    // d V [S, N, K] += Σ_steps aᵀ·d c: per sentence, [S, steps]·[steps, K].
+    const int64_t n = keys_.dim(1), steps = kept_weights_.rows() / n;
+    const Tensor a = kept_weights_.view().view(Shape{steps, n, keys_.dim(0)});
+    const Tensor d_context = kept_d_context_.view().view(Shape{steps, n, config_.key_size});
+    MatMulOptions accumulate;
+    accumulate.accumulate = true;
+    d_keys_mm_.run(MatrixRef::time_major(a).transposed(), MatrixRef::time_major(d_context),
+                   MatrixRef::time_major(d_keys_), accumulate);
+  }
+  kept_weights_.clear();
+  kept_d_context_.clear();
   tensor::add(d_keys, d_keys_, d_keys);
   precompute_backward(d_keys);
 }

@@ -10,6 +10,7 @@
 #include "heed/attention/attention.h"
 #include "heed/attention/registry.h"
 #include "heed/onednn/matmul.h"
+#include "heed/tensor/row_buffer.h"
 
 namespace heed::attention {
 
@@ -167,6 +168,10 @@ class ScoredAttention : public Attention {
 
  private:
   onednn::MatMul d_weights_mm_, d_keys_mm_;
+  // A stepped decoder's weights [N, S] and context gradients [N, K], every step's, for
+  // d_keys_ += aᵀ·d c in one batched product at finish_backward (a step's own has inner size
+  // 1: 64 products of one outer product each, ~1 % of the matmul peak).
+  tensor::RowBuffer kept_weights_, kept_d_context_;
 };
 
 // Scores as a product with a key-side matrix P [S, N, Q]: the keys themselves (dot,

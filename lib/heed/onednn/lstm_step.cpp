@@ -155,7 +155,10 @@ LstmStep::LstmStep(int64_t input_size, int64_t hidden_size, Precision precision)
       data_type_(precision == Precision::kBF16 ? DType::kBF16 : DType::kF32),
       gates_mm_(precision),
       data_mm_(precision),
-      weights_mm_(precision) {}
+      weights_mm_(precision) {
+  kept_xh_.reset(input_size + hidden_size, data_type_);
+  kept_dgates_.reset(4 * hidden_size, data_type_);
+}
 
 void LstmStep::set_weights(const Tensor& weight_ih, const Tensor& weight_hh, uint64_t version) {
   if (version == staged_version_) return;
@@ -228,22 +231,6 @@ void LstmStep::forward(const Tensor& x, const Tensor* h0, const Tensor* c0, cons
   }
 }
 
-void LstmStep::reserve_rows(int64_t rows) {
-  if (rows <= capacity_) return;
-  const int64_t capacity = std::max(rows, 2 * capacity_);
-  const int64_t width = input_ + hidden_;
-  const size_t size = tensor::dtype_size(data_type_);
-  Tensor xh = Tensor::uninitialized(Shape({capacity, width}), data_type_);
-  Tensor dgates = Tensor::uninitialized(Shape({capacity, 4 * hidden_}), data_type_);
-  if (rows_ > 0) {  // the rows kept so far move along
-    std::memcpy(xh.raw(), kept_xh_.raw(), static_cast<size_t>(rows_ * width) * size);
-    std::memcpy(dgates.raw(), kept_dgates_.raw(), static_cast<size_t>(rows_ * 4 * hidden_) * size);
-  }
-  kept_xh_ = std::move(xh);
-  kept_dgates_ = std::move(dgates);
-  capacity_ = capacity;
-}
-
 void LstmStep::backward(const LstmStepRecord& record, const Tensor* dy, const Tensor* dh_last,
                         const Tensor* dc_last, Tensor* dx, Tensor* dh0, Tensor* dc0,
                         float* diff_bias) {
@@ -274,12 +261,13 @@ void LstmStep::backward(const LstmStepRecord& record, const Tensor* dy, const Te
   if (!dc0_direct) dc0_.resize(Shape({n, h}));
   float* dc0s = dc0_direct ? dc0->data() : dc0_.data();
 
-  // Rows [rows_, rows_ + n) of the kept buffers take this step's [x; h0] and gate gradients.
-  reserve_rows(rows_ + n);
+  // The kept buffers take this step's [x; h0] and gate gradients.
+  const int64_t first = kept_dgates_.rows();
+  void* kept_dgates = kept_dgates_.append(n);
+  kept_xh_.append(record.xh.raw(), n);
   const bool f32 = data_type_ == DType::kF32;
   if (!f32) dgates_.resize(Shape({n, gate_width}));
-  float* dgates =
-      f32 ? static_cast<float*>(element(kept_dgates_, rows_ * gate_width)) : dgates_.data();
+  float* dgates = f32 ? static_cast<float*>(kept_dgates) : dgates_.data();
   const BackwardRowFn row = variant().backward_row;
   const float* gates = record.gates.data();
   const float* c0s = record.c0.data();
@@ -294,18 +282,14 @@ void LstmStep::backward(const LstmStepRecord& record, const Tensor* dy, const Te
     const float* d = dgates + r * gate_width;
     for (int64_t k = 0; k < gate_width; ++k) diff_bias[k] += d[k];
   }
-  if (!f32) {
-    copy_as(dgates, DType::kF32, element(kept_dgates_, rows_ * gate_width), data_type_,
-            n * gate_width);
-  }
-  std::memcpy(element(kept_xh_, rows_ * width), record.xh.raw(), record.xh.bytes());
+  if (!f32) copy_as(dgates, DType::kF32, kept_dgates, data_type_, n * gate_width);
 
   if (dx != nullptr || dh0 != nullptr) {
     dxh_.resize(Shape({n, width}));
     MatMulOptions data_options;
     data_options.constant_b = true;
-    data_mm_.run(block(kept_dgates_, rows_, n, 0, gate_width), MatrixRef::of(weights_),
-                 MatrixRef::of(dxh_), data_options);
+    data_mm_.run(MatrixRef::of(kept_dgates_.view().slice(first, first + n)),
+                 MatrixRef::of(weights_), MatrixRef::of(dxh_), data_options);
     const float* dxh = dxh_.data();
     for (int64_t r = 0; r < n; ++r) {
       if (dx != nullptr) std::memcpy(dx->data() + r * in, dxh + r * width, in * sizeof(float));
@@ -314,23 +298,25 @@ void LstmStep::backward(const LstmStepRecord& record, const Tensor* dy, const Te
       }
     }
   }
-  rows_ += n;
 }
 
 void LstmStep::flush(Tensor* grad_ih, Tensor* grad_hh) {
-  if (rows_ == 0) return;
-  MatMulOptions accumulate;
-  accumulate.accumulate = true;
-  const MatrixRef dgates_t = block(kept_dgates_, 0, rows_, 0, 4 * hidden_).transposed();
-  if (grad_ih != nullptr) {
-    weights_mm_.run(dgates_t, block(kept_xh_, 0, rows_, 0, input_), MatrixRef::of(*grad_ih),
-                    accumulate);
+  if (kept_dgates_.rows() > 0) {
+    const Tensor dgates = kept_dgates_.view(), xh = kept_xh_.view();
+    const int64_t rows = xh.dim(0);
+    MatMulOptions accumulate;
+    accumulate.accumulate = true;
+    const MatrixRef dgates_t = MatrixRef::of(dgates).transposed();
+    if (grad_ih != nullptr) {
+      weights_mm_.run(dgates_t, block(xh, 0, rows, 0, input_), MatrixRef::of(*grad_ih), accumulate);
+    }
+    if (grad_hh != nullptr) {
+      weights_mm_.run(dgates_t, block(xh, 0, rows, input_, hidden_), MatrixRef::of(*grad_hh),
+                      accumulate);
+    }
   }
-  if (grad_hh != nullptr) {
-    weights_mm_.run(dgates_t, block(kept_xh_, 0, rows_, input_, hidden_), MatrixRef::of(*grad_hh),
-                    accumulate);
-  }
-  rows_ = 0;
+  kept_xh_.clear();
+  kept_dgates_.clear();
 }
 
 }  // namespace heed::onednn::detail

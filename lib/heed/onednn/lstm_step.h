@@ -18,6 +18,7 @@
 
 #include "heed/onednn/matmul.h"
 #include "heed/onednn/precision.h"
+#include "heed/tensor/row_buffer.h"
 #include "heed/tensor/tensor.h"
 
 namespace heed::onednn::detail {
@@ -58,11 +59,9 @@ class LstmStep {
   void flush(tensor::Tensor* grad_ih, tensor::Tensor* grad_hh);
 
   // Rows kept for the next flush.
-  int64_t pending_rows() const { return rows_; }
+  int64_t pending_rows() const { return kept_xh_.rows(); }
 
  private:
-  void reserve_rows(int64_t rows);
-
   int64_t input_;
   int64_t hidden_;
   tensor::DType data_type_;
@@ -72,9 +71,7 @@ class LstmStep {
   MatMul data_mm_;          // d gates·weights
   MatMul weights_mm_;       // d gatesᵀ·[x; h0] over every kept row
   // Kept rows for flush(), in the data type: [x; h0] and the gate gradients.
-  tensor::Tensor kept_xh_, kept_dgates_;
-  int64_t rows_ = 0;
-  int64_t capacity_ = 0;
+  tensor::RowBuffer kept_xh_, kept_dgates_;
   // Scratch, reused.
   tensor::Tensor h1_, c1_, dh_, zeros_, dgates_, dxh_, dc0_;
 };
