@@ -1,22 +1,25 @@
-// heed_bench_lstm_step: what a stepped decoder LSTM's training costs two ways (docs/benchmarks.md,
-// "heed beside Marian", bf16 training against its peak). Not a test: it asserts nothing about time.
+// heed_bench_lstm_step: what a stepped decoder LSTM's training costs three ways
+// (docs/benchmarks.md, "heed beside Marian", bf16 training against its peak). Not a test: it
+// asserts nothing about time.
 //
 //   heed_bench_lstm_step [--precision f32|bf16] [--threads n] [--rows N] [--input I]
 //                        [--hidden H] [--steps T] [--repeats R] [--peak-size P]
 //
-// onednn: oneDNN's LSTM primitive one step at a time, as heed's Bahdanau decoder runs it in
-// training (forward_training, then backward in reverse, each with its tape); each step's
-// backward forms that step's weight gradients, a product over N rows into the whole f32
-// gradient. products: the matrix products alone of a step of heed's own on MatMul — per step
-// the gates [N, 4H] = [x; h]·Wᵀ and the input gradients d[x; h] = dgates·W, and once after the
-// last step dW += dgatesᵀ·[x; h] over the rows of every step. No gate arithmetic, no copies:
-// the ceiling such a cell could reach, not a cell. Both repack their weights once a repeat, as
-// after an optimizer step. Output: "# " lines, then TSV rows way, part, ms (per T steps, median
-// over R repeats), gflop, gflops, peak_fraction.
+// Both stepped ways run onednn::Rnn one step at a time, as heed's Bahdanau decoder does in
+// training (forward_training, then backward in reverse, each with its tape, then flush_grads):
+// onednn on oneDNN's LSTM primitive (RnnConfig::own_lstm_step off), whose backward forms each
+// step's weight gradients, a product over N rows into the whole f32 gradient; heed on heed's own
+// step (lstm_step.h), whose weight gradients are one product over every step's rows at the flush.
+// products: the matrix products alone of such a step on MatMul — per step the gates
+// [N, 4H] = [x; h]·Wᵀ and the input gradients d[x; h] = dgates·W, once dW += dgatesᵀ·[x; h] —
+// with no gate arithmetic and no copies: the ceiling of heed's step. All repack their weights
+// once a repeat, as after an optimizer step. Output: "# " lines, then TSV rows way, part, ms (per
+// T steps, median over R repeats), gflop, gflops, peak_fraction.
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "common/run.h"
@@ -41,9 +44,9 @@ struct Settings : heed::bench::ModelOptions {
 heed::cli::ToolInfo info() {
   return heed::bench::bench_info(
       "lstm-step", "[options]",
-      "Times a stepped LSTM's training steps on oneDNN's RNN primitive against the matrix "
-      "products of a step of heed's own whose weight gradients are one product over all steps "
-      "(bench/lstm_step.cpp, docs/benchmarks.md).");
+      "Times a stepped LSTM's training on oneDNN's RNN primitive, on heed's own step, and the "
+      "matrix products alone of heed's step (its ceiling) (bench/lstm_step.cpp, "
+      "docs/benchmarks.md).");
 }
 
 bool parse(int argc, char** argv, Settings& s) {
@@ -92,15 +95,9 @@ int run(int argc, char** argv) {
   const int64_t n = s.rows, in = s.input, h = s.hidden, t_steps = s.steps, gates = 4 * h;
   std::mt19937 rng(5);
 
-  // oneDNN's primitive, a step at a time.
-  heed::onednn::RnnConfig config;
-  config.input_size = in;
-  config.hidden_size = h;
-  config.precision = s.precision;
-  heed::onednn::Rnn rnn(config);
+  // Rnn a step at a time, on oneDNN's primitive or on heed's own step.
   Tensor w_ih = uniform(Shape{gates, in}, rng), w_hh = uniform(Shape{gates, h}, rng);
   Tensor b_ih = uniform(Shape{gates}, rng), b_hh = uniform(Shape{gates}, rng);
-  rnn.set_weights({&w_ih, &w_hh, &b_ih, &b_hh});
   Tensor g_ih(Shape{gates, in}), g_hh(Shape{gates, h}), g_bih(Shape{gates}), g_bhh(Shape{gates});
   std::vector<Tensor> x, y, hs, cs, dy;
   for (int64_t t = 0; t < t_steps; ++t) {
@@ -112,37 +109,43 @@ int run(int argc, char** argv) {
     hs.emplace_back(Shape{n, h});
     cs.emplace_back(Shape{n, h});
   }
-  std::vector<heed::onednn::RnnTape> tapes(static_cast<size_t>(t_steps));
   Tensor dx(Shape{1, n, in}), dh[2] = {Tensor(Shape{n, h}), Tensor(Shape{n, h})},
                               dc[2] = {Tensor(Shape{n, h}), Tensor(Shape{n, h})};
-  auto onednn_forward = [&] {
-    rnn.weights_changed();
-    for (size_t t = 0; t < size_t(t_steps); ++t) {
-      rnn.forward_training({&x[t], &hs[t], &cs[t]}, {&y[t], &hs[t + 1], &cs[t + 1]}, tapes[t]);
+  // Median forward and backward milliseconds of T steps.
+  auto stepped = [&](bool own_step) {
+    heed::onednn::RnnConfig config;
+    config.input_size = in;
+    config.hidden_size = h;
+    config.precision = s.precision;
+    config.own_lstm_step = own_step;
+    heed::onednn::Rnn rnn(config);
+    rnn.set_weights({&w_ih, &w_hh, &b_ih, &b_hh});
+    std::vector<heed::onednn::RnnTape> tapes(static_cast<size_t>(t_steps));
+    // Each backward needs its forward's tapes: both timed in one run, apart.
+    std::vector<double> forward_ms, backward_ms;
+    for (int64_t r = 0; r <= s.repeats; ++r) {  // the first untimed
+      const Clock::time_point start = Clock::now();
+      rnn.weights_changed();
+      for (size_t t = 0; t < size_t(t_steps); ++t) {
+        rnn.forward_training({&x[t], &hs[t], &cs[t]}, {&y[t], &hs[t + 1], &cs[t + 1]}, tapes[t]);
+      }
+      const Clock::time_point middle = Clock::now();
+      dh[0].zero();
+      dc[0].zero();
+      for (size_t t = size_t(t_steps); t-- > 0;) {
+        const size_t from = (t_steps - 1 - t) % 2, to = 1 - from;
+        rnn.backward(tapes[t], {&dy[t], &dh[from], &dc[from]}, {&dx, &dh[to], &dc[to]});
+      }
+      rnn.flush_grads({&g_ih, &g_hh, &g_bih, &g_bhh});
+      const Clock::time_point end = Clock::now();
+      if (r == 0) continue;
+      forward_ms.push_back(ms_between(start, middle));
+      backward_ms.push_back(ms_between(middle, end));
     }
+    return std::pair{heed::median(forward_ms), heed::median(backward_ms)};
   };
-  auto onednn_backward = [&] {
-    dh[0].zero();
-    dc[0].zero();
-    for (size_t t = size_t(t_steps); t-- > 0;) {
-      const size_t from = (t_steps - 1 - t) % 2, to = 1 - from;
-      rnn.backward(tapes[t], {&dy[t], &dh[from], &dc[from]}, {&dx, &dh[to], &dc[to]});
-    }
-    rnn.flush_grads({&g_ih, &g_hh, &g_bih, &g_bhh});
-  };
-  // Each backward needs its forward's tapes: both timed in one run, apart.
-  std::vector<double> forward_ms, backward_ms;
-  for (int64_t r = 0; r <= s.repeats; ++r) {  // the first untimed
-    const Clock::time_point start = Clock::now();
-    onednn_forward();
-    const Clock::time_point middle = Clock::now();
-    onednn_backward();
-    const Clock::time_point end = Clock::now();
-    if (r == 0) continue;
-    forward_ms.push_back(ms_between(start, middle));
-    backward_ms.push_back(ms_between(middle, end));
-  }
-  const double onednn_fwd = heed::median(forward_ms), onednn_bwd = heed::median(backward_ms);
+  const auto [onednn_fwd, onednn_bwd] = stepped(false);
+  const auto [heed_fwd, heed_bwd] = stepped(true);
 
   // The products of a step of heed's own: W = [W_ih W_hh] [4H, I + H], [x; h] of every step.
   MatMul gates_mm(s.precision), data_mm(s.precision), weight_mm(s.precision);
@@ -193,6 +196,9 @@ int run(int argc, char** argv) {
   row("onednn", "forward", onednn_fwd, forward_flop);
   row("onednn", "backward", onednn_bwd, 2 * forward_flop);
   row("onednn", "both", onednn_fwd + onednn_bwd, 3 * forward_flop);
+  row("heed", "forward", heed_fwd, forward_flop);
+  row("heed", "backward", heed_bwd, 2 * forward_flop);
+  row("heed", "both", heed_fwd + heed_bwd, 3 * forward_flop);
   row("products", "forward", own_fwd, forward_flop);
   row("products", "backward, input gradients each step", own_data, forward_flop);
   row("products", "backward, weight gradient over all steps", own_weights, forward_flop);

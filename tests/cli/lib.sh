@@ -3,7 +3,8 @@ set -u
 BIN=${1:?usage: <test>.sh BIN_DIR DATA_DIR}
 DATA=${2:-}
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# KEEP_TMP=1 keeps a test's files for a look after a failure.
+trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 PASSED=0
 FAILED=0
 

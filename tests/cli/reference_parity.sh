@@ -28,16 +28,24 @@ run_case() {
   local dir=$tmp/$count
   mkdir -p "$dir"
   count=$((count + 1))
-  local ls=0.1
+  local ls=0.1 rtol=1e-4
   for arg in "$@"; do
-    case $arg in label_smoothing=*) ls=${arg#label_smoothing=} ;; esac
+    case $arg in
+      label_smoothing=*) ls=${arg#label_smoothing=} ;;
+      # sparsemax's Jacobian is piecewise constant: a weight at the support's threshold in float64
+      # lands on either side in float32, and the gradients jump. Measured over seeds 1-8 of
+      # additive and normed-additive (luong+feed lstm, sparsemax): heed's f32 gradients up to
+      # 1.56e-4 off PyTorch's with oneDNN's LSTM step, 1.54e-4 with heed's own, a different
+      # seed failing 1e-4 each time; every softmax case stays below 1e-4.
+      normalizer=sparsemax) rtol=3e-4 ;;
+    esac
   done
   if ! "$case_bin" "$dir" "$@" >/dev/null; then
     echo "FAIL $name: heed_reference_case failed"
     failed=$((failed + 1))
     return
   fi
-  printf '%s\t%s\t%s\n' "$dir" "$ls" "$name" >>"$list"
+  printf '%s\t%s\t%s\t%s\n' "$dir" "$ls" "$name" "$rtol" >>"$list"
 }
 for attention in $("$case_bin" --attention-names); do
   for cell in lstm gru; do

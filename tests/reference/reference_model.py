@@ -527,9 +527,9 @@ def check_case(model_path, batch_path, result_path, label_smoothing, loss_rtol=1
 
 def cases_main(argv):
     """Every case of a list, in one process (importing torch once, not once a case): lines of
-    DIR<TAB>LABEL_SMOOTHING<TAB>NAME, each DIR holding heed_reference_case's three files. One line
-    per case, "ok   NAME: summary" or "FAIL NAME: summary" and the failing rows; exit 1 if any
-    failed."""
+    DIR<TAB>LABEL_SMOOTHING<TAB>NAME[<TAB>GRAD_RTOL], each DIR holding heed_reference_case's three
+    files (GRAD_RTOL: the gradients' tolerance, 1e-4 unless given). One line per case,
+    "ok   NAME: summary" or "FAIL NAME: summary" and the failing rows; exit 1 if any failed."""
     ap = argparse.ArgumentParser(prog="reference_model.py cases")
     ap.add_argument("list")
     args = ap.parse_args(argv)
@@ -537,11 +537,14 @@ def cases_main(argv):
     with open(args.list, encoding="utf-8") as f:
         rows = [line.rstrip("\n").split("\t") for line in f if line.strip()]
     for number, row in enumerate(rows, 1):
-        if len(row) != 3:
-            sys.exit(f"{args.list}:{number}: expected DIR, LABEL_SMOOTHING and NAME, tab-separated")
-        folder, smoothing, name = row
+        if len(row) not in (3, 4):
+            sys.exit(f"{args.list}:{number}: expected DIR, LABEL_SMOOTHING, NAME and optionally "
+                     "GRAD_RTOL, tab-separated")
+        folder, smoothing, name = row[:3]
+        grad_rtol = float(row[3]) if len(row) == 4 else 1e-4
         ok, lines = check_case(f"{folder}/model.safetensors", f"{folder}/batch.safetensors",
-                               f"{folder}/result.safetensors", float(smoothing))
+                               f"{folder}/result.safetensors", float(smoothing),
+                               grad_rtol=grad_rtol)
         summary = lines[-1].split("\t", 1)[1]
         print(f"{'ok  ' if ok else 'FAIL'} {name}: {summary}", flush=True)
         if not ok:

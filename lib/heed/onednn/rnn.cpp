@@ -568,7 +568,7 @@ void Rnn::Impl::forward(const RnnInputs& in, const RnnOutputs& out, RnnTape::Imp
   tape.steps = steps;
   tape.batch = batch;
   tape.pending = false;
-  tape.own_step = training && lstm && steps == 1;
+  tape.own_step = training && lstm && steps == 1 && config.own_lstm_step;
   if (tape.own_step) {
     stage();  // the bias
     if (!own_step) {

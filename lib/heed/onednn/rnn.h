@@ -1,5 +1,7 @@
 // One unidirectional (left-to-right), single-layer LSTM or GRU on oneDNN's RNN primitives:
-// forward_inference, forward_training with a workspace kept in an RnnTape, and backward.
+// forward_inference, forward_training with a workspace kept in an RnnTape, and backward. An
+// LSTM's T = 1 training calls (a stepped decoder's) run on heed's own step instead, whose weight
+// gradients are one product over every step at flush_grads (lstm_step.h says why).
 //
 // Parameters follow PyTorch's nn.LSTM / nn.GRU exactly (the model file stores them so):
 //   weight_ih [G·H, I], weight_hh [G·H, H], bias_ih [G·H], bias_hh [G·H];
@@ -41,6 +43,9 @@ struct RnnConfig {
   int64_t input_size = 0;                 // I
   int64_t hidden_size = 0;                // H
   Precision precision = Precision::kF32;  // kBF16: bf16 data and weights, f32 c-state and diffs
+  // An LSTM's T = 1 training calls on heed's own step (lstm_step.h); false: on oneDNN's RNN
+  // primitive, as every other call (kept so that tests and bench/lstm_step.cpp compare the two).
+  bool own_lstm_step = true;
 
   // Throws ConfigError for non-positive sizes.
   void validate() const;
