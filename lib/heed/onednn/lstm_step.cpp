@@ -8,6 +8,7 @@
 
 #include "heed/common/check.h"
 #include "heed/common/simd.h"
+#include "heed/tensor/tensor_ops.h"
 
 namespace heed::onednn::detail {
 
@@ -115,7 +116,8 @@ const Variant& variant() {
   return by_level[cpu_level()];
 }
 
-// n elements from src (type st) to dst (type dt).
+// n elements from src (type st) to dst (type dt): tensor::copy for rows inside a buffer, which
+// [x; h0] is assembled from (copy_columns is f32 only).
 void copy_as(const void* src, DType st, void* dst, DType dt, int64_t n) {
   if (st == dt) {
     std::memcpy(dst, src, static_cast<size_t>(n) * tensor::dtype_size(dt));
@@ -138,7 +140,7 @@ void* element(Tensor& t, int64_t index) {
 const float* f32_of(const Tensor& t, Tensor& copy) {
   if (t.dtype() == DType::kF32) return t.data();
   copy.resize(t.shape());
-  copy_as(t.raw(), t.dtype(), copy.raw(), DType::kF32, t.numel());
+  tensor::copy(t, copy);
   return copy.data();
 }
 
@@ -203,7 +205,7 @@ void LstmStep::forward(const Tensor& x, const Tensor* h0, const Tensor* c0, cons
   }
   record.c0.resize(Shape({n, h}));
   if (c0 != nullptr) {
-    copy_as(c0->raw(), c0->dtype(), record.c0.raw(), DType::kF32, n * h);
+    tensor::copy(*c0, record.c0);
   } else {
     record.c0.zero();
   }
@@ -230,11 +232,9 @@ void LstmStep::forward(const Tensor& x, const Tensor* h0, const Tensor* c0, cons
     row(gates + r * 4 * h, c0s + r * h, c1 + r * h, tanh_c + r * h, h1 + r * h, h);
   }
   for (Tensor* out : {y, h_last}) {
-    if (out != nullptr) copy_as(h1, DType::kF32, out->raw(), out->dtype(), n * h);
+    if (out != nullptr) tensor::copy(h1_, *out);
   }
-  if (c_last != nullptr && !c_direct) {
-    copy_as(c1, DType::kF32, c_last->raw(), c_last->dtype(), n * h);
-  }
+  if (c_last != nullptr && !c_direct) tensor::copy(c1_, *c_last);
 }
 
 void LstmStep::backward(const LstmStepRecord& record, const Tensor* dy, const Tensor* dh_last,
@@ -288,7 +288,10 @@ void LstmStep::backward(const LstmStepRecord& record, const Tensor* dy, const Te
     const float* d = dgates + r * gate_width;
     for (int64_t k = 0; k < gate_width; ++k) diff_bias[k] += d[k];
   }
-  if (!f32) copy_as(dgates, DType::kF32, kept_dgates, data_type_, n * gate_width);
+  if (!f32) {
+    Tensor kept = kept_dgates_.view().slice(first, first + n);
+    tensor::copy(dgates_, kept);
+  }
 
   if (dx != nullptr || dh0 != nullptr) {
     dxh_.resize(Shape({n, width}));

@@ -58,9 +58,6 @@ class LstmStep {
   // gradients (null ones skipped) and forgets the steps.
   void flush(tensor::Tensor* grad_ih, tensor::Tensor* grad_hh);
 
-  // Rows kept for the next flush.
-  int64_t pending_rows() const { return kept_xh_.rows(); }
-
  private:
   int64_t input_;
   int64_t hidden_;

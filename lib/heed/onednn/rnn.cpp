@@ -675,26 +675,19 @@ void Rnn::Impl::backward(RnnTape::Impl& tape, const RnnOutputGrads& go, const Rn
 void Rnn::Impl::flush(const RnnGrads& grads) {
   const int64_t h = config.hidden_size;
   const dnnl::engine& eng = detail::engine();
-  if (own_step) {
-    if (grads.weight_ih)
-      check_f32("rnn weight_ih gradient", *grads.weight_ih, Shape({gates * h, config.input_size}));
-    if (grads.weight_hh)
-      check_f32("rnn weight_hh gradient", *grads.weight_hh, Shape({gates * h, h}));
-    own_step->flush(grads.weight_ih, grads.weight_hh);
-  }
+  if (grads.weight_ih)
+    check_f32("rnn weight_ih gradient", *grads.weight_ih, Shape({gates * h, config.input_size}));
+  if (grads.weight_hh) check_f32("rnn weight_hh gradient", *grads.weight_hh, Shape({gates * h, h}));
+  if (own_step) own_step->flush(grads.weight_ih, grads.weight_hh);
   for (Accumulator& acc : accumulators) {
     Tensor* target = acc.layer ? grads.weight_ih : grads.weight_hh;
     const int64_t in = acc.layer ? config.input_size : h;
     if (target != nullptr && lstm) {
-      check_f32(acc.layer ? "rnn weight_ih gradient" : "rnn weight_hh gradient", *target,
-                Shape({gates * h, in}));
       detail::point(acc.target, target->data());
       acc.add_to_target.execute(detail::stream(), acc.mem, acc.target);
       detail::stream().wait();
     } else if (target != nullptr) {
       // GRU: gate blocks are permuted, so go through a plain copy in oneDNN order.
-      check_f32(acc.layer ? "rnn weight_ih gradient" : "rnn weight_hh gradient", *target,
-                Shape({gates * h, in}));
       grad_stage.resize(Shape({gates * h * in}));
       memory stage_mem(weights_desc(acc.layer, dt::f32, tag::ldgoi), eng, grad_stage.data());
       dnnl::reorder(acc.mem, stage_mem).execute(detail::stream(), acc.mem, stage_mem);
