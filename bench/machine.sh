@@ -1,10 +1,14 @@
 # Prints the machine a benchmark ran on (sourced by the bench scripts; output on stdout as
 # "# key: value" comment lines so that TSV readers skip it).
 heed_machine_report() {
-  local cpu
+  local cpu family model
   cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+  # A virtual machine's model name can be as bare as "AMD EPYC": family and model tell Zen 4
+  # (25) from Zen 5 (26), whose matmul peaks differ.
+  family=$(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
+  model=$(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
   echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "# cpu: ${cpu:-unknown} ($(nproc) cores visible)"
+  echo "# cpu: ${cpu:-unknown} (family ${family:-?} model ${model:-?}, $(nproc) cores visible)"
   echo "# cpu flags: $(grep -m1 '^flags' /proc/cpuinfo | grep -oE 'avx512_bf16|amx_bf16|avx512f|avx2' | sort -u | tr '\n' ' ')"
   echo "# memory: $(free -g | awk '/Mem:/ {print $2}') GiB"
   echo "# kernel: $(uname -r)"

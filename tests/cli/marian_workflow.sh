@@ -7,15 +7,17 @@
 # sentences) under the command line's settings; one seed plans no comparison; a system that
 # bench/peers/marian/systems.yaml lacks, or one both compared and a probe, is refused; a second Marian system trains in its own
 # folder with its own options; the raw corpus's times do not redo its preparation; partial=1 plans the rows of the runs done
-# and nothing else; systems.py gives the speed bench the same architectures. Skipped (77) without snakemake.
+# and nothing else; a run kept in the results (row, machine, translations) is not redone where its scratch is gone, the
+# comparisons read its translations and the rows name the CPU it ran on; systems.py gives the speed bench the same architectures. Skipped (77) without snakemake.
 #   tests/cli/marian_workflow.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 ROOT=${DATA:?usage: marian_workflow.sh BIN_DIR SOURCE_DIR}
 need_snakemake
 C=$TMP/corpus
 multi30k_sample "$C"
-study=(snakemake -s "$ROOT/experiments/marian/Snakefile" -d "$TMP/wd"
-       --profile "$ROOT/experiments/profiles/local" -n -p)
+workflow=(snakemake -s "$ROOT/experiments/marian/Snakefile" -d "$TMP/wd"
+          --profile "$ROOT/experiments/profiles/local")
+study=("${workflow[@]}" -n -p)
 config=(bin="$BIN" data="$C" work="$TMP/work" marian="$TMP/no-marian" results="$TMP/results")
 count() { grep -cE "^(local)?(rule|checkpoint) $1:" "$TMP/out"; }  # RULE: its planned jobs
 
@@ -65,11 +67,34 @@ grep -q "# probes (one run each, not compared): marian" "$TMP/out" && ok ||
   fail "partial: the rows' header does not name the probe"
 grep -q "# heed binaries: \$($BIN/heed-train --version" "$TMP/out" && ok ||
   fail "partial: the rows' header does not ask the study's heed-train its version"
-mkdir -p "$TMP/work/marian/updates/s1"
-printf 'updates\tmarian\t1\t40\t1.0\t99.0\t1.00\t1.10\n' > "$TMP/work/marian/updates/s1/test2016.row"
+kept=$TMP/results/runs/updates
+mkdir -p "$kept/marian/s1"
+printf 'updates\tmarian\t1\t40\t1.0\t99.0\t1.00\t1.10\n' > "$kept/marian/s1/test2016.row"
 expect_exit 0 partial-one -- "${study[@]}" rows --config "${config[@]}" 'seeds=[1, 2]' partial=1
 grep -q "# runs done: 1 of 13" "$TMP/out" && ok || fail "partial: no '1 of 13' in the rows job"
-rm -r "$TMP/work/marian"
+# A kept run (its row, machine and translations in RESULTS/runs, committed with the results) is
+# not redone where its scratch is gone (another machine, a clean clone), and the comparisons
+# read its kept translations; the probe needs only its row.
+for run in marian/s1 marian-lr0.001/s1 heed-recipe/s1; do
+  mkdir -p "$kept/$run"
+  printf 'updates\t%s\t1\t40\t1.0\t9.0\t1.00\t1.10\n' "${run%/*}" > "$kept/$run/test2016.row"
+  printf '# cpu: Test CPU (family 1 model 2, 2 cores visible)\n' > "$kept/$run/machine.txt"
+  echo "a dog ." | tee "$kept/$run/test2016.greedy" > "$kept/$run/test2016.beam"
+done
+expect_exit 0 kept-runs -- "${study[@]}" --config "${config[@]}" 'seeds=[1, 2]'
+expect_eq kept-runs-trainings "$(count multi30k_train) $(count marian_train)" "7 3"
+grep -q "runs/heed-recipe-updates/s1/train.done" "$TMP/out" && fail "kept: heed-recipe s1 retrains" || ok
+grep -q "heed-recipe=$kept/heed-recipe/s1/test2016.greedy,$kept/heed-recipe/s2/test2016.greedy " "$TMP/out" &&
+  ok || fail "kept: the comparison does not read the kept translations"
+# The rows of the kept runs, made for real (partial=1: nothing else, Marian's vocabularies neither).
+expect_exit 0 kept-rows -- "${workflow[@]}" rows --config "${config[@]}" 'seeds=[1, 2]' partial=1
+rows=$TMP/results/rows.tsv
+grep -q "^# runs on Test CPU (family 1 model 2, 2 cores visible): updates/heed-recipe/1, updates/marian-lr0.001/1, updates/marian/1$" "$rows" &&
+  ok || fail "kept: the rows do not name the CPU of the kept runs: $(grep 'runs on' "$rows")"
+expect_eq kept-rows-table "$(grep -c $'^updates\t' "$rows")" 3
+grep -q "^# runs done: 3 of 13$" "$rows" && ok || fail "kept: no '3 of 13' in rows.tsv"
+rm "$rows"
+rm -r "$TMP/results/runs"
 # A rows.tsv already there (partial=1's, newer than every row) does not hide the runs to do.
 mkdir -p "$TMP/results" && touch "$TMP/results/rows.tsv"
 expect_exit 0 after-partial -- "${study[@]}" --config "${config[@]}" 'seeds=[1]'

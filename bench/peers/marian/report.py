@@ -193,6 +193,8 @@ def quality_section(folder):
                 "other marian systems (their options)", "probes (one run each, not compared)"):
         if key in meta:
             out.append(f"- {key}: {meta[key]}")
+    # the CPU each run trained on (a budget of minutes is a machine's)
+    out += [f"- {key}: {value}" for key, value in meta.items() if key.startswith("runs on ")]
     beam = re.search(r"\bbeam: (\d+)", meta.get("updates", ""))
     out += ["", "test2016 BLEU (lowercased) per budget, mean ± standard deviation over seeds; minutes "
             "are heed-train's clock (its metrics) and Marian's wall clock, speed figures only in the "
