@@ -2,13 +2,13 @@
 # The quality study heed beside Marian (experiments/marian/Snakefile) planned, not run (Marian
 # is not built in CI, and a dry run needs none of its binaries): on the embedded sample, two
 # seeds plan a training per heed system, budget and seed through the recipe's rule and one per
-# budget and seed of Marian's, one run of the probe (Marian at its default rate), its
+# budget and seed of Marian's (and the choice of the model it scores), one run of the probe (Marian at its default rate), its
 # vocabularies and test2016's BPE, and a comparison per budget and search; quick=1 loads quick.yaml (40 updates, warm-up 10, a minute, the first 40 test
 # sentences) under the command line's settings; one seed plans no comparison; a system that
 # bench/peers/marian/systems.yaml lacks, or one both compared and a probe, is refused; a second Marian system trains in its own
 # folder with its own options; the raw corpus's times do not redo its preparation; partial=1 plans the rows of the runs done
 # and nothing else; a run kept in the results (row, machine, translations) is not redone where its scratch is gone, the
-# comparisons read its translations and the rows name the CPU it ran on; systems.py gives the speed bench the same architectures. Skipped (77) without snakemake.
+# comparisons read its translations and the rows name the CPU and binaries it ran on; systems.py gives the speed bench the same architectures. Skipped (77) without snakemake.
 #   tests/cli/marian_workflow.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 ROOT=${DATA:?usage: marian_workflow.sh BIN_DIR SOURCE_DIR}
@@ -26,6 +26,11 @@ count() { grep -cE "^(local)?(rule|checkpoint) $1:" "$TMP/out"; }  # RULE: its p
 expect_exit 0 plan -- "${study[@]}" --config "${config[@]}" 'seeds=[1, 2]'
 expect_eq heed-trainings "$(count multi30k_train)" 8
 expect_eq marian-trainings "$(count marian_train)" 5
+# each Marian run's scored model chosen (its kept best, or its last if its budget stopped it
+# after updates it never validated), then translated with it
+expect_eq marian-models "$(count marian_model)" 5
+grep -q 'model=$(cut -f1 .*/marian/updates/s1/model.scored)' "$TMP/out" && ok ||
+  fail "plan: Marian does not translate with its scored model"
 for f in marian/minutes/s1/train.done marian/updates/s2/train.done; do
   grep -q "$TMP/work/$f" "$TMP/out" && fail "plan: the probe runs $f" || ok
 done
@@ -65,8 +70,6 @@ expect_eq partial-none-trainings "$(grep -cE '^(local)?(rule|checkpoint) (multi3
 grep -q "# runs done: 0 of 13" "$TMP/out" && ok || fail "partial: no '0 of 13' in the rows job"
 grep -q "# probes (one run each, not compared): marian" "$TMP/out" && ok ||
   fail "partial: the rows' header does not name the probe"
-grep -q "# heed binaries: \$($BIN/heed-train --version" "$TMP/out" && ok ||
-  fail "partial: the rows' header does not ask the study's heed-train its version"
 kept=$TMP/results/runs/updates
 mkdir -p "$kept/marian/s1"
 printf 'updates\tmarian\t1\t40\t1.0\t99.0\t1.00\t1.10\n' > "$kept/marian/s1/test2016.row"
@@ -78,7 +81,8 @@ grep -q "# runs done: 1 of 13" "$TMP/out" && ok || fail "partial: no '1 of 13' i
 for run in marian/s1 marian-lr0.001/s1 heed-recipe/s1; do
   mkdir -p "$kept/$run"
   printf 'updates\t%s\t1\t40\t1.0\t9.0\t1.00\t1.10\n' "${run%/*}" > "$kept/$run/test2016.row"
-  printf '# cpu: Test CPU (family 1 model 2, 2 cores visible)\n' > "$kept/$run/machine.txt"
+  printf '# cpu: Test CPU (family 1 model 2, 2 cores visible)\n# binaries: %s\n' \
+    "$([ "${run%%-*}" = heed ] && echo "heed-train 0.1.0 (abc)" || echo "marian v1")" > "$kept/$run/machine.txt"
   echo "a dog ." | tee "$kept/$run/test2016.greedy" > "$kept/$run/test2016.beam"
 done
 expect_exit 0 kept-runs -- "${study[@]}" --config "${config[@]}" 'seeds=[1, 2]'
@@ -91,6 +95,10 @@ expect_exit 0 kept-rows -- "${workflow[@]}" rows --config "${config[@]}" 'seeds=
 rows=$TMP/results/rows.tsv
 grep -q "^# runs on Test CPU (family 1 model 2, 2 cores visible): updates/heed-recipe/1, updates/marian-lr0.001/1, updates/marian/1$" "$rows" &&
   ok || fail "kept: the rows do not name the CPU of the kept runs: $(grep 'runs on' "$rows")"
+grep -q "^# runs with heed-train 0.1.0 (abc): updates/heed-recipe/1$" "$rows" && ok ||
+  fail "kept: the rows do not name heed's binaries: $(grep 'runs with' "$rows")"
+grep -q "^# runs with marian v1: updates/marian-lr0.001/1, updates/marian/1$" "$rows" && ok ||
+  fail "kept: the rows do not name Marian's binaries: $(grep 'runs with' "$rows")"
 expect_eq kept-rows-table "$(grep -c $'^updates\t' "$rows")" 3
 grep -q "^# runs done: 3 of 13$" "$rows" && ok || fail "kept: no '3 of 13' in rows.tsv"
 rm "$rows"

@@ -14,11 +14,12 @@
 #   - the copy is made a git repository of its own (src/CMakeLists.txt reads .git/logs/HEAD);
 #   - -Werror is dropped from intgemm's add_compile_options and Marian's ALL_WARNINGS (GCC 12
 #     warns inside its own AVX-512 headers).
-# The binaries marian, marian-decoder, marian-vocab and marian-conv (the int8 model conversion,
-# --gemm-type intgemm8) land in BUILD_DIR; BUILD_DIR/build-info.txt
+# The binaries marian, marian-decoder, marian-vocab, marian-conv (the int8 model conversion,
+# --gemm-type intgemm8) and marian-scorer (the quality study's validation of a model Marian saved
+# without validating it: stopped by its budget) land in BUILD_DIR; BUILD_DIR/build-info.txt
 # records both commits (and the intgemm commit Marian pins, when it differs), the compiler, the
 # cmake options and the CPU (Marian builds with -march=native: its binaries are this CPU's).
-# Re-running skips a finished build (the four binaries and build-info.txt present); FORCE=1
+# Re-running skips a finished build (the five binaries and build-info.txt present); FORCE=1
 # rebuilds. Environment: JOBS (1), NICE (19).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -39,7 +40,7 @@ NICE=${NICE:-19}
 case "$COPY/" in "$root"/*) die 64 "COPY_DIR $COPY is inside heed's tree: build Marian outside it" ;; esac
 case "$BUILD/" in "$root"/*) die 64 "BUILD_DIR $BUILD is inside heed's tree: build Marian outside it" ;; esac
 
-binaries=(marian marian-decoder marian-vocab marian-conv)
+binaries=(marian marian-decoder marian-vocab marian-conv marian-scorer)
 built=1
 for b in "${binaries[@]}"; do [ -x "$BUILD/$b" ] || built=0; done
 if [ "${FORCE:-0}" != 1 ] && [ "$built" = 1 ] && [ -s "$BUILD/build-info.txt" ]; then
@@ -130,9 +131,10 @@ mkdir -p "$BUILD"
 heed_log "configuring marian in $BUILD"
 cmake -S "$COPY" -B "$BUILD" "${cmake_options[@]}" > "$BUILD/cmake.log" 2>&1 ||
   die 70 "cmake failed: $(grep -m1 -i 'error' "$BUILD/cmake.log" || tail -n 1 "$BUILD/cmake.log") (log: $BUILD/cmake.log)"
-heed_log "building marian_train marian_decoder marian_vocab marian_conv (nice $NICE, -j$JOBS; log: $BUILD/build.log)"
+targets=(marian_train marian_decoder marian_vocab marian_conv marian_scorer)
+heed_log "building ${targets[*]} (nice $NICE, -j$JOBS; log: $BUILD/build.log)"
 start=$(date +%s)
-nice -n "$NICE" cmake --build "$BUILD" -j "$JOBS" --target marian_train marian_decoder marian_vocab marian_conv >> "$BUILD/build.log" 2>&1 ||
+nice -n "$NICE" cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" >> "$BUILD/build.log" 2>&1 ||
   die 70 "build failed: $(grep -m1 'error' "$BUILD/build.log" || tail -n 1 "$BUILD/build.log") (log: $BUILD/build.log)"
 # A resumed or extended build adds its time to the earlier runs' (BUILD_DIR/build-seconds).
 seconds=$(( $(date +%s) - start + $(cat "$BUILD/build-seconds" 2>/dev/null || echo 0) ))

@@ -189,12 +189,12 @@ def quality_section(folder):
         out.append(f"**Status: {done.group(1)} of {done.group(2)} runs done** (the study is under "
                    "way: the rows below are the runs finished so far; no comparison until every "
                    "run of a budget is done).\n")
-    for key in ("date", "cpu", "heed", "heed binaries", "marian", "updates", "marian options",
+    for key in ("date", "cpu", "heed", "marian", "updates", "marian options",
                 "other marian systems (their options)", "probes (one run each, not compared)"):
         if key in meta:
             out.append(f"- {key}: {meta[key]}")
-    # the CPU each run trained on (a budget of minutes is a machine's)
-    out += [f"- {key}: {value}" for key, value in meta.items() if key.startswith("runs on ")]
+    # the CPU each run trained on (a budget of minutes is a machine's) and its binaries
+    out += [f"- {key}: {value}" for key, value in meta.items() if key.startswith(("runs on ", "runs with "))]
     beam = re.search(r"\bbeam: (\d+)", meta.get("updates", ""))
     out += ["", "test2016 BLEU (lowercased) per budget, mean ± standard deviation over seeds; minutes "
             "are heed-train's clock (its metrics) and Marian's wall clock, speed figures only in the "
