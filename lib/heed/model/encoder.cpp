@@ -1,7 +1,11 @@
 #include "heed/model/encoder.h"
 
+#include <functional>
+
+#include "heed/common/parallel.h"
 #include "heed/layers/embedding.h"
 #include "heed/model/rnn_stack.h"
+#include "heed/onednn/context.h"
 #include "heed/onednn/padded_rnn.h"
 #include "heed/tensor/tensor_ops.h"
 
@@ -25,6 +29,28 @@ struct Encoder::Layer {
     }
   }
 };
+
+namespace {
+
+// A bidirectional layer's two directions in training: at once, one thread each, when oneDNN has
+// two threads. Each direction is a chain of small products (a step of the marian bench's model
+// is 64 rows by 256 units) that one core runs better alone than two cores together: its encoder
+// phase 38-42 → 30-32 ms an update in bf16 (docs/benchmarks.md, "heed beside Marian"). Not
+// with more threads: OpenMP does not nest, so the others would wait, and nothing was measured.
+void run_directions(bool together, const std::function<void()>& left_to_right,
+                    const std::function<void()>& right_to_left) {
+  if (!together) {
+    left_to_right();
+    right_to_left();
+    return;
+  }
+  parallel_for(2, 2, [&](size_t i) {
+    onednn::set_threads(1);  // this thread's oneDNN calls: one thread, this one
+    (i == 0 ? left_to_right : right_to_left)();
+  });
+}
+
+}  // namespace
 
 Encoder::Encoder(const ModelConfig& config, onednn::Precision precision,
                  layers::ParameterStore& store)
@@ -78,14 +104,24 @@ void Encoder::forward(const int32_t* src, const std::vector<int64_t>& lengths, i
     const bool top = l + 1 == layers_.size();
     layer.y_fwd.resize(Shape{s, n, direction_size_});
     layer.h_fwd.resize(Shape{n, direction_size_});
-    layer.fwd.forward(*x, lengths, nullptr, nullptr, layer.y_fwd, top ? &layer.h_fwd : nullptr,
-                      nullptr, training);
-    Tensor& out = top ? keys_ : layer.out;
     if (bidirectional_) {
       layer.y_bwd.resize(Shape{s, n, direction_size_});
       layer.h_bwd.resize(Shape{n, direction_size_});
-      layer.bwd->forward(*x, lengths, nullptr, nullptr, layer.y_bwd, top ? &layer.h_bwd : nullptr,
-                         nullptr, training);
+    }
+    run_directions(
+        bidirectional_ && training && onednn::threads() == 2,
+        [&] {
+          layer.fwd.forward(*x, lengths, nullptr, nullptr, layer.y_fwd,
+                            top ? &layer.h_fwd : nullptr, nullptr, training);
+        },
+        [&] {
+          if (bidirectional_) {
+            layer.bwd->forward(*x, lengths, nullptr, nullptr, layer.y_bwd,
+                               top ? &layer.h_bwd : nullptr, nullptr, training);
+          }
+        });
+    Tensor& out = top ? keys_ : layer.out;
+    if (bidirectional_) {
       out.resize(Shape{s, n, key_size_});
       tensor::copy_columns(layer.y_fwd, out, 0);
       tensor::copy_columns(layer.y_bwd, out, direction_size_);
@@ -130,17 +166,25 @@ void Encoder::backward(const Tensor& d_keys, const Tensor* d_finals) {
     layer.dx_fwd.resize(Shape{s_, n_, input});
     if (bidirectional_) {
       d_half_.resize(Shape{s_, n_, direction_size_});
+      d_half_bwd_.resize(Shape{s_, n_, direction_size_});
       tensor::take_columns(d_out_, 0, d_half_);
-      layer.fwd.backward(d_half_, dh_fwd, nullptr, &layer.dx_fwd, nullptr, nullptr);
-      tensor::take_columns(d_out_, direction_size_, d_half_);
+      tensor::take_columns(d_out_, direction_size_, d_half_bwd_);
       layer.dx_bwd.resize(Shape{s_, n_, input});
-      layer.bwd->backward(d_half_, dh_bwd, nullptr, &layer.dx_bwd, nullptr, nullptr);
+      run_directions(
+          onednn::threads() == 2,
+          [&] {
+            layer.fwd.backward(d_half_, dh_fwd, nullptr, &layer.dx_fwd, nullptr, nullptr);
+            layer.fwd.rnn().flush_grads(rnn_grads(*store_, layer.prefix + "fwd/"));
+          },
+          [&] {
+            layer.bwd->backward(d_half_bwd_, dh_bwd, nullptr, &layer.dx_bwd, nullptr, nullptr);
+            layer.bwd->rnn().flush_grads(rnn_grads(*store_, layer.prefix + "bwd/"));
+          });
       tensor::add(layer.dx_fwd, layer.dx_bwd, layer.dx_fwd);
     } else {
       layer.fwd.backward(d_out_, dh_fwd, nullptr, &layer.dx_fwd, nullptr, nullptr);
+      layer.fwd.rnn().flush_grads(rnn_grads(*store_, layer.prefix + "fwd/"));
     }
-    layer.fwd.rnn().flush_grads(rnn_grads(*store_, layer.prefix + "fwd/"));
-    if (bidirectional_) layer.bwd->rnn().flush_grads(rnn_grads(*store_, layer.prefix + "bwd/"));
     std::swap(d_out_, layer.dx_fwd);
   }
   dropout_.backward(d_out_);

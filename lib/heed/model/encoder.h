@@ -55,7 +55,7 @@ class Encoder {
   tensor::Tensor embedded_;  // [S, N, E]
   tensor::Tensor keys_;      // top layer output
   tensor::Tensor finals_;
-  tensor::Tensor d_out_, d_half_;
+  tensor::Tensor d_out_, d_half_, d_half_bwd_;
 };
 
 }  // namespace heed::model

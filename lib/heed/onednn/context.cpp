@@ -69,7 +69,10 @@ dnnl::engine& engine() {
 }
 
 dnnl::stream& stream() {
-  static dnnl::stream instance = guarded("stream creation", [] { return dnnl::stream(engine()); });
+  // One per thread: a thread that runs oneDNN primitives of its own inside a parallel region
+  // (the encoder's two directions at once, Encoder::run_directions) must not share a stream.
+  thread_local dnnl::stream instance =
+      guarded("stream creation", [] { return dnnl::stream(engine()); });
   return instance;
 }
 

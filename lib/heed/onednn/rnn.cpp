@@ -399,14 +399,16 @@ Rnn::Impl::Plan Rnn::Impl::make_plan(bool training, int64_t steps, int64_t batch
   return p;
 }
 
-// The primitives' scratchpad (scratchpad_mode::user), one for every Rnn and only ever grown.
-// oneDNN's own mode allocates one per execution, in a size per shape, and a translation stream's
-// heap fragmented until its resident memory kept growing (issue 29). One per Rnn held 61 MB for
-// each direction of a 256-unit encoder at batch 64 (heaptrack); executions never overlap (one
-// stream, driven from one thread) and a scratchpad holds nothing from one to the next.
+// The primitives' scratchpad (scratchpad_mode::user), one for every Rnn on a thread and only
+// ever grown. oneDNN's own mode allocates one per execution, in a size per shape, and a
+// translation stream's heap fragmented until its resident memory kept growing (issue 29). One
+// per Rnn held 61 MB for each direction of a 256-unit encoder at batch 64 (heaptrack);
+// executions on one thread never overlap and a scratchpad holds nothing from one to the next.
+// A second thread has its own only when it runs RNNs (the training encoder's second direction,
+// Encoder's run_directions).
 namespace {
 Tensor& shared_scratchpad() {
-  static Tensor buffer;
+  thread_local Tensor buffer;
   return buffer;
 }
 }  // namespace

@@ -563,3 +563,49 @@ TEST_CASE("seq2seq: built from a validated config, with the attention it carries
   c.dropout = 1.5f;
   CHECK_THROWS_AS(Seq2Seq(c), heed::ConfigError);
 }
+
+TEST_CASE(
+    "seq2seq: with two threads a bidirectional encoder runs its directions at once, one thread "
+    "each: the loss and gradients of one thread, and the gradient check passes",
+    "[model]") {
+  // Sizes at which oneDNN splits a direction's work over two threads when it has them.
+  const Batch batch = make_batch({9, 4, 12, 7, 12, 3, 8, 10}, {6, 3, 9, 5, 7, 2, 8, 4}, 40, 30, 6);
+  for (auto cell : {heed::model::CellType::kLstm, heed::model::CellType::kGru}) {
+    ModelConfig c = tiny_config("general", heed::model::DecoderType::kLuong, true, cell);
+    c.embed = 24;
+    c.hidden = 64;
+    c.attention_dim = 16;
+    c.encoder_layers = 2;
+    c.src_vocab_size = 40;
+    c.tgt_vocab_size = 30;
+    std::vector<double> losses;
+    std::vector<std::vector<std::vector<float>>> grads;
+    for (int threads : {1, 2}) {
+      heed::onednn::set_threads(threads);
+      Seq2Seq model(c);
+      model.initialize(3, 0.3f);
+      model.parameters().zero_grad();
+      LossOptions train;
+      train.training = false;
+      heed::Rng rng = heed::make_rng(1);
+      const auto sums = model.loss(batch, train, rng);
+      losses.push_back(sums.loss);
+      grads.push_back(gradients(model));
+    }
+    INFO(heed::model::to_string(cell));
+    CHECK(losses[1] == Approx(losses[0]).epsilon(1e-6));
+    REQUIRE(grads[0].size() == grads[1].size());
+    for (size_t p = 0; p < grads[0].size(); ++p) {
+      REQUIRE(grads[0][p].size() == grads[1][p].size());
+      for (size_t i = 0; i < grads[0][p].size(); ++i) {
+        INFO("parameter " << p << " element " << i);
+        CHECK(grads[1][p][i] == Approx(grads[0][p][i]).epsilon(1e-4).margin(1e-7));
+      }
+    }
+    Seq2Seq model(c);  // still two threads
+    const auto result = check_loss_gradients(model, batch, 5);
+    INFO(result.report);
+    CHECK(result.ok);
+  }
+  heed::onednn::set_threads(1);
+}
