@@ -12,8 +12,10 @@ OutputLayer::OutputLayer(int64_t hidden, int64_t vocab, onednn::Precision precis
     : hidden_(hidden),
       vocab_(vocab),
       chunk_rows_(chunk_rows > 0 ? chunk_rows
-                                 : std::clamp(kChunkLogits / std::max<int64_t>(vocab, 1),
-                                              kMinChunkRows, kMaxChunkRows)),
+                                 : (std::clamp(kChunkLogits / std::max<int64_t>(vocab, 1),
+                                               kMinChunkRows, kMaxChunkRows) +
+                                    kRowMultiple - 1) /
+                                       kRowMultiple * kRowMultiple),
       linear_(hidden, vocab, precision) {}
 
 void OutputLayer::set_weights(Parameter& weight, Parameter& bias) {
@@ -37,6 +39,46 @@ LossSums OutputLayer::loss(const tensor::Tensor& x, const int32_t* targets, floa
     d_x->resize(x.shape());
     dx2 = d_x->view(tensor::Shape{rows, hidden_});
   }
+  kept_.clear();
+  for (int64_t r = 0; r < rows; ++r) {
+    if (targets[r] >= 0) kept_.push_back(r);
+  }
+  const auto kept = static_cast<int64_t>(kept_.size());
+  if (kept == rows) return chunks(x2, targets, label_smoothing, grad_scale, d_x ? &dx2 : nullptr);
+
+  // Rows without a target (a batch's padding, a tenth of its rows on Multi30k) are left out
+  // rather than projected for nothing: the rows with one are gathered, in order, into a block
+  // padded with ignored zero rows to a multiple of kRowMultiple, so that its chunks come in
+  // few sizes and their products' kernels are built once, not at every new batch length.
+  const int64_t padded = (kept + kRowMultiple - 1) / kRowMultiple * kRowMultiple;
+  gathered_x_.resize(tensor::Shape{padded, hidden_});
+  gathered_targets_.assign(static_cast<size_t>(padded), -1);
+  const float* from = x2.data();
+  float* to = gathered_x_.data();
+  for (int64_t k = 0; k < kept; ++k) {
+    const int64_t r = kept_[static_cast<size_t>(k)];
+    std::copy(from + r * hidden_, from + (r + 1) * hidden_, to + k * hidden_);
+    gathered_targets_[static_cast<size_t>(k)] = targets[r];
+  }
+  std::fill(to + kept * hidden_, to + padded * hidden_, 0.f);
+  if (d_x) gathered_dx_.resize(tensor::Shape{padded, hidden_});
+  const LossSums sums = chunks(gathered_x_, gathered_targets_.data(), label_smoothing, grad_scale,
+                               d_x ? &gathered_dx_ : nullptr);
+  if (d_x) {
+    float* dx = dx2.data();
+    std::fill(dx, dx + rows * hidden_, 0.f);
+    const float* g = gathered_dx_.data();
+    for (int64_t k = 0; k < kept; ++k) {
+      const int64_t r = kept_[static_cast<size_t>(k)];
+      std::copy(g + k * hidden_, g + (k + 1) * hidden_, dx + r * hidden_);
+    }
+  }
+  return sums;
+}
+
+LossSums OutputLayer::chunks(const tensor::Tensor& x2, const int32_t* targets,
+                             float label_smoothing, float grad_scale, tensor::Tensor* dx2) {
+  const int64_t rows = x2.dim(0);
   const double eps = label_smoothing;
   const double smooth = eps / static_cast<double>(vocab_);
   LossSums sums;
@@ -67,7 +109,7 @@ LossSums OutputLayer::loss(const tensor::Tensor& x, const int32_t* targets, floa
       sums.loss += (1 - eps) * nll - smooth * sum_lp;
       ++sums.tokens;
     }
-    if (!d_x) continue;
+    if (!dx2) continue;
     // d logits = scale · (p − (1 − ε)·onehot − ε/V), in place in logits_; ignored rows are 0.
     onednn::exp(log_p_, logits_);
     const float scale = grad_scale;
@@ -82,7 +124,7 @@ LossSums OutputLayer::loss(const tensor::Tensor& x, const int32_t* targets, floa
       for (int64_t v = 0; v < vocab_; ++v) g[v] = scale * (g[v] - shift);
       g[y] -= scale * static_cast<float>(1 - eps);
     }
-    tensor::Tensor dxc = dx2.slice(begin, end);
+    tensor::Tensor dxc = dx2->slice(begin, end);
     linear_.backward(xc, logits_, &dxc, weight_->grad, &bias_->grad);
   }
   return sums;

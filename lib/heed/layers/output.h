@@ -33,19 +33,21 @@ class OutputLayer {
   // The rows a chunk holds decide the weight gradient's product, [V, rows]·[rows, H] a chunk:
   // on a Zen 5 in bf16, 256 rows ran it at 64 % of the matmul peak, its other two products at
   // 97-107 % (bench/results/train_primitives.tsv). 4M logits (16 MiB, twice: logits and log p)
-  // give Multi30k's 4,371 target types 959 rows; a 32k vocabulary stays at 256.
+  // give Multi30k's 4,371 target types 960 rows (959 rounded up to a multiple of
+  // kRowMultiple); a 32k vocabulary stays at 256.
   static constexpr int64_t kChunkLogits = int64_t(1) << 22;
   static constexpr int64_t kMinChunkRows = 256;
   static constexpr int64_t kMaxChunkRows = 2048;
+  static constexpr int64_t kRowMultiple = 64;
 
   // weight [V, H], bias [V]; implies weights_changed().
   void set_weights(Parameter& weight, Parameter& bias);
   void weights_changed();
 
-  // x [..., H] (rows M), targets[M]: an id, or −1 to ignore the row. Returns the sums over
-  // counted rows. With d_x (resized to x's shape, overwritten): the gradient of
-  // grad_scale · loss w.r.t. x, and the weight and bias gradients accumulate into the
-  // Parameters' grad tensors.
+  // x [..., H] (rows M), targets[M]: an id, or −1 to ignore the row (it is not projected: the
+  // others are gathered first). Returns the sums over counted rows. With d_x (resized to x's shape,
+  // overwritten): the gradient of grad_scale · loss w.r.t. x, and the weight and bias gradients
+  // accumulate into the Parameters' grad tensors.
   LossSums loss(const tensor::Tensor& x, const int32_t* targets, float label_smoothing,
                 float grad_scale, tensor::Tensor* d_x);
 
@@ -60,6 +62,10 @@ class OutputLayer {
   void selected_log_probs(const tensor::Tensor& x, tensor::Tensor& out);
 
  private:
+  // loss() over x2 [rows, H] in chunks of chunk_rows_; dx2 [rows, H] or null.
+  LossSums chunks(const tensor::Tensor& x2, const int32_t* targets, float label_smoothing,
+                  float grad_scale, tensor::Tensor* dx2);
+
   int64_t hidden_;
   int64_t vocab_;
   int64_t chunk_rows_;
@@ -68,6 +74,10 @@ class OutputLayer {
   Parameter* bias_ = nullptr;
   tensor::Tensor logits_;  // [chunk, V]
   tensor::Tensor log_p_;   // [chunk, V]
+  // loss(): the rows with a target, their targets and where they came from.
+  tensor::Tensor gathered_x_, gathered_dx_;
+  std::vector<int32_t> gathered_targets_;
+  std::vector<int64_t> kept_;
   // select_rows(): the gathered rows and their own product (its width changes with the set).
   tensor::Tensor selected_weight_, selected_bias_;
   std::unique_ptr<onednn::Linear> selected_;
