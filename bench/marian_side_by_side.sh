@@ -166,13 +166,15 @@ train_once() {  # ROUND SYSTEM SETTING
 
 # --- decoding ------------------------------------------------------------------------------
 # quality_model SYSTEM → the quality study's seed-1 model at equal updates, the one it scores
-# (the best on validation; Marian's last without a validation), once that run has finished (its
-# train.done).
+# (the best on validation, or the one its rule marian_model chose; Marian's last without a
+# validation), once that run has finished (its train.done).
 quality_model() {
   local run=$MODELS_DIR/marian/updates/s1
   if [ "$1" = marian ]; then
     [ -f "$run/train.done" ] || return 0
-    if [ -f "$run/model.npz.best-cross-entropy.npz" ]; then echo "$run/model.npz.best-cross-entropy.npz"
+    # The study's choice when it made one (model.scored: its rule marian_model), else the best.
+    if [ -s "$run/model.scored" ]; then cut -f1 "$run/model.scored"
+    elif [ -f "$run/model.npz.best-cross-entropy.npz" ]; then echo "$run/model.npz.best-cross-entropy.npz"
     else echo "$run/model.npz"; fi
   else
     [ -f "$MODELS_DIR/runs/$1-updates/s1/train.done" ] && echo "$MODELS_DIR/runs/$1-updates/s1/model.heed"
