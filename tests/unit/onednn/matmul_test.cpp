@@ -236,6 +236,36 @@ TEST_CASE("matmul: bf16 products are close to f32", "[onednn][fast]") {
   CHECK(relative_error(reference_matmul(MatrixRef::of(q), kt), s) < 2e-2);
 }
 
+TEST_CASE(
+    "matmul: in bf16 a small f32 A (heed's conversion) and a large one (oneDNN's reorder) round "
+    "the same way",
+    "[onednn][fast]") {
+  if (!heed::onednn::bf16_supported()) {
+    WARN("SKIPPED: bf16 not supported by oneDNN on this CPU");
+    return;
+  }
+  heed::onednn::set_threads(2);
+  heed::Rng rng = heed::make_rng(6);
+  // 320 × 256 is past the small conversion's 65,536 elements; its rows 64 at a time are not.
+  Tensor a = heed::test::random_tensor(Shape{320, 256}, rng);
+  Tensor b = heed::test::random_tensor(Shape{256, 48}, rng);
+  for (int64_t r = 0; r < 320; r += 7) a.data()[r * 256 + r % 256] = 1.f + 1.f / 256;  // ties
+  Tensor whole(Shape{320, 48}), parts(Shape{320, 48});
+  MatMul mm(Precision::kBF16);
+  mm.run(MatrixRef::of(a), MatrixRef::of(b), MatrixRef::of(whole));
+  for (int64_t r = 0; r < 320; r += 64) {
+    mm.run(MatrixRef::of(a.slice(r, r + 64)), MatrixRef::of(b),
+           MatrixRef::of(parts.slice(r, r + 64)));
+  }
+  CHECK(relative_error(reference_matmul(MatrixRef::of(a), MatrixRef::of(b)), whole) > 1e-7);
+  const std::vector<float> w = whole.to_vector(), p = parts.to_vector();
+  for (size_t i = 0; i < w.size(); ++i) {
+    INFO("element " << i);
+    CHECK(p[i] == Approx(w[i]).epsilon(1e-5).margin(1e-6));
+  }
+  heed::onednn::set_threads(1);
+}
+
 TEST_CASE("matmul: oneDNN failures surface as BackendError", "[onednn][fast]") {
   heed::onednn::set_threads(1);
   MatMul mm;
