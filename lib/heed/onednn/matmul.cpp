@@ -12,6 +12,7 @@
 #include "heed/common/check.h"
 #include "heed/onednn/context.h"
 #include "heed/onednn/internal.h"
+#include "heed/onednn/pack_bf16.h"
 #include "heed/onednn/plan_cache.h"
 
 namespace heed::onednn {
@@ -150,6 +151,7 @@ struct MatMul::Impl {
     memory::desc desc;
     Tensor buffer;  // the packed bytes
     memory mem;
+    bool own_pack = false;  // packed by detail::pack_ba16a64b2a, not by the reorder
     dnnl::reorder reorder;
     memory source;
     const void* source_data = nullptr;
@@ -168,7 +170,8 @@ struct MatMul::Impl {
   // fragments the heap (issue 29).
   Tensor scratchpad;
 
-  Packed& packed_for(const memory::desc& source_desc, const memory::desc& desc) {
+  Packed& packed_for(const memory::desc& source_desc, const memory::desc& desc,
+                     const MatrixRef& b) {
     if (Packed* found = detail::find_most_recent(packed, [&](const Packed& p) {
           return p.desc == desc && p.source_desc == source_desc;
         })) {
@@ -193,7 +196,9 @@ struct MatMul::Impl {
     p.buffer.resize(Shape({static_cast<int64_t>((desc.get_size() + 3) / 4)}));
     p.mem = memory(desc, detail::engine(), p.buffer.raw());
     p.source = memory(source_desc, detail::engine(), nullptr);
-    p.reorder = dnnl::reorder(dnnl::reorder::primitive_desc(p.source, p.mem));
+    p.own_pack =
+        b.batch == 1 && b.dtype == DType::kF32 && detail::is_ba16a64b2a(desc, b.rows, b.cols);
+    if (!p.own_pack) p.reorder = dnnl::reorder(dnnl::reorder::primitive_desc(p.source, p.mem));
     packed.push_front(std::move(p));
     ++packs_made;
     return packed.front();
@@ -392,11 +397,16 @@ void MatMul::run(const MatrixRef& a, const MatrixRef& b, const MatrixRef& c,
       }
     }
     if (plan.constant_b) {
-      Impl::Packed& p = impl_->packed_for(plan.packed_source_desc, plan.packed_desc);
+      Impl::Packed& p = impl_->packed_for(plan.packed_source_desc, plan.packed_desc, b);
       plan.args[DNNL_ARG_WEIGHTS] = p.mem;
       if (p.version != impl_->version || p.source_data != b.data) {
-        detail::point(p.source, b.data);
-        p.reorder.execute(strm, p.source, p.mem);
+        if (p.own_pack) {
+          detail::pack_ba16a64b2a(static_cast<const float*>(b.data), b.rows, b.cols, b.row_stride,
+                                  b.col_stride, static_cast<uint16_t*>(p.buffer.raw()));
+        } else {
+          detail::point(p.source, b.data);
+          p.reorder.execute(strm, p.source, p.mem);
+        }
         p.version = impl_->version;
         p.source_data = b.data;
       }
