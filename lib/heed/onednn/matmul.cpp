@@ -196,8 +196,9 @@ struct MatMul::Impl {
     p.buffer.resize(Shape({static_cast<int64_t>((desc.get_size() + 3) / 4)}));
     p.mem = memory(desc, detail::engine(), p.buffer.raw());
     p.source = memory(source_desc, detail::engine(), nullptr);
-    p.own_pack =
-        b.batch == 1 && b.dtype == DType::kF32 && detail::is_ba16a64b2a(desc, b.rows, b.cols);
+    p.own_pack = b.batch == 1 && b.dtype == DType::kF32 &&
+                 desc == memory::desc({b.rows, b.cols}, memory::data_type::bf16,
+                                      memory::format_tag::BA16a64b2a);
     if (!p.own_pack) p.reorder = dnnl::reorder(dnnl::reorder::primitive_desc(p.source, p.mem));
     packed.push_front(std::move(p));
     ++packs_made;

@@ -73,11 +73,6 @@ HEED_PACK_VARIANT(baseline, )
 
 }  // namespace
 
-bool is_ba16a64b2a(const dnnl::memory::desc& packed, int64_t rows, int64_t cols) {
-  return packed == dnnl::memory::desc({rows, cols}, dnnl::memory::data_type::bf16,
-                                      dnnl::memory::format_tag::BA16a64b2a);
-}
-
 void pack_ba16a64b2a(const float* src, int64_t rows, int64_t cols, int64_t row_stride,
                      int64_t col_stride, uint16_t* dst) {
   if (cpu_level() == kAvx512) {
