@@ -81,15 +81,4 @@ float clip_coefficient(double norm, double max_norm) {
   return coef < 1.0 ? static_cast<float>(coef) : 1.0f;
 }
 
-double clip_global_norm(const std::vector<ParamRef>& params, double max_norm) {
-  const double norm = global_norm(params);
-  const float scale = clip_coefficient(norm, max_norm);
-  if (scale < 1.0f) {
-    for (const auto& p : params) {
-      for (size_t i = 0; i < p.size; ++i) p.grad[i] *= scale;
-    }
-  }
-  return norm;
-}
-
 }  // namespace heed::train

@@ -60,7 +60,5 @@ double global_norm(const std::vector<ParamRef>& params);
 // Global-norm clipping as PyTorch's clip_grad_norm_: the factor max_norm / (norm + 1e-6) when
 // the norm exceeds max_norm, else 1 (also when max_norm <= 0 or the norm is not finite).
 float clip_coefficient(double norm, double max_norm);
-// Scales the gradients by clip_coefficient in place and returns the norm before clipping.
-double clip_global_norm(const std::vector<ParamRef>& params, double max_norm);
 
 }  // namespace heed::train

@@ -73,13 +73,14 @@ TEST_CASE("sgd: plain and momentum updates", "[train][fast]") {
 TEST_CASE("clip: global norm as clip_grad_norm_", "[train][fast]") {
   float w[2] = {0, 0}, g1[1] = {3}, g2[1] = {4};
   std::vector<ParamRef> params = {{"a", &w[0], g1, 1}, {"b", &w[1], g2, 1}};
-  CHECK(train::clip_global_norm(params, 10.0) == Approx(5.0));
-  CHECK(g1[0] == 3.0f);  // under the limit: unchanged
-  CHECK(train::clip_global_norm(params, 1.0) == Approx(5.0));
-  CHECK(g1[0] == Approx(0.6f).epsilon(1e-5));
-  CHECK(g2[0] == Approx(0.8f).epsilon(1e-5));
+  const double norm = train::global_norm(params);
+  CHECK(norm == Approx(5.0));
+  CHECK(train::clip_coefficient(norm, 10.0) == 1.0f);  // under the limit: unchanged
+  const float scale = train::clip_coefficient(norm, 1.0);
+  CHECK(g1[0] * scale == Approx(0.6f).epsilon(1e-5));
+  CHECK(g2[0] * scale == Approx(0.8f).epsilon(1e-5));
   g1[0] = NAN;
-  CHECK(std::isnan(train::clip_global_norm(params, 1.0)));
+  CHECK(std::isnan(train::global_norm(params)));
 }
 
 TEST_CASE("clip: the blocked, threaded norm matches a double sum over many blocks",
