@@ -8,7 +8,8 @@
 # bench/peers/marian/systems.yaml lacks, or one both compared and a probe, is refused; a second Marian system trains in its own
 # folder with its own options; the raw corpus's times do not redo its preparation; partial=1 plans the rows of the runs done
 # and nothing else; a run kept in the results (row, machine, translations) is not redone where its scratch is gone, the
-# comparisons read its translations and the rows name the CPU and binaries it ran on; systems.py gives the speed bench the same architectures. Skipped (77) without snakemake.
+# comparisons read its translations and the rows name the CPU and binaries it ran on; a heed run of the updates budget is its
+# seed's minutes run when that one trained the whole budget; systems.py gives the speed bench the same architectures. Skipped (77) without snakemake.
 #   tests/cli/marian_workflow.sh BIN_DIR SOURCE_DIR
 source "$(dirname "$0")/lib.sh"
 ROOT=${DATA:?usage: marian_workflow.sh BIN_DIR SOURCE_DIR}
@@ -22,9 +23,11 @@ config=(bin="$BIN" data="$C" work="$TMP/work" marian="$TMP/no-marian" results="$
 count() { grep -cE "^(local)?(rule|checkpoint) $1:" "$TMP/out"; }  # RULE: its planned jobs
 
 # The plan: 2 heed systems × 2 budgets × 2 seeds, Marian at heed's rate the same, the probe once
-# (seed 1, updates), a comparison per budget and search.
+# (seed 1, updates), a comparison per budget and search. heed's runs of the updates budget are
+# planned once their seed's minutes run has trained (it may be the same run: minutes_twin), so
+# a dry run lists the minutes budget's 4.
 expect_exit 0 plan -- "${study[@]}" --config "${config[@]}" 'seeds=[1, 2]'
-expect_eq heed-trainings "$(count multi30k_train)" 8
+expect_eq heed-trainings "$(count multi30k_train)" 4
 expect_eq marian-trainings "$(count marian_train)" 5
 # each Marian run's scored model chosen (its kept best, or its last if its budget stopped it
 # after updates it never validated), then translated with it
@@ -50,7 +53,7 @@ done
 
 # quick=1: quick.yaml's settings, the command line's work and results still.
 expect_exit 0 quick -- "${study[@]}" --config "${config[@]}" quick=1
-expect_eq quick-heed-trainings "$(count multi30k_train)" 8
+expect_eq quick-heed-trainings "$(count multi30k_train)" 4
 grep -q -- "--max-steps 40 .*--warmup-steps 10 .*--time-limit 60 " "$TMP/out" && ok ||
   fail "quick: heed-train's budget: $(grep -m1 -o -- '--max-steps.*' "$TMP/out" | head -c 300)"
 grep -q -- "--after-batches 40 " "$TMP/out" && ok || fail "quick: Marian's budget"
@@ -86,7 +89,7 @@ for run in marian/s1 marian-lr0.001/s1 heed-recipe/s1; do
   echo "a dog ." | tee "$kept/$run/test2016.greedy" > "$kept/$run/test2016.beam"
 done
 expect_exit 0 kept-runs -- "${study[@]}" --config "${config[@]}" 'seeds=[1, 2]'
-expect_eq kept-runs-trainings "$(count multi30k_train) $(count marian_train)" "7 3"
+expect_eq kept-runs-trainings "$(count multi30k_train) $(count marian_train)" "4 3"
 grep -q "runs/heed-recipe-updates/s1/train.done" "$TMP/out" && fail "kept: heed-recipe s1 retrains" || ok
 grep -q "heed-recipe=$kept/heed-recipe/s1/test2016.greedy,$kept/heed-recipe/s2/test2016.greedy " "$TMP/out" &&
   ok || fail "kept: the comparison does not read the kept translations"
@@ -103,10 +106,37 @@ expect_eq kept-rows-table "$(grep -c $'^updates\t' "$rows")" 3
 grep -q "^# runs done: 3 of 13$" "$rows" && ok || fail "kept: no '3 of 13' in rows.tsv"
 rm "$rows"
 rm -r "$TMP/results/runs"
+# A heed run of the updates budget whose seed's minutes run trained the whole budget before its
+# time limit is that run (minutes_twin): the kept minutes run's row and translations serve both
+# budgets and nothing trains again; one whose minutes run stopped short trains.
+twin=$TMP/results/runs/minutes
+for run in heed-recipe:2550 heed-marian-like:1000; do
+  dir=$twin/${run%:*}/s1
+  mkdir -p "$dir"
+  printf 'minutes\t%s\t1\t%s\t30.0\t9.0\t1.00\t1.10\n' "${run%:*}" "${run#*:}" > "$dir/test2016.row"
+  printf '# cpu: Twin CPU (family 3 model 4, 2 cores visible)\n# binaries: heed-train 0.1.0 (def)\n' \
+    > "$dir/machine.txt"
+  echo "a cat ." | tee "$dir/test2016.greedy" > "$dir/test2016.beam"
+done
+expect_exit 0 twins -- "${study[@]}" --config "${config[@]}" 'seeds=[1]'
+for f in heed-recipe-updates/s1 heed-recipe-minutes/s1 heed-marian-like-minutes/s1; do
+  grep -q "runs/$f/train.done" "$TMP/out" && fail "twins: $f trains" || ok
+done
+grep -q "runs/heed-marian-like-updates/s1/train.done" "$TMP/out" && ok ||
+  fail "twins: heed-marian-like's updates run (its minutes run stopped short) does not train"
+grep -q "input: $twin/heed-recipe/s1/test2016.row" "$TMP/out" && ok ||
+  fail "twins: heed-recipe's updates row is not its minutes run's"
+# made for real: the updates budget's row, the minutes run's machine
+made=$TMP/results/runs/updates/heed-recipe/s1
+expect_exit 0 twin-row -- "${workflow[@]}" "$made/test2016.row" --config "${config[@]}" 'seeds=[1]'
+expect_eq twin-row "$(cat "$made/test2016.row")" "$(printf 'updates\theed-recipe\t1\t2550\t30.0\t9.0\t1.00\t1.10')"
+grep -q "^# cpu: Twin CPU" "$made/machine.txt" && grep -q "^# the minutes run of this seed" "$made/machine.txt" &&
+  ok || fail "twin row: its machine: $(cat "$made/machine.txt")"
+rm -r "$TMP/results/runs"
 # A rows.tsv already there (partial=1's, newer than every row) does not hide the runs to do.
 mkdir -p "$TMP/results" && touch "$TMP/results/rows.tsv"
 expect_exit 0 after-partial -- "${study[@]}" --config "${config[@]}" 'seeds=[1]'
-expect_eq after-partial-trainings "$(count multi30k_train) $(count marian_train)" "4 3"
+expect_eq after-partial-trainings "$(count multi30k_train) $(count marian_train)" "2 3"
 rm "$TMP/results/rows.tsv"
 # A second Marian system (its own options after the architecture): its runs in WORK/SYSTEM/,
 # its learning rate given to Marian, its row named by it, and the first's runs untouched.
