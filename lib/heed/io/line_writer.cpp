@@ -10,9 +10,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
-#include <mutex>
 #include <random>
 
 #include "heed/common/error.h"
@@ -152,15 +150,10 @@ std::string resolved_target(const std::string& path) {
 // replaced as mkstemp's Xs are; -1 with errno set on failure, the registration undone.
 int create_registered_temp(std::string& path, int& slot) {
   static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  static std::mt19937_64 random(std::random_device{}() ^
-                                (uint64_t(::getpid()) << 32 | uint64_t(::time(nullptr))));
-  static std::mutex random_mutex;
+  thread_local std::mt19937_64 random(std::random_device{}());
   const size_t first = path.size() - kTempRandomChars;
   for (int attempt = 0; attempt < 100; ++attempt) {
-    {
-      const std::lock_guard<std::mutex> lock(random_mutex);
-      for (size_t i = first; i < path.size(); ++i) path[i] = kChars[random() % (sizeof kChars - 1)];
-    }
+    for (size_t i = first; i < path.size(); ++i) path[i] = kChars[random() % (sizeof kChars - 1)];
     slot = register_temp_file(path);
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0) return fd;
