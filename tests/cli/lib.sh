@@ -118,16 +118,21 @@ train_sample_model() {
 }
 
 # multi30k_sample DIR: the embedded English–French sample named as Multi30k's German–English
-# files (300 training pairs, 20 validation, 12 test), for the studies' workflows.
+# files (300 training pairs, 20 validation, 12 in each of the four test sets), for the studies'
+# workflows.
 multi30k_sample() {
-  local sample pair from to
+  local sample pair from to i set
   sample=$(dirname "${BASH_SOURCE[0]}")/../../share/heed/sample
   mkdir -p "$1"
   for pair in "en de" "fr en"; do
     read -r from to <<< "$pair"
     head -300 "$sample/train.$from" > "$1/train.$to"
     head -20 "$sample/valid.$from" > "$1/val.$to"
-    head -12 "$sample/test.$from" > "$1/test_2016_flickr.$to"
+    i=0
+    for set in 2016_flickr 2017_flickr 2017_mscoco 2018_flickr; do
+      sed -n "$((i * 12 + 1)),$((i * 12 + 12))p" "$sample/test.$from" > "$1/test_$set.$to"
+      i=$((i + 1))
+    done
   done
 }
 

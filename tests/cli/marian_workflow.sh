@@ -3,7 +3,8 @@
 # is not built in CI, and a dry run needs none of its binaries): on the embedded sample, two
 # seeds plan a training per heed system, budget and seed through the recipe's rule and one per
 # budget and seed of Marian's (and the choice of the model it scores), one run of the probe (Marian at its default rate), its
-# vocabularies and test2016's BPE, and a comparison per budget and search; quick=1 loads quick.yaml (40 updates, warm-up 10, a minute, the first 40 test
+# vocabularies and the four test sets' BPE, and a comparison per budget and search of test2016 and of the four
+# pooled (pooled=[]: test2016 alone; a set Multi30k lacks is refused), a kept run's pool its kept translations in order; quick=1 loads quick.yaml (40 updates, warm-up 10, a minute, the first 40 test
 # sentences) under the command line's settings; one seed plans no comparison; a system that
 # bench/peers/marian/systems.yaml lacks, or one both compared and a probe, is refused; a second Marian system trains in its own
 # folder with its own options; the raw corpus's times do not redo its preparation; partial=1 plans the rows of the runs done
@@ -40,16 +41,41 @@ done
 grep -q "$TMP/work/marian-lr0.001/minutes/s2/train.done" "$TMP/out" && ok ||
   fail "plan: no marian-lr0.001/minutes/s2"
 expect_eq vocabularies "$(count marian_vocab)" 2
-expect_eq test-bpe "$(count marian_test_bpe)" 1
+# the four test sets: Marian's BPE of each (test2016's with the recipe's name), the references
+# of the three pooled with test2016, and each run translating all four
+expect_eq test-bpe "$(count marian_test_bpe)" 4
+expect_eq test-refs "$(count test_ref)" 3
+for f in test.bpe.de test2017.bpe.de mscoco2017.bpe.de test2018.bpe.de mscoco2017.ref.lc.en; do
+  grep -q "output: $TMP/work/$f" "$TMP/out" && ok || fail "plan: no $f"
+done
+# Marian's 4 runs translate the four sets greedily and with the beam, the probe test2016 only
+expect_eq marian-translations "$(count marian_translate)" 34
 expect_eq comparisons "$(count compare)" 4
 for f in runs/heed-marian-like-minutes/s2/train.done marian/updates/s1/train.done; do
   grep -q "$TMP/work/$f" "$TMP/out" && ok || fail "plan: no $f"
 done
 grep -q -- "--time-limit 1800 " "$TMP/out" && ok || fail "plan: no 30-minute limit for heed"
 grep -q -- "--decoder bahdanau --attention additive" "$TMP/out" && ok || fail "plan: no marian-like heed"
-for f in compare-updates-beam1.tsv compare-minutes-beam5.tsv; do
+for f in compare-updates-beam1.tsv compare-minutes-beam5.tsv compare-minutes-beam5-pooled.tsv; do
   grep -q "$TMP/results/$f" "$TMP/out" && ok || fail "plan: no $f"
 done
+# The pooled comparisons: the references of the four sets one after the other, each run's kept
+# translations of them in the same order
+expect_eq pooled-comparisons "$(count compare_pooled)" 4
+pool=$TMP/work/test2016+test2017+mscoco2017+test2018
+grep -q "input: $TMP/work/test.ref.lc.en, $TMP/work/test2017.ref.lc.en, $TMP/work/mscoco2017.ref.lc.en, $TMP/work/test2018.ref.lc.en$" "$TMP/out" &&
+  ok || fail "plan: the pooled references"
+kept1=$TMP/results/runs/minutes/marian-lr0.001/s1
+grep -q "input: $kept1/test2016.beam, $kept1/test2017.beam, $kept1/mscoco2017.beam, $kept1/test2018.beam$" "$TMP/out" &&
+  ok || fail "plan: the pooled translations of marian-lr0.001/minutes/s1"
+grep -q "marian-lr0.001=$pool/updates/marian-lr0.001/s1.greedy,$pool/updates/marian-lr0.001/s2.greedy " "$TMP/out" &&
+  ok || fail "plan: the pooled comparison does not read the pools"
+# pooled=[]: test2016 alone; a set Multi30k does not have is refused
+expect_exit 0 no-pool -- "${study[@]}" --config "${config[@]}" 'seeds=[1, 2]' 'pooled=[]'
+expect_eq no-pool "$(count compare_pooled) $(count marian_translate) $(count test_ref)" "0 10 0"
+expect_exit 1 unknown-set -- "${study[@]}" --config "${config[@]}" 'pooled=[test2019]'
+grep -q "marian: pooled: no test set 'test2019' to pool with test2016" "$TMP/err" "$TMP/out" &&
+  ok || fail "unknown set: $(tail -3 "$TMP/err")"
 
 # quick=1: quick.yaml's settings, the command line's work and results still.
 expect_exit 0 quick -- "${study[@]}" --config "${config[@]}" quick=1
@@ -57,7 +83,9 @@ expect_eq quick-heed-trainings "$(count multi30k_train)" 4
 grep -q -- "--max-steps 40 .*--warmup-steps 10 .*--time-limit 60 " "$TMP/out" && ok ||
   fail "quick: heed-train's budget: $(grep -m1 -o -- '--max-steps.*' "$TMP/out" | head -c 300)"
 grep -q -- "--after-batches 40 " "$TMP/out" && ok || fail "quick: Marian's budget"
-grep -q "$TMP/work/test2016-first40.bpe.de" "$TMP/out" && ok || fail "quick: no test subset"
+for f in test2016-first40.bpe.de mscoco2017-first40.ref.lc.en; do
+  grep -q "$TMP/work/$f" "$TMP/out" && ok || fail "quick: no test subset $f"
+done
 
 # One seed: no comparison over seeds; heed's systems alone: no Marian at all.
 expect_exit 0 one-seed -- "${study[@]}" --config "${config[@]}" 'seeds=[1]'
@@ -86,7 +114,9 @@ for run in marian/s1 marian-lr0.001/s1 heed-recipe/s1; do
   printf 'updates\t%s\t1\t40\t1.0\t9.0\t1.00\t1.10\n' "${run%/*}" > "$kept/$run/test2016.row"
   printf '# cpu: Test CPU (family 1 model 2, 2 cores visible)\n# binaries: %s\n' \
     "$([ "${run%%-*}" = heed ] && echo "heed-train 0.1.0 (abc)" || echo "marian v1")" > "$kept/$run/machine.txt"
-  echo "a dog ." | tee "$kept/$run/test2016.greedy" > "$kept/$run/test2016.beam"
+  for set in test2016 test2017 mscoco2017 test2018; do
+    echo "a dog ." | tee "$kept/$run/$set.greedy" > "$kept/$run/$set.beam"
+  done
 done
 expect_exit 0 kept-runs -- "${study[@]}" --config "${config[@]}" 'seeds=[1, 2]'
 expect_eq kept-runs-trainings "$(count multi30k_train) $(count marian_train)" "4 3"
@@ -104,6 +134,10 @@ grep -q "^# runs with marian v1: updates/marian-lr0.001/1, updates/marian/1$" "$
   fail "kept: the rows do not name Marian's binaries: $(grep 'runs with' "$rows")"
 expect_eq kept-rows-table "$(grep -c $'^updates\t' "$rows")" 3
 grep -q "^# runs done: 3 of 13$" "$rows" && ok || fail "kept: no '3 of 13' in rows.tsv"
+# A kept run's pool, made for real: its four kept translations, test2016's first.
+echo "a bird ." > "$kept/heed-recipe/s1/test2016.greedy"
+expect_exit 0 kept-pool -- "${workflow[@]}" "$pool/updates/heed-recipe/s1.greedy" --config "${config[@]}" 'seeds=[1, 2]'
+expect_eq kept-pool "$(tr '\n' ' ' < "$pool/updates/heed-recipe/s1.greedy")" "a bird . a dog . a dog . a dog . "
 rm "$rows"
 rm -r "$TMP/results/runs"
 # A heed run of the updates budget whose seed's minutes run trained the whole budget before its
@@ -116,7 +150,9 @@ for run in heed-recipe:2550 heed-marian-like:1000; do
   printf 'minutes\t%s\t1\t%s\t30.0\t9.0\t1.00\t1.10\n' "${run%:*}" "${run#*:}" > "$dir/test2016.row"
   printf '# cpu: Twin CPU (family 3 model 4, 2 cores visible)\n# binaries: heed-train 0.1.0 (def)\n' \
     > "$dir/machine.txt"
-  echo "a cat ." | tee "$dir/test2016.greedy" > "$dir/test2016.beam"
+  for set in test2016 test2017 mscoco2017 test2018; do
+    echo "a cat ." | tee "$dir/$set.greedy" > "$dir/$set.beam"
+  done
 done
 expect_exit 0 twins -- "${study[@]}" --config "${config[@]}" 'seeds=[1]'
 for f in heed-recipe-updates/s1 heed-recipe-minutes/s1 heed-marian-like-minutes/s1; do

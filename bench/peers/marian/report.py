@@ -219,12 +219,18 @@ def quality_section(folder):
             out.append(f"| {mode} | {NAMES.get(system, system)} | {len(group)} | {ms((r['updates'] for r in group), 0)} | "
                        f"{ms((r['minutes'] for r in group), 1)} | {ms(r['best_val_ppl'] for r in group)} | "
                        f"{ms(r['test2016_greedy'] for r in group)} | {ms(r.get('test2016_beam', r.get('test2016_beam5')) for r in group)} |")
-    for path in sorted(folder.glob("compare-*.tsv")):
+    # each budget's comparisons, updates first: test2016's, then the pooled sets'; greedy first
+    for path in sorted(folder.glob("compare-*.tsv"),
+                       key=lambda path: ("-minutes-" in path.name, "-pooled" in path.name, path.name)):
         text = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
         if not text:
             continue
         header = text[0].split("\t")
-        out += ["", f"`heed-score --system` ({path.stem.replace('compare-', '').replace('-', ', ')}; Marian the baseline):", "",
+        mode, k, pooled = re.fullmatch(r"compare-(\w+)-beam(\d+)(-pooled)?", path.stem).groups()
+        sets = (f"the test sets pooled, {meta.get('pooled test sets', 'test2016 and others')}" if pooled
+                else "test2016")
+        out += ["", f"`heed-score --system` ({mode}, {'greedy' if k == '1' else f'beam {k}'}, {sets}; "
+                "Marian the baseline):", "",
                 "| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
         out += ["| " + " | ".join(line.split("\t")) + " |" for line in text[1:]]
     return out
