@@ -42,7 +42,10 @@
 # policy, not the studies' OMP_WAIT_POLICY=passive (for a shared machine; on an idle one it costs
 # heed 15–25 %, measured: docs/benchmarks.md); an OMP_WAIT_POLICY in the environment is kept and
 # the TSV says which.
-# Environment: ROUNDS (5), THREADS (2), UPDATES (300), WINDOW (50), SENTENCES (1000),
+# PARTS=decode measures decoding alone (no peak, no training), of the quality study's models,
+# which MODELS_DIR must then have: decoding again once trained models exist, into its own RESULTS
+# (docs/benchmarks.md's decoding table reads marian_side_by_side-decode.tsv where it exists).
+# Environment: PARTS ("train decode"), ROUNDS (5), THREADS (2), UPDATES (300), WINDOW (50), SENTENCES (1000),
 # BATCH1_SENTENCES (200), SYSTEMS ("heed-marian-like marian heed-recipe"), WORK
 # (/tmp/heed-marian), DATA (../shared/data/multi30k/raw), RESULTS
 # (bench/results/marian_side_by_side.tsv), MODELS_DIR (WORK), QUICK=1 (ROUNDS 2,
@@ -84,6 +87,11 @@ done
 for s in $SYSTEMS; do
   case $s in heed-marian-like|heed-recipe|marian) ;; *) die 64 "SYSTEMS: no system '$s'" ;; esac
 done
+PARTS=${PARTS:-train decode}
+for p in $PARTS; do
+  case $p in train|decode) ;; *) die 64 "PARTS: no part '$p' (train, decode)" ;; esac
+done
+has_part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 speed=$WORK/speed
 [ "${FRESH:-0}" = 1 ] && rm -rf "$speed"
@@ -225,13 +233,16 @@ shortlist_table() {  # heed|marian: the table's path
   if [ "$1" = heed ]; then echo "$table"; else echo "$speed/lex.marian.s2t"; fi
 }
 int8_model() {  # the Marian model converted for intgemm8 (once)
-  local model out
+  local model out stamp
   model=$(model_of marian) out=$speed/marian.intgemm8.bin
-  if [ ! -s "$out" ] || [ "$model" -nt "$out" ]; then
+  # converted again for another model (its path and time: a link may point elsewhere now)
+  stamp="$(readlink -f "$model") $(stat -L -c %Y "$model")"
+  if [ ! -s "$out" ] || [ "$(cat "$out.source" 2> /dev/null)" != "$stamp" ]; then
     # marian-conv picks the format by the name's ending: the temporary name ends in .bin too.
     "$MARIAN/marian-conv" -f "$model" -t "$out.tmp.bin" --gemm-type intgemm8 2> "$speed/marian-conv.log" ||
       die 70 "marian-conv --gemm-type intgemm8 failed: $(grep -m1 'Error:' "$speed/marian-conv.log" || tail -n 1 "$speed/marian-conv.log")"
     mv "$out.tmp.bin" "$out"
+    echo "$stamp" > "$out.source"
   fi
   echo "$out"
 }
@@ -290,6 +301,7 @@ peak_once() {  # ROUND
 # peak_summary COLUMN NAME: the median over rounds and the range, or nothing without the column.
 peak_summary() {
   local values
+  [ -f "$peak" ] || return 0
   values=$(awk -F'\t' -v c="$1" '$c != "" && $c != "-" { print $c }' "$peak")
   [ -n "$values" ] || return 0
   # shellcheck disable=SC2086
@@ -297,11 +309,20 @@ peak_summary() {
 }
 
 # --- the rounds: every part, the systems one after the other ---------------------------------
-for round in $(seq "$ROUNDS"); do
-  peak_once "$round"
+if ! has_part train; then
   for system in $SYSTEMS; do
-    for setting in $(train_settings "$system"); do train_once "$round" "$system" "$setting"; done
+    [ -n "$(quality_model "$system")" ] ||
+      die 64 "PARTS=$PARTS decodes the quality study's models, and MODELS_DIR ($MODELS_DIR) has none for $system"
   done
+fi
+for round in $(seq "$ROUNDS"); do
+  if has_part train; then
+    peak_once "$round"
+    for system in $SYSTEMS; do
+      for setting in $(train_settings "$system"); do train_once "$round" "$system" "$setting"; done
+    done
+  fi
+  has_part decode || continue
   for case in "1 64" "5 64" "1 1" "5 1"; do
     read -r beam batch <<< "$case"
     for system in $SYSTEMS; do
@@ -315,7 +336,7 @@ done
 # --- the summary: medians over the rounds, min–max beside ------------------------------------
 models="the first training round's models, frozen ($UPDATES updates: not a trained model's output lengths)"
 [ -n "$(quality_model marian)" ] && [ "$(model_of marian)" = "$(quality_model marian)" ] &&
-  models="experiments/marian seed 1, equal updates ($MODELS_DIR)"
+  models="experiments/marian's runs of the updates budget, as MODELS_DIR ($MODELS_DIR) has them: seed 1's, or the runs it links under their names (each model below)"
 {
   heed_machine_report
   echo "# load average at start: $load"
@@ -324,7 +345,13 @@ models="the first training round's models, frozen ($UPDATES updates: not a train
   peak_summary 2 f32
   peak_summary 3 bf16
   echo "# threads: $THREADS; rounds: $ROUNDS (interleaved); updates: $UPDATES (windows of $WINDOW); decode sentences: $SENTENCES (batch 1: $BATCH1_SENTENCES)"
-  echo "# decoding models: $models"
+  echo "# parts: $PARTS"
+  if has_part decode; then
+    echo "# decoding models: $models"
+    for system in $SYSTEMS; do
+      echo "# decoding model $system: $(readlink -f "$(model_of "$system")")"
+    done
+  fi
   echo "# heed OMP_WAIT_POLICY: ${OMP_WAIT_POLICY:-unset (the libgomp default: threads spin a while, then sleep)}"
   # The sizes of docs/benchmarks.md's FLOPs table: tokens (+ </s>) of the training text.
   awk 'NR == FNR { s += NF + 1; n++; next } { t += NF + 1 } END {

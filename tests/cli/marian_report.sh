@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/peers/marian/report.py: the committed results render the committed page byte for byte;
 # on a fixture, decoding is compared by tokens/s and by the seconds for the same input (a summary
-# without seconds, an older bench's, shows dashes there), and every Marian system of rows.tsv
+# without seconds, an older bench's, shows dashes there; a later decoding-only run replaces the
+# first run's decoding rows, named), and every Marian system of rows.tsv
 # gets its row, named.
 source "$(dirname "$0")/lib.sh"
 ROOT=${2:?usage: marian_report.sh BIN_DIR SOURCE_DIR}
@@ -37,6 +38,22 @@ expect_eq decode-row "$(grep -F '| greedy, batch 64 | heed, recipe' "$TMP/fixtur
 grep -qF "| updates | Marian s2s, heed's rate (0.001) | 1 | 100 | 1.0 | 9.00 | 30.00 | 31.00 |" "$TMP/fixture.md" && ok ||
   fail "no row of marian-lr0.001: $(grep -F '| updates |' "$TMP/fixture.md")"
 expect_eq fixture-ends "$(head -n 1 "$TMP/fixture.md") $(tail -n 1 "$TMP/fixture.md")" "# top # bottom"
+
+# A later run's decoding alone (PARTS=decode, beside the summary as NAME-decode.tsv): its rows
+# replace the first run's decoding, its date and models named above them; training stays.
+{
+  printf '# date: 2026-12-07T02:00:00Z\n# parts: decode\n# decoding model marian: /models/marian.npz\n'
+  printf 'part\tsystem\tsetting\tcase\ttokens_per_s\ttokens_per_s_min\ttokens_per_s_max\tpeak_rss_mib\trounds\tseconds\toutput_tokens\n'
+  printf 'decode\tmarian\tf32\tbeam1-batch64\t1500\t1500\t1500\t210\t1\t2.000\t3000\n'
+  printf 'decode\theed-recipe\tbf16\tbeam1-batch64\t6000\t6000\t6000\t150\t1\t0.500\t3000\n'
+} > "$TMP/speed-decode.tsv"
+/usr/bin/python3 "$report" --speed "$TMP/speed.tsv" --quality "$TMP/quality" --page "$TMP/fixture.md" 2> "$TMP/err"
+expect_eq later-decode-exit $? 0
+expect_eq later-decode-row "$(grep -F '| greedy, batch 64 | heed, recipe' "$TMP/fixture.md")" \
+  "| greedy, batch 64 | heed, recipe (luong + general) | bf16 | 6,000 (6,000–6,000) | 4.00× | 0.50 | 4.00× | 3,000 | 150 MiB |"
+grep -qF -- "- decoding model marian: /models/marian.npz" "$TMP/fixture.md" && ok ||
+  fail "the later decoding run's models are not named"
+rm "$TMP/speed-decode.tsv"
 
 # An older summary, without seconds and output tokens: dashes in those columns.
 cut -f1-9 "$TMP/speed.tsv" > "$TMP/old-speed.tsv"

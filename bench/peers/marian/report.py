@@ -9,7 +9,10 @@ the page's two marker lines with: the machine and both commits, where the archit
 and their forward FLOPs per target token (computed here from the sizes), the training and
 decoding tables, and the quality tables. A missing input leaves its part saying so.
 
-    /usr/bin/python3 bench/peers/marian/report.py [--speed TSV] [--quality DIR] [--page PAGE]
+    /usr/bin/python3 bench/peers/marian/report.py [--speed TSV] [--decode-speed TSV] [--quality DIR] [--page PAGE]
+
+(--decode-speed: a later run's decoding alone, bench/marian_side_by_side.sh with PARTS=decode;
+by default --speed's name with -decode before .tsv, where it exists)
 
 (the quality study's rule `page` runs it: snakemake page in experiments/marian).
 
@@ -95,11 +98,17 @@ def architecture_section(S, V, R, measured):
     return out
 
 
-def speed_section(path, flops_per_token):
-    """flops_per_token: {system: forward FLOPs per target token} (the FLOPs table's totals)."""
+def speed_section(path, flops_per_token, decode_path=None):
+    """flops_per_token: {system: forward FLOPs per target token} (the FLOPs table's totals).
+    decode_path: a later run's decoding alone (PARTS=decode), which replaces the decoding rows of
+    PATH's run, or None."""
     if not path.exists():
         return [f"No speed results yet (`{path.relative_to(ROOT)}`: run `bench/marian_side_by_side.sh` on an idle machine)."]
     meta, rows = read_commented_tsv(path)
+    decode_meta = None
+    if decode_path and decode_path.exists():
+        decode_meta, decode_rows = read_commented_tsv(decode_path)
+        rows = [r for r in rows if r["part"] != "decode"] + [r for r in decode_rows if r["part"] == "decode"]
     out = []
     if "QUICK" in meta:
         out.append("**QUICK run: a test of the pipeline, not a result.**\n")
@@ -156,6 +165,13 @@ def speed_section(path, flops_per_token):
         value = measured(r, key)
         return fmt(value) if value else "—"
 
+    if decode_meta:
+        out += ["", f"Decoding was measured again in a run of its own (`PARTS=decode`, "
+                f"`{decode_path.relative_to(ROOT) if decode_path.is_relative_to(ROOT) else decode_path}`), "
+                "with the quality study's trained models:", ""]
+        out += [f"- {key}: {value}" for key, value in decode_meta.items()
+                if key in ("date", "cpu", "load average at start", "heed", "marian", "threads", "decoding models")
+                or key.startswith("decoding model ")]
     out += ["", "Decoding test2016 (output tokens + one `</s>` a sentence per second of the whole process, "
             "model load included; median (min–max); × Marian's f32; the median seconds of the whole "
             "process for the same input, and × Marian's f32 by them: the measure of the same work when "
@@ -239,10 +255,14 @@ def quality_section(folder):
 def main():
     parser = common.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--speed", default=str(ROOT / "bench/results/marian_side_by_side.tsv"))
+    parser.add_argument("--decode-speed", help="a later run's decoding alone, in place of --speed's "
+                        "where it exists (default: --speed's name with -decode before .tsv)")
     parser.add_argument("--quality", default=str(ROOT / "experiments/marian/results"))
     parser.add_argument("--page", default=str(ROOT / "docs/benchmarks.md"))
     args = parser.parse_args()
     speed = pathlib.Path(args.speed).resolve()
+    decode_speed = (pathlib.Path(args.decode_speed).resolve() if args.decode_speed
+                    else speed.with_name(speed.stem + "-decode.tsv"))
     S, V, R, measured = 14.0, 10000, 1.0, False
     if speed.exists():
         meta, _ = read_commented_tsv(speed)
@@ -256,7 +276,7 @@ def main():
                 R = float(value)
     totals = [sum(row[i] for row in flops(S, V, R)) for i in (1, 2, 3)]
     per_token = dict(zip(("marian", "heed-marian-like", "heed-recipe"), totals))
-    text = architecture_section(S, V, R, measured) + ["", "### Speed and memory", ""] + speed_section(speed, per_token) + \
+    text = architecture_section(S, V, R, measured) + ["", "### Speed and memory", ""] + speed_section(speed, per_token, decode_speed) + \
         ["", "### Quality", ""] + quality_section(pathlib.Path(args.quality).resolve())
     common.splice(args.page, BEGIN, END, "\n".join(text))
 
