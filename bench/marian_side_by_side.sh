@@ -97,8 +97,13 @@ speed=$WORK/speed
 [ "${FRESH:-0}" = 1 ] && rm -rf "$speed"
 mkdir -p "$speed"
 raw=$speed/raw.tsv
-[ -s "$raw" ] || printf 'round\tpart\tsystem\tsetting\tcase\ttokens_per_s\tpeak_rss_kib\tseconds\ttokens\tsentences\n' > "$raw"
 load=$(cut -d' ' -f1 /proc/loadavg)
+# The load when the run started (a resumed run, or one that only writes its summary again,
+# reports the first start's)
+if [ ! -s "$raw" ]; then
+  printf 'round\tpart\tsystem\tsetting\tcase\ttokens_per_s\tpeak_rss_kib\tseconds\ttokens\tsentences\n' > "$raw"
+  echo "$load" > "$speed/load-at-start"
+fi
 awk -v l="$load" 'BEGIN { exit !(l > 0.5) }' &&
   echo "marian_side_by_side: load average $load: the machine is not idle, speed figures are not valid" >&2
 
@@ -339,12 +344,14 @@ models="the first training round's models, frozen ($UPDATES updates: not a train
   models="experiments/marian's runs of the updates budget, as MODELS_DIR ($MODELS_DIR) has them: seed 1's, or the runs it links under their names (each model below)"
 {
   heed_machine_report
-  echo "# load average at start: $load"
+  echo "# last measurement: $(date -u -r "$raw" +%Y-%m-%dT%H:%M:%SZ)"
+  echo "# heed binaries: $("$BIN/heed-translate" --version 2>&1 | head -n 1)"
+  echo "# load average at start: $(cat "$speed/load-at-start" 2> /dev/null || echo "$load")"
   echo "# lscpu flags: $(lscpu | sed -n 's/^Flags: *//p' | tr ' ' '\n' | grep -E '^(avx|fma|sse4|amx|vnni)' | tr '\n' ' ')"
   marian_builds_report "$root" "$MARIAN"
   peak_summary 2 f32
   peak_summary 3 bf16
-  echo "# threads: $THREADS; rounds: $ROUNDS (interleaved); updates: $UPDATES (windows of $WINDOW); decode sentences: $SENTENCES (batch 1: $BATCH1_SENTENCES)"
+  echo "# threads: $THREADS; rounds: $ROUNDS (interleaved)$(has_part train && echo "; updates: $UPDATES (windows of $WINDOW)")$(has_part decode && echo "; decode sentences: $SENTENCES (batch 1: $BATCH1_SENTENCES)")"
   echo "# parts: $PARTS"
   if has_part decode; then
     echo "# decoding models: $models"
@@ -362,26 +369,34 @@ models="the first training round's models, frozen ($UPDATES updates: not a train
   echo "target_vocabulary $(( types < 10000 ? types : 10000 ))"
   echo "# marian vocabularies: $(marian_dim_vocabs "$WORK") (the types and placeholder words up to a multiple of 64, for intgemm)"
   [ "$QUICK" = 1 ] && echo "# QUICK: a test of the pipeline, not a result"
-  printf 'part\tsystem\tsetting\tcase\ttokens_per_s\ttokens_per_s_min\ttokens_per_s_max\tpeak_rss_mib\trounds\tseconds\toutput_tokens\n'
+  printf 'part\tsystem\tsetting\tcase\ttokens_per_s\ttokens_per_s_min\ttokens_per_s_max\tpeak_rss_mib\trounds\tseconds\toutput_tokens\tbleu\n'
   tail -n +2 "$raw" | cut -f2-5 | sort -u | while IFS=$'\t' read -r part system setting case; do
     rows=$(awk -F'\t' -v p="$part" -v s="$system" -v g="$setting" -v c="$case" \
       '$2 == p && $3 == s && $4 == g && $5 == c' "$raw")
     values=$(cut -f6 <<< "$rows")
     rss=$(awk -F'\t' '$7 > m { m = $7 } END { printf "%.0f", m / 1024 }' <<< "$rows")
     # Decoding: the median seconds for the same input (the outputs' lengths differ by model, and
-    # tokens/s rewards the longer), and the median output tokens.
-    seconds=- out_tokens=-
+    # tokens/s rewards the longer), the median output tokens, and the BLEU of the output (the last
+    # round's, detokenized, against the lowercased reference of the same sentences): a fast
+    # setting whose output is not a translation is seen as such.
+    seconds=- out_tokens=- bleu=-
     if [ "$part" = decode ]; then
+      out=$speed/out.$system.$setting.$case
+      if [ -s "$out" ]; then
+        bleu=$("$BIN/heed-tokenize" detokenize < "$out" |
+          "$BIN/heed-score" --lowercase -m bleu -r <(head -n "$(wc -l < "$out")" "$WORK/test.ref.lc.en") --hyp - |
+          sed -n 's/^BLEU[^=]*= \([0-9.]*\) .*/\1/p')
+      fi
       # shellcheck disable=SC2046
       seconds=$(printf '%.3f' "$(heed_median $(cut -f8 <<< "$rows"))")
       # shellcheck disable=SC2046
       out_tokens=$(heed_median $(cut -f9 <<< "$rows"))
     fi
     # shellcheck disable=SC2086
-    printf '%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\n' "$part" "$system" "$setting" "$case" \
+    printf '%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$part" "$system" "$setting" "$case" \
       "$(heed_median $values)" "$(echo "$values" | sort -g | head -n 1)" \
       "$(echo "$values" | sort -g | tail -n 1)" "$rss" "$(echo "$values" | wc -l)" "$seconds" \
-      "$out_tokens"
+      "$out_tokens" "${bleu:--}"
   done
 } > "$speed/summary.tsv"
 mkdir -p "$(dirname "$RESULTS")"

@@ -170,15 +170,17 @@ def speed_section(path, flops_per_token, decode_path=None):
                 f"`{decode_path.relative_to(ROOT) if decode_path.is_relative_to(ROOT) else decode_path}`), "
                 "with the quality study's trained models:", ""]
         out += [f"- {key}: {value}" for key, value in decode_meta.items()
-                if key in ("date", "cpu", "load average at start", "heed", "marian", "threads", "decoding models")
+                if key in ("last measurement", "cpu", "load average at start", "heed binaries", "marian",
+                           "threads", "decoding models")
                 or key.startswith("decoding model ")]
     out += ["", "Decoding test2016 (output tokens + one `</s>` a sentence per second of the whole process, "
             "model load included; median (min–max); × Marian's f32; the median seconds of the whole "
             "process for the same input, and × Marian's f32 by them: the measure of the same work when "
             "the outputs' lengths differ, as tokens/s rewards the longer; the median output tokens; "
-            "peak RSS):", "",
-            "| case | system | setting | target tokens/s | × Marian f32 | seconds | × Marian f32 (time) | output tokens | peak RSS |",
-            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            "BLEU of the output, the last round's, against the same sentences' lowercased references "
+            "(a fast setting whose output is not a translation shows here); peak RSS):", "",
+            "| case | system | setting | target tokens/s | × Marian f32 | seconds | × Marian f32 (time) | output tokens | BLEU | peak RSS |",
+            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     order = {"beam1-batch64": 0, "beam5-batch64": 1, "beam1-batch1": 2, "beam5-batch1": 3}
     for r in sorted((r for r in rows if r["part"] == "decode"), key=lambda r: (order.get(r["case"], 9), r["system"], r["setting"])):
         beam, batch = r["case"].replace("beam", "").split("-batch")
@@ -187,7 +189,7 @@ def speed_section(path, flops_per_token, decode_path=None):
                    f"{int(r['tokens_per_s']):,} ({int(r['tokens_per_s_min']):,}–{int(r['tokens_per_s_max']):,}) | "
                    f"{against_marian(r)} | {cell(r, 'seconds', lambda v: f'{float(v):.2f}')} | "
                    f"{time_against_marian(r)} | {cell(r, 'output_tokens', lambda v: f'{int(float(v)):,}')} | "
-                   f"{int(r['peak_rss_mib']):,} MiB |")
+                   f"{cell(r, 'bleu', lambda v: f'{float(v):.2f}')} | {int(r['peak_rss_mib']):,} MiB |")
     return out
 
 
